@@ -1,0 +1,35 @@
+"""The public Python API: ``chunk`` a text with a named strategy, list ``strategies``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chunkviz import strategies as _strategies  # noqa: F401 - registers the built-in strategies
+from chunkviz.strategies.base import get_strategy, registered
+from chunkviz.tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+from chunkviz.types import Chunk
+
+
+def chunk(
+    text: str,
+    strategy: str = "recursive",
+    *,
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
+    **params: Any,
+) -> list[Chunk]:
+    """Chunk ``text`` with a registered strategy; every chunk's text is ``text[start:end]``.
+
+    ``params`` are the strategy's parameters (see :func:`strategies`); ``tokenizer`` is a name
+    (``cl100k_base``, ``o200k_base``, ``minilm``, ``words``, ``chars``) or a Tokenizer.
+    Empty or whitespace-only text gives no chunks.
+    """
+    spec = get_strategy(strategy)
+    validated = spec.make_params(params)
+    if not text.strip():
+        return []
+    return spec.function(text, validated, get_tokenizer(tokenizer))
+
+
+def strategies() -> list[dict[str, Any]]:
+    """Descriptions of the registered strategies: name, description, params with ranges."""
+    return [s.describe() for s in registered()]

@@ -1,0 +1,54 @@
+"""Exact token counts of document spans, mostly by arithmetic.
+
+The document is tokenized once. For a span whose both ends are clean cuts (see
+``Tokenizer.is_clean_cut``) the count is the number of token starts inside it, an O(log n)
+lookup; any other span is tokenized on its own (memoized by the tokenizer).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chunkviz.tokenizers import Tokenizer, TokenBoundaries
+
+
+class SpanCounter:
+    """Counts tokens of ``text[start:end]`` exactly, fast where the cut points allow it."""
+
+    def __init__(self, text: str, tokenizer: Tokenizer) -> None:
+        self.text = text
+        self.tokenizer = tokenizer
+        self._bounds: TokenBoundaries | None = None
+        self._starts: np.ndarray | None = None
+
+    @property
+    def bounds(self) -> TokenBoundaries:
+        """Token boundaries of the whole text (computed on first use)."""
+        if self._bounds is None:
+            self._bounds = self.tokenizer.boundaries(self.text)
+            self._starts = self._bounds.positions[:-1]
+        return self._bounds
+
+    @property
+    def total(self) -> int:
+        return self.bounds.n_tokens
+
+    def is_clean(self, pos: int) -> bool:
+        return self.tokenizer.is_clean_cut(self.text, pos)
+
+    def tokens_before(self, pos: int) -> int:
+        """Number of tokens that start before ``pos`` (exact at clean cuts, an estimate elsewhere)."""
+        self.bounds
+        return int(np.searchsorted(self._starts, pos, side="left"))
+
+    def estimate(self, start: int, end: int) -> int:
+        """A cheap approximation of ``count(start, end)``."""
+        return self.tokens_before(end) - self.tokens_before(start)
+
+    def count(self, start: int, end: int) -> int:
+        """Exact number of tokens of ``text[start:end]`` as the tokenizer would count it alone."""
+        if end <= start:
+            return 0
+        if self.is_clean(start) and self.is_clean(end):
+            return self.tokens_before(end) - self.tokens_before(start)
+        return self.tokenizer.count(self.text[start:end])

