@@ -52,3 +52,22 @@ class SpanCounter:
         if self.is_clean(start) and self.is_clean(end):
             return self.tokens_before(end) - self.tokens_before(start)
         return self.tokenizer.count(self.text[start:end])
+
+
+def best_cut(text: str, start: int, end: int, counter: SpanCounter) -> int:
+    """Where to cut inside a separator run ``text[start:end]``.
+
+    Preference: just after its last line break (the next piece starts a line), then its start,
+    then its end, then any inner position; the first one that is a clean cut for the tokenizer
+    wins, so token counts of the pieces stay exact arithmetic.
+    """
+    run = text[start:end]
+    candidates = []
+    newline = run.rfind("\n")
+    if newline >= 0:
+        candidates.append(start + newline + 1)
+    candidates += [start, end, *range(start + 1, end)]
+    for cut in candidates:
+        if counter.is_clean(cut):
+            return cut
+    return candidates[0]

@@ -1,0 +1,3 @@
+from chunkviz.cli import main
+
+raise SystemExit(main())

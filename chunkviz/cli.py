@@ -1,0 +1,332 @@
+"""``chunkviz`` on the command line: the same engine as the app, without a browser.
+
+Commands::
+
+    chunkviz strategies [--json]
+    chunkviz chunk FILE -s NAME [-p key=value ...] [--tokenizer NAME] [--format jsonl|json|csv|text]
+    chunkviz diagnose FILE -s NAME [-p key=value ...] [--tokenizer NAME] [--json]
+
+``FILE`` may be ``-`` for standard input. Bad input exits with status 2 and one line on stderr
+starting ``chunkviz: error:``; remarks about reading the document go to stderr as ``note: ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import os
+import sys
+from typing import Any, NoReturn, Sequence
+
+from chunkviz.errors import ChunkvizError, InvalidParamError
+from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, tokenizer_names
+
+PROG = "chunkviz"
+FORMATS = ("jsonl", "json", "csv", "text")
+RECORD_FIELDS = ("index", "start", "end", "text", "reason", "parent", "level", "added_text", "token_count", "metadata")
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+class UsageError(ChunkvizError, ValueError):
+    """A malformed command line (reported as one line, exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one ``chunkviz: error: ...`` line, not usage + error."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = f" (see '{self.prog} --help')"
+        _print_error(message + hint)
+        raise SystemExit(EXIT_USAGE)
+
+
+def _print_error(message: str) -> None:
+    one_line = " ".join(str(message).split())
+    print(f"{PROG}: error: {one_line}", file=sys.stderr)
+
+
+def _use_utf8(stream: Any) -> None:
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+    if encoding in ("utf-8", "utf8"):
+        return
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(encoding="utf-8")
+        except (ValueError, OSError, AttributeError, TypeError):  # pragma: no cover - odd streams
+            pass
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+def parse_param_args(pairs: Sequence[str]) -> dict[str, str]:
+    """``["chunk_size=200", "separators=markdown"]`` -> ``{"chunk_size": "200", ...}``.
+
+    The value is everything after the first ``=``; ``-`` in a key is read as ``_``.
+    """
+    raw: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise UsageError(f"-p expects key=value, got {pair!r} (e.g. -p chunk_size=200)")
+        raw[key] = value
+    return raw
+
+
+def _type_parts(type_name: str) -> list[str]:
+    return [part.strip() for part in type_name.split("|")]
+
+
+def convert_param_values(strategy: Any, raw: dict[str, str]) -> dict[str, Any]:
+    """Turn CLI strings into values ``Strategy.make_params`` accepts.
+
+    Scalars stay strings (the registry converts and range-checks them, naming the parameter);
+    for list-typed parameters a value starting with ``[`` is read as JSON; ``none``/``null`` is
+    None for optional parameters, and numbers are converted for union types.
+    """
+    infos = {p.name: p for p in strategy.params_info()}
+    values: dict[str, Any] = {}
+    for key, text in raw.items():
+        info = infos.get(key)
+        if info is None:  # make_params reports the unknown key with the valid ones
+            values[key] = text
+            continue
+        parts = _type_parts(info.type)
+        has_list = any(p.startswith("list") for p in parts)
+        stripped = text.strip()
+        if has_list and (stripped.startswith("[") or parts == [p for p in parts if p.startswith("list")]):
+            try:
+                value = json.loads(stripped)
+            except json.JSONDecodeError as exc:
+                raise InvalidParamError(
+                    strategy.name, key, f"must be a JSON list, e.g. '[\"\\n\\n\", \" \"]' ({exc.msg}); got {text!r}"
+                ) from None
+            if not isinstance(value, list):
+                raise InvalidParamError(strategy.name, key, f"must be a JSON list, got {text!r}")
+            if any(p == "list[str]" for p in parts) and not all(isinstance(v, str) for v in value):
+                raise InvalidParamError(strategy.name, key, f"must be a JSON list of strings, got {text!r}")
+            values[key] = value
+            continue
+        if "None" in parts and stripped.lower() in ("none", "null"):
+            values[key] = None
+            continue
+        if len(parts) > 1:  # e.g. int | None: the registry converts single types only
+            values[key] = _convert_union(parts, stripped, text)
+            continue
+        values[key] = text
+    return values
+
+
+def _convert_union(parts: list[str], stripped: str, text: str) -> Any:
+    if "int" in parts:
+        try:
+            return int(stripped)
+        except ValueError:
+            pass
+    if "float" in parts:
+        try:
+            return float(stripped)
+        except ValueError:
+            pass
+    if "bool" in parts and stripped.lower() in ("true", "false"):
+        return stripped.lower() == "true"
+    return text
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _add_chunking_args(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("file", metavar="FILE", help="document to read ('-' reads standard input)")
+    sub.add_argument("-s", "--strategy", required=True, metavar="NAME", help="strategy name (see 'chunkviz strategies')")
+    sub.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="strategy parameter; repeat for several. List values as JSON, e.g. -p 'separators=[\"\\n\\n\", \" \"]'",
+    )
+    sub.add_argument(
+        "--tokenizer",
+        default=DEFAULT_TOKENIZER,
+        metavar="NAME",
+        help=f"tokenizer for sizes and token counts: {', '.join(tokenizer_names())} (default {DEFAULT_TOKENIZER})",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="See exactly how RAG chunking strategies cut a document: exact spans, boundary reasons, diagnostics.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p_strategies = commands.add_parser("strategies", help="list strategies with their parameters")
+    p_strategies.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p_chunk = commands.add_parser("chunk", help="chunk a document; one record per chunk")
+    _add_chunking_args(p_chunk)
+    p_chunk.add_argument("--format", choices=FORMATS, default="jsonl", help="output format (default jsonl)")
+
+    p_diagnose = commands.add_parser("diagnose", help="chunk a document and report coverage, overlaps and flags")
+    _add_chunking_args(p_diagnose)
+    p_diagnose.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def _cmd_strategies(args: argparse.Namespace) -> int:
+    from chunkviz.api import strategies
+
+    described = strategies()
+    if args.json:
+        print(json.dumps(described, indent=2, ensure_ascii=False, default=str))
+        return EXIT_OK
+    for i, spec in enumerate(described):
+        if i:
+            print()
+        print(f"{spec['name']}: {spec['description']}")
+        params = spec["params"]
+        if not params:
+            print("  (no parameters)")
+            continue
+        rows = [
+            (p["name"], p["type"], json.dumps(p["default"], ensure_ascii=False, default=str), p["range"], p["help"])
+            for p in params
+        ]
+        header = ("param", "type", "default", "range", "description")
+        widths = [max(len(r[c]) for r in (*rows, header)) for c in range(4)]
+        for row in (header, *rows):
+            cells = [row[c].ljust(widths[c]) for c in range(4)]
+            print("  " + "  ".join(cells) + "  " + row[4])
+    return EXIT_OK
+
+
+@dataclasses.dataclass
+class _Run:
+    document: Any
+    strategy: str
+    params: dict[str, Any]
+    tokenizer: Any
+    chunks: list[Any]
+
+
+def _run_chunking(args: argparse.Namespace) -> _Run:
+    """Validate everything cheap first, then read, then chunk."""
+    from chunkviz.api import chunk
+    from chunkviz.documents import read_path, read_stdin
+    from chunkviz.strategies.base import get_strategy
+    from chunkviz.tokenizers import get_tokenizer
+
+    spec = get_strategy(args.strategy)
+    raw = parse_param_args(args.param)
+    values = convert_param_values(spec, raw)
+    validated = spec.make_params(values)
+    document = read_stdin() if args.file == "-" else read_path(args.file)
+    for note in document.notes:
+        print(f"note: {note}", file=sys.stderr)
+    tokenizer = get_tokenizer(args.tokenizer)
+    chunks = chunk(document.text, spec.name, tokenizer=tokenizer, **values)
+    params = dataclasses.asdict(validated) if dataclasses.is_dataclass(validated) else dict(values)
+    return _Run(document, spec.name, params, tokenizer, chunks)
+
+
+def _cmd_chunk(args: argparse.Namespace) -> int:
+    run = _run_chunking(args)
+    records = [c.to_record(token_count=run.tokenizer.count(c.text)) for c in run.chunks]
+    out = sys.stdout
+    if args.format == "jsonl":
+        for record in records:
+            out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+    elif args.format == "json":
+        out.write(json.dumps(records, indent=2, ensure_ascii=False, default=str) + "\n")
+    elif args.format == "csv":
+        writer = csv.DictWriter(out, fieldnames=RECORD_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for record in records:
+            row = dict(record)
+            row["metadata"] = json.dumps(record["metadata"], ensure_ascii=False, sort_keys=True, default=str)
+            row["parent"] = "" if record["parent"] is None else record["parent"]
+            writer.writerow(row)
+    else:
+        _write_text(out, run, records)
+    return EXIT_OK
+
+
+def _write_text(out: Any, run: _Run, records: list[dict[str, Any]]) -> None:
+    for record in records:
+        header = (
+            f"--- chunk {record['index']} [{record['start']}:{record['end']}] "
+            f"{record['end'] - record['start']} chars, {record['token_count']} tokens, ends at: {record['reason']}"
+        )
+        if record["parent"] is not None or record["level"]:
+            header += f", level {record['level']}, parent {record['parent']}"
+        out.write(header + " ---\n")
+        if record["metadata"]:
+            out.write("metadata: " + json.dumps(record["metadata"], ensure_ascii=False, sort_keys=True, default=str) + "\n")
+        if record["added_text"]:
+            out.write("[added text, not in the document]\n")
+            out.write(record["added_text"] if record["added_text"].endswith("\n") else record["added_text"] + "\n")
+            out.write("[span text]\n")
+        text = record["text"]
+        out.write(text if text.endswith("\n") else text + "\n")
+        out.write("\n")
+    n = len(records)
+    out.write(
+        f"{n} chunk{'' if n == 1 else 's'} from {run.document.name} ({len(run.document.text)} characters), "
+        f"strategy {run.strategy}, tokenizer {run.tokenizer.name}\n"
+    )
+
+
+def _cmd_diagnose(args: argparse.Namespace) -> int:
+    try:
+        from chunkviz.diagnostics import diagnose
+    except ImportError as exc:
+        _print_error(f"diagnostics are not available: {exc}")
+        return EXIT_FAILURE
+    run = _run_chunking(args)
+    report = diagnose(run.document.text, run.chunks, tokenizer=run.tokenizer, strategy=run.strategy, params=run.params)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False, default=str))
+    else:
+        for line in report.summary_lines():
+            print(line)
+    return EXIT_OK
+
+
+_COMMANDS = {"strategies": _cmd_strategies, "chunk": _cmd_chunk, "diagnose": _cmd_diagnose}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 2 bad input, 1 other failure)."""
+    _use_utf8(sys.stdout)
+    _use_utf8(sys.stderr)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2, already reported)
+        return exc.code if isinstance(exc.code, int) else (EXIT_OK if exc.code is None else EXIT_USAGE)
+    if args.command is None:
+        _print_error(f"choose a command: {', '.join(_COMMANDS)} (see '{PROG} --help')")
+        return EXIT_USAGE
+    try:
+        return _COMMANDS[args.command](args)
+    except (ChunkvizError, ValueError, TokenizerUnavailable) as exc:
+        _print_error(str(exc))
+        return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `chunkviz chunk doc.txt | head`
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):  # pragma: no cover
+            pass
+        return EXIT_FAILURE
+    except KeyboardInterrupt:  # pragma: no cover - interactive
+        return 130

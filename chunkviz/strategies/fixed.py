@@ -1,0 +1,92 @@
+"""Fixed-size windows of tokens or characters (seed 000 §13.2, guide strategy 1).
+
+Chunk ``i`` covers units ``[i * step, i * step + chunk_size)`` with ``step = chunk_size - overlap``;
+the last window may be shorter. Token windows become character spans through the tokenizer's
+exact token offsets, never by decoding and searching.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chunkviz.errors import InvalidParamError
+from chunkviz.strategies.base import param, register
+from chunkviz.tokenizers import Tokenizer
+from chunkviz.types import Chunk, Reason
+
+
+def _check_overlap(strategy: str, chunk_size: int, overlap: int) -> None:
+    if overlap >= chunk_size:
+        raise InvalidParamError(strategy, "overlap", f"must be smaller than chunk_size ({chunk_size}), got {overlap}")
+
+
+@dataclass(frozen=True)
+class FixedTokensParams:
+    chunk_size: int = param(400, "tokens per chunk", minimum=1, maximum=100_000)
+    overlap: int = param(50, "tokens shared by adjacent chunks", minimum=0, maximum=100_000)
+
+    def __post_init__(self) -> None:
+        _check_overlap("fixed_tokens", self.chunk_size, self.overlap)
+
+
+@dataclass(frozen=True)
+class FixedCharsParams:
+    chunk_size: int = param(1600, "characters per chunk", minimum=1, maximum=10_000_000)
+    overlap: int = param(200, "characters shared by adjacent chunks", minimum=0, maximum=10_000_000)
+
+    def __post_init__(self) -> None:
+        _check_overlap("fixed_chars", self.chunk_size, self.overlap)
+
+
+def window_starts(n_units: int, chunk_size: int, overlap: int) -> range:
+    """Start unit of every window; the last window reaches the end."""
+    step = chunk_size - overlap
+    if n_units == 0:
+        return range(0)
+    last = max(0, -(-(n_units - chunk_size) // step)) if n_units > chunk_size else 0
+    return range(0, last * step + 1, step)
+
+
+@register(
+    "fixed_tokens",
+    "Windows of chunk_size tokens, each starting chunk_size - overlap tokens after the previous one.",
+    FixedTokensParams,
+)
+def fixed_tokens(text: str, params: FixedTokensParams, tokenizer: Tokenizer) -> list[Chunk]:
+    bounds = tokenizer.boundaries(text)
+    n = bounds.n_tokens
+    positions = bounds.positions
+    chunks: list[Chunk] = []
+    for first in window_starts(n, params.chunk_size, params.overlap):
+        stop = min(first + params.chunk_size, n)
+        start = 0 if first == 0 else int(positions[first])
+        end = len(text) if stop == n else int(positions[stop])
+        snapped = []
+        if first > 0 and not bounds.exact[first]:
+            snapped.append("start")
+        if stop < n and not bounds.exact[stop]:
+            snapped.append("end")
+        if end <= start:  # a window inside one multibyte character: take the whole character
+            end = min(len(text), start + 1)
+            snapped.append("end")
+        reason = Reason.END_OF_DOCUMENT if stop == n else Reason.TOKEN_CAP
+        metadata: dict[str, object] = {"token_start": first, "token_end": stop, "token_count": stop - first}
+        if snapped:
+            metadata["snapped_to_character"] = sorted(set(snapped))
+        chunks.append(Chunk.from_span(text, len(chunks), start, end, reason, metadata=metadata))
+    return chunks
+
+
+@register(
+    "fixed_chars",
+    "Windows of chunk_size characters with overlap (shows why token-based sizes are more predictable).",
+    FixedCharsParams,
+)
+def fixed_chars(text: str, params: FixedCharsParams, tokenizer: Tokenizer) -> list[Chunk]:
+    n = len(text)
+    chunks: list[Chunk] = []
+    for start in window_starts(n, params.chunk_size, params.overlap):
+        end = min(start + params.chunk_size, n)
+        reason = Reason.END_OF_DOCUMENT if end == n else Reason.CHAR_CAP
+        chunks.append(Chunk.from_span(text, len(chunks), start, end, reason))
+    return chunks

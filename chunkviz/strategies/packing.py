@@ -1,0 +1,109 @@
+"""Greedy packing of natural units (sentences, paragraphs) into chunks under a token limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chunkviz.spancount import SpanCounter, best_cut
+from chunkviz.strategies.recursive import RecursiveSplitter, separator_reason
+from chunkviz.types import Chunk, Reason
+
+
+@dataclass(frozen=True)
+class PackedSpan:
+    start: int
+    end: int
+    reason: str
+    first_unit: int
+    last_unit: int  # exclusive
+    split_unit: bool = False
+    over_limit: bool = False
+    separator: str | None = None
+
+
+def unit_cuts(text: str, unit_starts: list[int], counter: SpanCounter) -> list[int]:
+    """Boundaries that tile ``text`` into units starting at ``unit_starts``.
+
+    The whitespace between two units is cut at a clean position (after a line break, else
+    before the whitespace) so unit token counts stay exact arithmetic.
+    """
+    cuts = [0]
+    for start in unit_starts[1:]:
+        gap_start = start
+        while gap_start > cuts[-1] + 1 and text[gap_start - 1].isspace():
+            gap_start -= 1
+        cut = best_cut(text, gap_start, start, counter) if gap_start < start else start
+        if cut > cuts[-1]:
+            cuts.append(cut)
+    cuts.append(len(text))
+    return cuts
+
+
+def pack_units(
+    text: str,
+    cuts: list[int],
+    counter: SpanCounter,
+    max_tokens: int,
+    overlap_units: int,
+    unit_reason: str,
+    split_separators: list[str],
+) -> list[PackedSpan]:
+    """Pack units ``[cuts[k], cuts[k+1])`` greedily into spans of at most ``max_tokens`` tokens.
+
+    Each span after the first repeats up to ``overlap_units`` trailing units of the previous one,
+    as many as fit. A unit longer than ``max_tokens`` on its own is split further with the
+    recursive splitter on ``split_separators`` and its pieces are marked ``split_unit``.
+    """
+    count = counter.count
+    n = len(cuts) - 1
+    spans: list[PackedSpan] = []
+    splitter: RecursiveSplitter | None = None
+    i = 0
+    while i < n:
+        if count(cuts[i], cuts[i + 1]) > max_tokens:
+            if splitter is None:
+                splitter = RecursiveSplitter(text, counter.tokenizer, max_tokens, 0, split_separators, counter=counter)
+            pieces = splitter.split_span(cuts[i], cuts[i + 1])
+            for k, (start, end, over) in enumerate(pieces):
+                last_piece = k == len(pieces) - 1
+                if last_piece:
+                    reason = unit_reason if end < len(text) else str(Reason.END_OF_DOCUMENT)
+                else:
+                    reason = splitter.cut_reason.get(end, str(Reason.CHARACTER))
+                spans.append(
+                    PackedSpan(start, end, reason, i, i + 1, split_unit=True, over_limit=over,
+                               separator=None if last_piece else splitter.cut_separator.get(end))
+                )
+            i += 1
+            continue
+        first = i
+        if spans and not spans[-1].split_unit and overlap_units > 0:
+            prev = spans[-1]
+            first = max(prev.first_unit + 1, prev.last_unit - overlap_units)
+            while first < i and count(cuts[first], cuts[i + 1]) > max_tokens:
+                first += 1
+        j = i + 1
+        while j < n and count(cuts[first], cuts[j + 1]) <= max_tokens:
+            j += 1
+        reason = unit_reason if cuts[j] < len(text) else str(Reason.END_OF_DOCUMENT)
+        spans.append(PackedSpan(cuts[first], cuts[j], reason, first, j))
+        i = j
+    return spans
+
+
+def spans_to_chunks(text: str, spans: list[PackedSpan], counter: SpanCounter, split_flag: str) -> list[Chunk]:
+    chunks = []
+    for index, span in enumerate(spans):
+        metadata: dict[str, object] = {"units": [span.first_unit, span.last_unit]}
+        if span.split_unit:
+            metadata[split_flag] = True
+        if span.over_limit:
+            metadata["over_limit"] = True
+            metadata["indivisible"] = True
+        if span.separator is not None:
+            metadata["separator"] = span.separator
+        chunks.append(Chunk.from_span(text, index, span.start, span.end, span.reason, metadata=metadata))
+    return chunks
+
+
+__all__ = ["PackedSpan", "pack_units", "spans_to_chunks", "unit_cuts", "separator_reason"]
