@@ -7,7 +7,7 @@ lookup; any other span is tokenized on its own (memoized by the tokenizer).
 
 from __future__ import annotations
 
-import numpy as np
+import bisect
 
 from chunkviz.tokenizers import Tokenizer, TokenBoundaries
 
@@ -19,14 +19,14 @@ class SpanCounter:
         self.text = text
         self.tokenizer = tokenizer
         self._bounds: TokenBoundaries | None = None
-        self._starts: np.ndarray | None = None
+        self._starts: list[int] = []
 
     @property
     def bounds(self) -> TokenBoundaries:
         """Token boundaries of the whole text (computed on first use)."""
         if self._bounds is None:
             self._bounds = self.tokenizer.boundaries(self.text)
-            self._starts = self._bounds.positions[:-1]
+            self._starts = self._bounds.positions[:-1].tolist()
         return self._bounds
 
     @property
@@ -36,10 +36,18 @@ class SpanCounter:
     def is_clean(self, pos: int) -> bool:
         return self.tokenizer.is_clean_cut(self.text, pos)
 
+    def tokens_before_many(self, positions: list[int]) -> list[int]:
+        """``tokens_before`` for many positions."""
+        if self._bounds is None:
+            self.bounds
+        starts = self._starts
+        return [bisect.bisect_left(starts, p) for p in positions]
+
     def tokens_before(self, pos: int) -> int:
         """Number of tokens that start before ``pos`` (exact at clean cuts, an estimate elsewhere)."""
-        self.bounds
-        return int(np.searchsorted(self._starts, pos, side="left"))
+        if self._bounds is None:
+            self.bounds
+        return bisect.bisect_left(self._starts, pos)
 
     def estimate(self, start: int, end: int) -> int:
         """A cheap approximation of ``count(start, end)``."""
@@ -49,8 +57,12 @@ class SpanCounter:
         """Exact number of tokens of ``text[start:end]`` as the tokenizer would count it alone."""
         if end <= start:
             return 0
-        if self.is_clean(start) and self.is_clean(end):
-            return self.tokens_before(end) - self.tokens_before(start)
+        clean = self.tokenizer.is_clean_cut
+        if clean(self.text, start) and clean(self.text, end):
+            if self._bounds is None:
+                self.bounds
+            starts = self._starts
+            return bisect.bisect_left(starts, end) - bisect.bisect_left(starts, start)
         return self.tokenizer.count(self.text[start:end])
 
 

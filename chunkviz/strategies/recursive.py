@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-import numpy as np
 
 from chunkviz.errors import InvalidParamError
 from chunkviz.spancount import SpanCounter, best_cut
@@ -168,12 +167,12 @@ class RecursiveSplitter:
             cut = self._choose_cut(match.start(), match.end())
             if cut <= cuts[-1] or cut >= end:
                 continue
-            if text[cuts[-1] : cut].isspace():  # never leave a whitespace-only piece
+            if _NON_SPACE.search(text, cuts[-1], cut) is None:  # never leave a whitespace-only piece
                 if len(cuts) > 1:
                     cuts[-1] = cut
                 continue
             cuts.append(cut)
-        if len(cuts) > 1 and text[cuts[-1] : end].isspace():
+        if len(cuts) > 1 and _NON_SPACE.search(text, cuts[-1], end) is None:
             cuts.pop()
         cuts.append(end)
         return cuts
@@ -184,8 +183,7 @@ class RecursiveSplitter:
     def _piece_counts(self, cuts: list[int]) -> list[int]:
         counter = self.counter
         clean = [counter.is_clean(c) for c in cuts]
-        counter.bounds
-        before = np.searchsorted(counter._starts, np.asarray(cuts), side="left")  # noqa: SLF001
+        before = counter.tokens_before_many(cuts)
         counts = []
         for k in range(len(cuts) - 1):
             if clean[k] and clean[k + 1]:
@@ -258,12 +256,12 @@ class RecursiveSplitter:
         count = self.counter.count
         approx = self._char_at_token(self.counter.tokens_before(end) - self.overlap - 2)
         lo = max(prev_start + 1, approx)
-        window = self.text[lo:end]
-        candidates = [lo + m.start() for m in _WORD_START.finditer(window)]
-        for q in candidates:
-            if count(q, end) <= self.overlap:
-                return q
-        if candidates:
+        found_any = False
+        for match in _WORD_START.finditer(self.text, lo, end):
+            found_any = True
+            if count(match.start(), end) <= self.overlap:
+                return match.start()
+        if found_any:
             return end
         # no word boundary (e.g. CJK): binary search over character positions
         low, high = lo, end
@@ -276,6 +274,7 @@ class RecursiveSplitter:
         return low
 
 
+_NON_SPACE = re.compile(r"\S")
 # a cut before a space that follows a non-space, or at a line start after a line break
 _WORD_START = re.compile(r"(?<=\S)(?=[ \t])|(?<=\n)(?=\S)")
 
