@@ -1,0 +1,272 @@
+"""Chunks drawn inline over the original text, as escaped HTML (a pure function).
+
+One sweep over sorted start/end events cuts the text into segments covered by the same set of
+chunks. A segment covered by one chunk is that chunk's band (the element that carries
+``data-strategy``, ``data-chunk-index``, ``data-start`` and ``data-end`` of the whole chunk);
+a segment covered by two or more is an overlap region, striped in both colours, its length on
+hover. A thin marker at every chunk end gives the boundary reason; flags show as outlines and
+marker colours; ``added_text`` is drawn as inserted text, never mixed into the source.
+Multi-level chunkings draw their outer level (parents) as nested bands around the inner one.
+
+Every piece of document text and every attribute value goes through ``html.escape``.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from chunkviz.types import Chunk
+
+N_COLOURS = 8
+#: Pastel band colours (light) and their stronger outline colours.
+BAND_COLOURS = ("#ffe08a", "#a8e6cf", "#b5d8ff", "#ffc6d9", "#d7c6ff", "#ffd3a8", "#c8f0a0", "#a8f0ec")
+
+
+@dataclass(frozen=True)
+class ChunkAnnotation:
+    """What the renderer shows on hover and as flags for one chunk (from diagnostics)."""
+
+    tokens: int | None = None
+    embedding_tokens: int | None = None
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    strategy: str
+    tokenizer: str = "tokens"
+    selected: int | None = None
+    annotations: Mapping[int, ChunkAnnotation] = field(default_factory=dict)
+    #: Regions of the document in no chunk that contain text (from the coverage audit).
+    content_gaps: Sequence[tuple[int, int]] = ()
+
+
+def stylesheet() -> str:
+    """The CSS for rendered chunk views (include once per page)."""
+    rules = [
+        ".cv-doc{white-space:pre-wrap;word-wrap:break-word;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;"
+        "font-size:0.82rem;line-height:1.55;padding:0.6rem;border:1px solid #ddd;border-radius:6px;"
+        "max-height:70vh;overflow-y:auto;background:#fff;color:#222}",
+        ".cv-c{border-radius:2px}",
+        ".cv-c:hover{outline:2px solid #444}",
+        ".cv-o{background-size:8px 8px;outline:1px dashed #555}",
+        ".cv-e{display:inline-block;width:3px;height:1.1em;margin:0 1px;vertical-align:text-bottom;background:#333;cursor:help}",
+        ".cv-e.cv-midsent{background:#f08c00;width:4px}",
+        ".cv-e.cv-midword{background:#e03131;width:5px}",
+        ".cv-over{text-decoration:underline wavy #e03131;text-decoration-skip-ink:none}",
+        ".cv-tiny{outline:1px dotted #868e96}",
+        ".cv-gap{background:repeating-linear-gradient(135deg,#eee 0 3px,#fff 3px 6px);color:#868e96;text-decoration:line-through}",
+        ".cv-add{text-decoration:none;background:#fff;border:1px dashed #1c7ed6;color:#1864ab;font-style:italic;"
+        "border-radius:3px;padding:0 2px;margin-right:2px}",
+        ".cv-p{border:2px solid #495057;border-radius:4px;padding:1px 0}",
+        ".cv-p.cv-psel{border-color:#e8590c;box-shadow:0 0 0 2px #ffd8a8}",
+        ".cv-sel{outline:3px solid #e8590c!important}",
+        ".cv-legend span{display:inline-block;margin:0 0.8rem 0.3rem 0;font-size:0.8rem}",
+    ]
+    for k, colour in enumerate(BAND_COLOURS):
+        nxt = BAND_COLOURS[(k + 1) % N_COLOURS]
+        rules.append(f".cv-k{k}{{background:{colour}}}")
+        rules.append(
+            f".cv-o{k}{{background:repeating-linear-gradient(135deg,{colour} 0 4px,{nxt} 4px 8px)}}"
+        )
+    return "<style>" + "".join(rules) + "</style>"
+
+
+def _title(chunk: Chunk, note: ChunkAnnotation | None, tokenizer: str) -> str:
+    parts = [f"chunk {chunk.index}", f"chars {chunk.start}\u2013{chunk.end} ({chunk.end - chunk.start})"]
+    if note is not None and note.tokens is not None:
+        parts.append(f"{note.tokens} {tokenizer} tokens")
+    if note is not None and note.embedding_tokens is not None:
+        parts.append(f"{note.embedding_tokens} embedding-model tokens")
+    parts.append(f"ends: {chunk.reason}")
+    if chunk.parent is not None:
+        parts.append(f"parent {chunk.parent}")
+    if note is not None and note.flags:
+        parts.append("flags: " + ", ".join(note.flags))
+    return " \u00b7 ".join(parts)
+
+
+def _segments(chunks: Sequence[Chunk], length: int) -> list[tuple[int, int, tuple[int, ...]]]:
+    """(start, end, covering chunk positions) for every stretch between consecutive events."""
+    events: dict[int, list[tuple[int, int]]] = {}
+    for pos, c in enumerate(chunks):
+        events.setdefault(c.start, []).append((1, pos))
+        events.setdefault(c.end, []).append((-1, pos))
+    points = sorted({0, length, *events})
+    active: set[int] = set()
+    out = []
+    for a, b in zip(points, points[1:]):
+        for kind, pos in events.get(a, ()):
+            if kind == 1:
+                active.add(pos)
+            else:
+                active.discard(pos)
+        for kind, pos in events.get(a, ()):  # empty chunks open and close at the same point
+            if kind == 1 and chunks[pos].start == chunks[pos].end:
+                active.discard(pos)
+        out.append((a, b, tuple(sorted(active))))
+    return out
+
+
+def _split_at(segments: list[tuple[int, int, tuple[int, ...]]], cuts: Iterable[int]) -> list[tuple[int, int, tuple[int, ...]]]:
+    points = sorted(set(cuts))
+    out = []
+    k = 0
+    for a, b, cover in segments:
+        while k < len(points) and points[k] <= a:
+            k += 1
+        start = a
+        j = k
+        while j < len(points) and points[j] < b:
+            out.append((start, points[j], cover))
+            start = points[j]
+            j += 1
+        out.append((start, b, cover))
+    return out
+
+
+def render_html(text: str, chunks: Sequence[Chunk], options: RenderOptions) -> str:
+    """The document with every chunk drawn inline; pure, escaped, one element per region."""
+    if not chunks:
+        return f'<div class="cv-doc" data-strategy="{html.escape(options.strategy)}">{html.escape(text)}</div>'
+    max_level = max(c.level for c in chunks)
+    inner = [c for c in chunks if c.level == max_level]
+    outer = [c for c in chunks if c.level != max_level and c.level == max_level - 1] if max_level > 0 else []
+    gaps = sorted(options.content_gaps)
+    segments = _segments(inner, len(text))
+    cut_points = [c.start for c in outer] + [c.end for c in outer] + [p for g in gaps for p in g]
+    if cut_points:
+        segments = _split_at(segments, cut_points)
+
+    strategy = html.escape(options.strategy, quote=True)
+    notes = options.annotations
+    selected_parent = None
+    if options.selected is not None:
+        for c in chunks:
+            if c.index == options.selected and c.parent is not None:
+                selected_parent = c.parent
+    out: list[str] = [f'<div class="cv-doc" data-strategy="{strategy}">']
+    ends_at: dict[int, list[int]] = {}
+    for pos, c in enumerate(inner):
+        ends_at.setdefault(c.end, []).append(pos)
+    starts_at: dict[int, list[int]] = {}
+    for pos, c in enumerate(inner):
+        starts_at.setdefault(c.start, []).append(pos)
+    outer_starts: dict[int, list[Chunk]] = {}
+    outer_ends: dict[int, int] = {}
+    for c in outer:
+        outer_starts.setdefault(c.start, []).append(c)
+        outer_ends[c.end] = outer_ends.get(c.end, 0) + 1
+    emitted: set[int] = set()
+    open_parents = 0
+    gap_index = 0
+
+    for a, b, cover in segments:
+        if open_parents and a in outer_ends:
+            closing = min(outer_ends[a], open_parents)
+            out.append("</span>" * closing)
+            open_parents -= closing
+        for parent in outer_starts.get(a, ()):
+            sel = " cv-psel" if selected_parent == parent.index else ""
+            out.append(
+                f'<span class="cv-p{sel}" data-strategy="{strategy}" data-parent-index="{parent.index}" '
+                f'data-start="{parent.start}" data-end="{parent.end}" data-level="{parent.level}" '
+                f'title="{html.escape(_title(parent, notes.get(parent.index), options.tokenizer), quote=True)}">'
+            )
+            open_parents += 1
+        for pos in starts_at.get(a, ()):
+            c = inner[pos]
+            if c.added_text:
+                out.append(
+                    f'<ins class="cv-add" data-added-to="{c.index}" title="added by the strategy, not in the source">'
+                    f"{html.escape(c.added_text)}</ins>"
+                )
+            if c.start == c.end:
+                out.append(_band_open(c, strategy, notes, options, "") + "</span>")
+                emitted.add(pos)
+        piece = html.escape(text[a:b])
+        while gap_index < len(gaps) and gaps[gap_index][1] <= a:
+            gap_index += 1
+        in_gap = gap_index < len(gaps) and gaps[gap_index][0] <= a < gaps[gap_index][1]
+        if not cover:
+            if in_gap:
+                out.append(f'<span class="cv-gap" data-gap-start="{a}" data-gap-end="{b}" title="not in any chunk">{piece}</span>')
+            else:
+                out.append(piece)
+        elif len(cover) == 1:
+            pos = cover[0]
+            c = inner[pos]
+            if pos in emitted:  # a chunk's second own stretch (after a parent boundary)
+                out.append(f'<span class="cv-c cv-k{c.index % N_COLOURS}" data-continues="{c.index}">{piece}</span>')
+            else:
+                out.append(_band_open(c, strategy, notes, options, "") + piece + "</span>")
+                emitted.add(pos)
+        else:
+            first = inner[cover[0]]
+            indexes = " ".join(str(inner[p].index) for p in cover)
+            size = b - a
+            label = f"overlap of chunks {', '.join(str(inner[p].index) for p in cover)}: {size} characters"
+            out.append(
+                f'<span class="cv-o cv-o{first.index % N_COLOURS}" data-strategy="{strategy}" data-overlap="{indexes}" '
+                f'data-start="{a}" data-end="{b}" title="{html.escape(label, quote=True)}">{piece}</span>'
+            )
+        for pos in ends_at.get(b, ()):
+            c = inner[pos]
+            if pos not in emitted:  # a chunk lying entirely inside overlaps still gets its element
+                out.append(_band_open(c, strategy, notes, options, "") + "</span>")
+                emitted.add(pos)
+            out.append(_end_marker(c, notes.get(c.index)))
+    if open_parents:
+        out.append("</span>" * open_parents)
+    out.append("</div>")
+    return "".join(out)
+
+
+def _band_open(c: Chunk, strategy: str, notes: Mapping[int, ChunkAnnotation], options: RenderOptions, extra: str) -> str:
+    note = notes.get(c.index)
+    classes = f"cv-c cv-k{c.index % N_COLOURS}"
+    if note is not None:
+        if "over_limit" in note.flags:
+            classes += " cv-over"
+        if "tiny" in note.flags:
+            classes += " cv-tiny"
+    if options.selected == c.index:
+        classes += " cv-sel"
+    title = html.escape(_title(c, note, options.tokenizer), quote=True)
+    return (
+        f'<span id="cv-{strategy}-{c.index}" class="{classes}{extra}" data-strategy="{strategy}" '
+        f'data-chunk-index="{c.index}" data-start="{c.start}" data-end="{c.end}" title="{title}">'
+    )
+
+
+def _end_marker(c: Chunk, note: ChunkAnnotation | None) -> str:
+    classes = "cv-e"
+    label = f"end of chunk {c.index}: {c.reason}"
+    if note is not None:
+        if "mid_word" in note.flags:
+            classes += " cv-midword"
+            label += " \u2014 cuts a word"
+        elif "mid_sentence" in note.flags:
+            classes += " cv-midsent"
+            label += " \u2014 cuts a sentence"
+    return f'<i class="{classes}" data-end-of="{c.index}" title="{html.escape(label, quote=True)}"></i>'
+
+
+def legend_html() -> str:
+    """A legend that explains every colour and mark used by :func:`render_html`."""
+    items = [
+        ('<span class="cv-c cv-k0">&nbsp;chunk&nbsp;</span><span class="cv-c cv-k1">&nbsp;next chunk&nbsp;</span>', "each chunk gets a colour band"),
+        ('<span class="cv-o cv-o0">&nbsp;overlap&nbsp;</span>', "text in two or more chunks (striped in both colours)"),
+        ('<i class="cv-e"></i>', "chunk end; hover for the boundary reason"),
+        ('<i class="cv-e cv-midsent"></i>', "end cuts a sentence"),
+        ('<i class="cv-e cv-midword"></i>', "end cuts a word"),
+        ('<span class="cv-c cv-k2 cv-over">&nbsp;over limit&nbsp;</span>', "too long for the embedding model"),
+        ('<span class="cv-c cv-k3 cv-tiny">&nbsp;tiny&nbsp;</span>', "under 100 tokens"),
+        ('<span class="cv-gap">&nbsp;gap&nbsp;</span>', "text in no chunk"),
+        ('<ins class="cv-add">added</ins>', "text the strategy adds (not in the source)"),
+        ('<span class="cv-p">&nbsp;parent&nbsp;</span>', "outer band: parent chunk of nested chunks"),
+    ]
+    body = "".join(f"<span>{mark} {html.escape(text)}</span>" for mark, text in items)
+    return f'<div class="cv-legend">{body}</div>'
