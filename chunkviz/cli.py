@@ -219,7 +219,7 @@ class _Run:
 
 
 def _run_chunking(args: argparse.Namespace) -> _Run:
-    """Validate everything cheap first, then read, then chunk."""
+    """Validate the command line first, then read the document, then chunk."""
     from chunkviz.api import chunk
     from chunkviz.documents import read_path, read_stdin
     from chunkviz.strategies.base import get_strategy
@@ -229,10 +229,10 @@ def _run_chunking(args: argparse.Namespace) -> _Run:
     raw = parse_param_args(args.param)
     values = convert_param_values(spec, raw)
     validated = spec.make_params(values)
+    tokenizer = get_tokenizer(args.tokenizer)
     document = read_stdin() if args.file == "-" else read_path(args.file)
     for note in document.notes:
         print(f"note: {note}", file=sys.stderr)
-    tokenizer = get_tokenizer(args.tokenizer)
     chunks = chunk(document.text, spec.name, tokenizer=tokenizer, **values)
     params = dataclasses.asdict(validated) if dataclasses.is_dataclass(validated) else dict(values)
     return _Run(document, spec.name, params, tokenizer, chunks)

@@ -28,6 +28,8 @@ from typing import Callable
 
 import numpy as np
 
+from chunkviz.errors import ChunkvizError
+
 DEFAULT_TOKENIZER = "cl100k_base"
 EMBEDDING_TOKENIZER = "minilm"
 #: all-MiniLM-L6-v2 reads at most 256 wordpieces, [CLS] and [SEP] included.
@@ -42,8 +44,12 @@ _TIKTOKEN_URLS = {
 }
 
 
-class TokenizerUnavailable(RuntimeError):
+class TokenizerUnavailable(ChunkvizError, RuntimeError):
     """A tokenizer cannot be loaded on this machine (e.g. its data would need a download)."""
+
+
+class UnknownTokenizerError(ChunkvizError, ValueError):
+    """A tokenizer name that is not known; the message lists the valid names."""
 
 
 @dataclass(frozen=True)
@@ -390,5 +396,5 @@ def get_tokenizer(name: str | Tokenizer = DEFAULT_TOKENIZER) -> Tokenizer:
         return name
     key = _ALIASES.get(name.strip().lower(), name.strip().lower())
     if key not in _FACTORIES:
-        raise ValueError(f"unknown tokenizer {name!r}; choose one of: {', '.join(_FACTORIES)}")
+        raise UnknownTokenizerError(f"unknown tokenizer {name!r}; choose one of: {', '.join(_FACTORIES)}")
     return _cached_tokenizer(key)

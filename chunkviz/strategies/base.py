@@ -47,11 +47,11 @@ class ParamInfo:
         if self.choices:
             return "one of " + ", ".join(self.choices)
         if self.minimum is not None and self.maximum is not None:
-            return f"{self.minimum:g}..{self.maximum:g}"
+            return f"{_number(self.minimum)}..{_number(self.maximum)}"
         if self.minimum is not None:
-            return f">= {self.minimum:g}"
+            return f">= {_number(self.minimum)}"
         if self.maximum is not None:
-            return f"<= {self.maximum:g}"
+            return f"<= {_number(self.maximum)}"
         return "any"
 
 
@@ -119,6 +119,18 @@ class Strategy(Generic[P]):
             raise
         except (TypeError, ValueError) as exc:  # pragma: no cover - defensive
             raise InvalidParamError(self.name, "?", str(exc)) from exc
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
+def check_overlap_below_size(strategy: str, chunk_size: int, overlap: int, default_overlap: int) -> None:
+    """Raise a clear error when overlap >= chunk_size (mentioning a default the user did not set)."""
+    if overlap < chunk_size:
+        return
+    hint = f" (the default overlap is {default_overlap}; set overlap below {chunk_size})" if overlap == default_overlap else ""
+    raise InvalidParamError(strategy, "overlap", f"must be smaller than chunk_size ({chunk_size}), got {overlap}{hint}")
 
 
 def _type_name(hint: Any) -> str:

@@ -9,15 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chunkviz.errors import InvalidParamError
-from chunkviz.strategies.base import param, register
+from chunkviz.strategies.base import check_overlap_below_size, param, register
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk, Reason
-
-
-def _check_overlap(strategy: str, chunk_size: int, overlap: int) -> None:
-    if overlap >= chunk_size:
-        raise InvalidParamError(strategy, "overlap", f"must be smaller than chunk_size ({chunk_size}), got {overlap}")
 
 
 @dataclass(frozen=True)
@@ -26,7 +20,7 @@ class FixedTokensParams:
     overlap: int = param(50, "tokens shared by adjacent chunks", minimum=0, maximum=100_000)
 
     def __post_init__(self) -> None:
-        _check_overlap("fixed_tokens", self.chunk_size, self.overlap)
+        check_overlap_below_size("fixed_tokens", self.chunk_size, self.overlap, 50)
 
 
 @dataclass(frozen=True)
@@ -35,7 +29,7 @@ class FixedCharsParams:
     overlap: int = param(200, "characters shared by adjacent chunks", minimum=0, maximum=10_000_000)
 
     def __post_init__(self) -> None:
-        _check_overlap("fixed_chars", self.chunk_size, self.overlap)
+        check_overlap_below_size("fixed_chars", self.chunk_size, self.overlap, 200)
 
 
 def window_starts(n_units: int, chunk_size: int, overlap: int) -> range:

@@ -18,7 +18,7 @@ from typing import Iterable
 
 from chunkviz.errors import InvalidParamError
 from chunkviz.spancount import SpanCounter, best_cut
-from chunkviz.strategies.base import param, register
+from chunkviz.strategies.base import check_overlap_below_size, param, register
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk, Reason
 
@@ -56,10 +56,7 @@ class RecursiveParams:
     )
 
     def __post_init__(self) -> None:
-        if self.overlap >= self.chunk_size:
-            raise InvalidParamError(
-                "recursive", "overlap", f"must be smaller than chunk_size ({self.chunk_size}), got {self.overlap}"
-            )
+        check_overlap_below_size("recursive", self.chunk_size, self.overlap, 50)
         resolve_separators(self.separators)
 
 

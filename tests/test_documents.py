@@ -1,0 +1,272 @@
+"""Reading input into the exact text that chunk spans index (chunkviz.documents)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import sys
+import zipfile
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chunkviz.documents import MAX_BYTES, Document, decode_bytes, format_size, read_path, read_stdin
+from chunkviz.errors import DocumentError
+
+# ----------------------------------------------------------------------------- encodings
+
+
+def test_plain_utf8_is_read_unchanged_without_notes() -> None:
+    data = "héllo wörld — ✓ 👍\n".encode("utf-8")
+    assert decode_bytes(data, name="a.txt") == Document("héllo wörld — ✓ 👍\n", "a.txt", "utf-8", ())
+
+
+def test_utf8_bom_is_stripped_and_noted() -> None:
+    doc = decode_bytes(b"\xef\xbb\xbfcaf\xc3\xa9\n")
+    assert doc == Document("café\n", "document", "utf-8-sig", ("removed UTF-8 byte order mark",))
+
+
+def test_cp1252_fallback_is_reported() -> None:
+    doc = decode_bytes(b"caf\xe9 \x93quoted\x94")
+    assert doc == Document("café \u201cquoted\u201d", "document", "cp1252", ("decoded as cp1252 (not valid UTF-8)",))
+
+
+def test_latin1_fallback_when_not_cp1252() -> None:
+    # 0x81 is undefined in cp1252, so only latin-1 can read these bytes
+    data = b"na\xefve text " * 5 + b"\x81"
+    doc = decode_bytes(data)
+    assert doc.text == data.decode("latin-1")
+    assert doc.encoding == "latin-1"
+    assert doc.notes == ("decoded as latin-1 (not valid UTF-8 or cp1252)",)
+
+
+def test_bom_then_cp1252_notes_both() -> None:
+    doc = decode_bytes(b"\xef\xbb\xbfcaf\xe9")
+    assert doc.text == "café"
+    assert doc.encoding == "cp1252"
+    assert doc.notes == ("removed UTF-8 byte order mark", "decoded as cp1252 (not valid UTF-8)")
+
+
+def test_utf16_little_endian_with_bom() -> None:
+    data = b"\xff\xfe" + "héllo\r\nwörld 👍".encode("utf-16-le")
+    doc = decode_bytes(data, name="u16.txt")
+    assert doc == Document(
+        "héllo\r\nwörld 👍",
+        "u16.txt",
+        "utf-16-le",
+        (
+            "decoded as UTF-16 (little-endian, from its byte order mark)",
+            "line endings are CRLF (kept as-is; offsets count each \\r)",
+        ),
+    )
+
+
+def test_utf16_big_endian_with_bom() -> None:
+    doc = decode_bytes(b"\xfe\xff" + "ok ✓".encode("utf-16-be"))
+    assert doc.text == "ok ✓"
+    assert doc.encoding == "utf-16-be"
+    assert doc.notes == ("decoded as UTF-16 (big-endian, from its byte order mark)",)
+
+
+def test_utf32_with_bom() -> None:
+    doc = decode_bytes(b"\xff\xfe\x00\x00" + "wide ✓".encode("utf-32-le"))
+    assert (doc.text, doc.encoding) == ("wide ✓", "utf-32-le")
+
+
+def test_truncated_utf16_is_refused() -> None:
+    with pytest.raises(DocumentError, match=r"byte order mark but is not valid UTF-16"):
+        decode_bytes(b"\xff\xfe" + "abc".encode("utf-16-le") + b"\x00")
+
+
+def test_utf16_without_bom_is_refused_with_a_hint() -> None:
+    with pytest.raises(DocumentError, match=r"NUL bytes.*byte order mark"):
+        decode_bytes("hello".encode("utf-16-le"))
+
+
+# ----------------------------------------------------------------------------- line endings
+
+
+def test_crlf_and_cr_are_kept_byte_exact() -> None:
+    data = b"first line\r\nsecond line\r\n\r\nthird\rfourth\n"
+    doc = decode_bytes(data)
+    assert doc.text == data.decode("ascii")
+    assert doc.text.encode("utf-8") == data
+    assert doc.notes == ("line endings are mixed (CRLF, CR, LF; kept as-is; offsets count each \\r)",)
+
+
+def test_crlf_only_note() -> None:
+    doc = decode_bytes(b"a\r\nb\r\n")
+    assert doc.text == "a\r\nb\r\n"
+    assert doc.notes == ("line endings are CRLF (kept as-is; offsets count each \\r)",)
+
+
+# ----------------------------------------------------------------------------- binary
+
+
+def _docx_bytes() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("word/document.xml", "<w:document/>")
+    return buffer.getvalue()
+
+
+def _zip_bytes() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("notes.txt", "hello")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "message"),
+    [
+        (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj", "paper.pdf", "paper.pdf looks like a PDF file; PDF documents are not supported yet"),
+        (_docx_bytes(), "memo.docx", "memo.docx looks like a DOCX (Word) document; DOCX is not supported yet"),
+        (_docx_bytes(), "document", "document looks like a DOCX (Word) document; DOCX is not supported yet"),
+        (_zip_bytes(), "files.zip", "files.zip looks like a ZIP archive, not text"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "img.png", "img.png looks like a PNG image, not text"),
+        (b"\x7fELF\x02\x01\x01\x00", "a.out", "a.out looks like an ELF executable, not text"),
+        (gzip.compress(b"hello"), "x.gz", "x.gz looks like gzip-compressed data; decompress it first"),
+        (b"plain start\x00then binary", "blob", "blob looks like a binary file: it contains NUL bytes"),
+        (bytes(range(1, 32)) * 3 + b"some text", "ctl", "ctl looks like a binary file: "),
+    ],
+)
+def test_binary_input_is_refused_with_a_clear_message(data: bytes, name: str, message: str) -> None:
+    with pytest.raises(DocumentError) as info:
+        decode_bytes(data, name=name)
+    assert str(info.value).startswith(message)
+    assert "\n" not in str(info.value)
+
+
+def test_control_character_ratio_message() -> None:
+    with pytest.raises(DocumentError, match=r"\d+% of its characters are control characters"):
+        decode_bytes(b"\x01\x02\x03abc")
+
+
+def test_a_few_control_characters_are_fine() -> None:
+    text = "\x1b[1mbold\x1b[0m and a form feed\x0c then a tab\t and more ordinary words here"
+    assert decode_bytes(text.encode()).text == text
+
+
+# ----------------------------------------------------------------------------- empty and size
+
+
+def test_empty_document_is_a_note_not_an_error() -> None:
+    assert decode_bytes(b"") == Document("", "document", "utf-8", ("document is empty",))
+
+
+def test_whitespace_only_document_is_a_note_not_an_error() -> None:
+    assert decode_bytes(b" \n\t \r\n") == Document(
+        " \n\t \r\n", "document", "utf-8", ("document contains only whitespace",)
+    )
+
+
+def test_bom_only_document_is_empty() -> None:
+    assert decode_bytes(b"\xef\xbb\xbf").notes == ("removed UTF-8 byte order mark", "document is empty")
+
+
+def test_size_limit_message_states_the_limit() -> None:
+    with pytest.raises(DocumentError) as info:
+        decode_bytes(b"x" * 1_500, name="big.txt", max_bytes=1_000)
+    assert str(info.value) == "big.txt is too large: 1,500 bytes (1.5 kB); the limit is 1 kB (1,000 bytes)"
+
+
+def test_default_limit_is_20_mb() -> None:
+    assert MAX_BYTES == 20_000_000
+    with pytest.raises(DocumentError, match=r"the limit is 20 MB \(20,000,000 bytes\)"):
+        decode_bytes(b"a" * (MAX_BYTES + 1))
+    assert len(decode_bytes(b"a" * MAX_BYTES).text) == MAX_BYTES
+
+
+def test_format_size() -> None:
+    assert [format_size(n) for n in (0, 999, 1_000, 1_500, 20_000_000, 25_300_000)] == [
+        "0 bytes",
+        "999 bytes",
+        "1 kB",
+        "1.5 kB",
+        "20 MB",
+        "25.3 MB",
+    ]
+
+
+# ----------------------------------------------------------------------------- files and stdin
+
+
+def test_read_path_reads_bytes_exactly(tmp_path) -> None:
+    path = tmp_path / "doc.md"
+    data = "# Titre\r\n\r\nÉté — “quotes”\r\n".encode("utf-8")
+    path.write_bytes(data)
+    doc = read_path(path)
+    assert doc.text.encode("utf-8") == data
+    assert doc.name == str(path)
+    assert doc.encoding == "utf-8"
+
+
+def test_read_path_accepts_str(tmp_path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"caf\xe9")
+    doc = read_path(str(path))
+    assert (doc.text, doc.encoding, doc.notes) == ("café", "cp1252", ("decoded as cp1252 (not valid UTF-8)",))
+
+
+def test_missing_file_names_the_path(tmp_path) -> None:
+    missing = tmp_path / "nope.txt"
+    with pytest.raises(DocumentError) as info:
+        read_path(missing)
+    assert str(info.value) == f"file not found: {missing}"
+
+
+def test_directory_is_refused(tmp_path) -> None:
+    with pytest.raises(DocumentError, match="is a directory"):
+        read_path(tmp_path)
+
+
+def test_read_path_checks_size_before_reading(tmp_path) -> None:
+    path = tmp_path / "huge.txt"
+    with path.open("wb") as handle:
+        handle.truncate(MAX_BYTES + 1)  # sparse: nothing is written or read
+    with pytest.raises(DocumentError, match=r"huge\.txt is too large: 20,000,001 bytes .*the limit is 20 MB"):
+        read_path(path)
+
+
+def test_read_path_binary_message_names_the_file(tmp_path) -> None:
+    path = tmp_path / "scan.pdf"
+    path.write_bytes(b"%PDF-1.4 ...")
+    with pytest.raises(DocumentError, match=r"scan\.pdf looks like a PDF file; PDF documents are not supported yet"):
+        read_path(path)
+
+
+def test_read_stdin_uses_raw_bytes(monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"caf\xe9\r\nline")))
+    doc = read_stdin()
+    assert doc.text == "café\r\nline"
+    assert doc.name == "<stdin>"
+    assert doc.encoding == "cp1252"
+
+
+def test_read_stdin_text_stream_without_buffer(monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("plain ✓"))
+    assert read_stdin().text == "plain ✓"
+
+
+# ----------------------------------------------------------------------------- property
+
+_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters="\ufeff") | st.sampled_from("\n\r\t "),
+    max_size=200,
+)
+
+
+@given(_TEXT)
+def test_utf8_text_round_trips_exactly(text: str) -> None:
+    doc = decode_bytes(text.encode("utf-8"))
+    assert doc.text == text
+    assert doc.encoding == "utf-8"
+
+
+@given(_TEXT)
+def test_utf16_text_round_trips_exactly(text: str) -> None:
+    doc = decode_bytes(text.encode("utf-16"))  # Python writes a byte order mark
+    assert doc.text == text
