@@ -13,7 +13,7 @@ starting ``chunkviz: error:``; remarks about reading the document go to stderr a
 from __future__ import annotations
 
 import argparse
-import csv
+
 import dataclasses
 import json
 import os
@@ -21,11 +21,11 @@ import sys
 from typing import Any, NoReturn, Sequence
 
 from chunkviz.errors import ChunkvizError, InvalidParamError
+from chunkviz.export import RECORD_FIELDS, chunk_records, serialize
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, tokenizer_names
 
 PROG = "chunkviz"
 FORMATS = ("jsonl", "json", "csv", "text")
-RECORD_FIELDS = ("index", "start", "end", "text", "reason", "parent", "level", "added_text", "token_count", "metadata")
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -240,23 +240,11 @@ def _run_chunking(args: argparse.Namespace) -> _Run:
 
 def _cmd_chunk(args: argparse.Namespace) -> int:
     run = _run_chunking(args)
-    records = [c.to_record(token_count=run.tokenizer.count(c.text)) for c in run.chunks]
-    out = sys.stdout
-    if args.format == "jsonl":
-        for record in records:
-            out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-    elif args.format == "json":
-        out.write(json.dumps(records, indent=2, ensure_ascii=False, default=str) + "\n")
-    elif args.format == "csv":
-        writer = csv.DictWriter(out, fieldnames=RECORD_FIELDS, lineterminator="\n")
-        writer.writeheader()
-        for record in records:
-            row = dict(record)
-            row["metadata"] = json.dumps(record["metadata"], ensure_ascii=False, sort_keys=True, default=str)
-            row["parent"] = "" if record["parent"] is None else record["parent"]
-            writer.writerow(row)
+    records = chunk_records(run.chunks, run.tokenizer)
+    if args.format == "text":
+        _write_text(sys.stdout, run, records)
     else:
-        _write_text(out, run, records)
+        sys.stdout.write(serialize(records, args.format))
     return EXIT_OK
 
 
