@@ -7,6 +7,7 @@ lookup; any other span is tokenized on its own (memoized by the tokenizer).
 
 from __future__ import annotations
 
+import array
 import bisect
 
 from chunkviz.tokenizers import Tokenizer, TokenBoundaries
@@ -19,14 +20,16 @@ class SpanCounter:
         self.text = text
         self.tokenizer = tokenizer
         self._bounds: TokenBoundaries | None = None
-        self._starts: list[int] = []
+        self._starts: array.array = array.array("q")
 
     @property
     def bounds(self) -> TokenBoundaries:
         """Token boundaries of the whole text (computed on first use)."""
         if self._bounds is None:
             self._bounds = self.tokenizer.boundaries(self.text)
-            self._starts = self._bounds.positions[:-1].tolist()
+            starts = array.array("q")
+            starts.frombytes(self._bounds.positions[:-1].astype("<i8", copy=False).tobytes())
+            self._starts = starts
         return self._bounds
 
     @property

@@ -10,7 +10,6 @@ silently vanish when pieces are larger than the overlap.
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -93,15 +92,15 @@ def _separator_regex(separator: str) -> re.Pattern[str]:
     return re.compile(r"\r?\n".join(parts))
 
 
-@dataclass
-class _Run:
-    """Consecutive pieces (start, end) that may be merged into chunks together."""
-
-    cuts: list[int]  # piece boundaries: piece k is [cuts[k], cuts[k + 1])
-
-
 class RecursiveSplitter:
-    """Splits one document; holds the span counter and the reason of every cut."""
+    """Splits one document; holds the span counter and the reason of every cut.
+
+    The pieces of a separator level are never all materialized: from the current position the
+    chunk's token budget gives the furthest admissible character (exact arithmetic on the
+    document's token starts), and the last separator occurrence before it is found by searching
+    backwards. A piece that does not fit on its own is split with the next separators. The
+    result equals greedy merging of the pieces of each level, as in the popular splitter.
+    """
 
     def __init__(
         self,
@@ -119,124 +118,135 @@ class RecursiveSplitter:
         self.separators = separators
         self.cut_reason: dict[int, str] = {}
         self.cut_separator: dict[int, str] = {}
+        crlf = "\r\n" in text
+        self._variants = [
+            [sep, sep.replace("\n", "\r\n")] if crlf and "\n" in sep else [sep] for sep in separators
+        ]
+        self._patterns = [_separator_regex(sep) for sep in separators]
 
-    # ---- splitting -------------------------------------------------------------------
-    def _split(self, start: int, end: int, level: int, runs: list[_Run]) -> None:
-        """Split [start, end) with separators[level:]; append mergeable runs in order."""
-        level, cuts = self._first_separator_cuts(start, end, level)
-        if level is None:  # no separator left: an indivisible piece
-            runs.append(_Run([start, end]))
-            return
-        counts = self._piece_counts(cuts)
-        current = [cuts[0]]
-        for k, count in enumerate(counts):
-            a, b = cuts[k], cuts[k + 1]
-            if count <= self.chunk_size or (b - a == 1):
-                current.append(b)
-                continue
-            if len(current) > 1:
-                runs.append(_Run(current))
-            self._split(a, b, level + 1, runs)
-            current = [b]
-        if len(current) > 1:
-            runs.append(_Run(current))
-
-    def _first_separator_cuts(self, start: int, end: int, level: int) -> tuple[int | None, list[int]]:
-        """The first separator from ``level`` on that splits [start, end), and its cut positions."""
-        for lvl in range(level, len(self.separators)):
-            sep = self.separators[lvl]
-            if sep == "":
-                cuts = list(range(start, end + 1))
-            else:
-                cuts = self._separator_cuts(sep, start, end)
-            if len(cuts) > 2:
-                reason = separator_reason(sep)
-                for c in cuts[1:-1]:
-                    self.cut_reason.setdefault(c, reason)
-                    self.cut_separator.setdefault(c, sep)
-                return lvl, cuts
-        return None, [start, end]
-
-    def _separator_cuts(self, sep: str, start: int, end: int) -> list[int]:
-        text = self.text
-        cuts = [start]
-        for match in _separator_regex(sep).finditer(text, start, end):
-            cut = self._choose_cut(match.start(), match.end())
-            if cut <= cuts[-1] or cut >= end:
-                continue
-            if _NON_SPACE.search(text, cuts[-1], cut) is None:  # never leave a whitespace-only piece
-                if len(cuts) > 1:
-                    cuts[-1] = cut
-                continue
-            cuts.append(cut)
-        if len(cuts) > 1 and _NON_SPACE.search(text, cuts[-1], end) is None:
-            cuts.pop()
-        cuts.append(end)
-        return cuts
-
-    def _choose_cut(self, q: int, r: int) -> int:
-        return best_cut(self.text, q, r, self.counter)
-
-    def _piece_counts(self, cuts: list[int]) -> list[int]:
-        counter = self.counter
-        clean = [counter.is_clean(c) for c in cuts]
-        before = counter.tokens_before_many(cuts)
-        counts = []
-        for k in range(len(cuts) - 1):
-            if clean[k] and clean[k + 1]:
-                counts.append(int(before[k + 1] - before[k]))
-            else:
-                counts.append(counter.tokenizer.count(self.text[cuts[k] : cuts[k + 1]]))
-        return counts
-
-    # ---- merging ---------------------------------------------------------------------
+    # ---- public ------------------------------------------------------------------------
     def chunk_spans(self) -> list[tuple[int, int, bool]]:
         """(start, end, over_limit) of every chunk, in order."""
         return self.split_span(0, len(self.text))
 
     def split_span(self, start: int, end: int) -> list[tuple[int, int, bool]]:
         """(start, end, over_limit) of the chunks of ``text[start:end]`` alone."""
-        runs: list[_Run] = []
-        self._split(start, end, 0, runs)
         spans: list[tuple[int, int, bool]] = []
-        for run in runs:
-            self._pack(run.cuts, spans)
+        self._split(start, end, 0, spans)
         return spans
 
-    def _pack(self, cuts: list[int], spans: list[tuple[int, int, bool]]) -> None:
+    # ---- splitting -----------------------------------------------------------------------
+    def _split(self, start: int, end: int, level: int, spans: list[tuple[int, int, bool]]) -> None:
+        """Chunk [start, end) with separators[level:], appending to ``spans``."""
+        level = self._first_separator_level(start, end, level)
+        if level is None:  # no separator left: an indivisible piece
+            spans.append((start, end, self.counter.count(start, end) > self.chunk_size))
+            return
         count = self.counter.count
         size = self.chunk_size
-        i = 0  # index of the first piece not yet in a chunk
-        last = len(cuts) - 1
-        while i < last:
-            pos = self._overlap_start(spans, cuts[i]) if spans else cuts[i]
-            if count(pos, cuts[i + 1]) > size:
-                pos = cuts[i]
-            j = self._furthest_fit(pos, cuts, i + 1)
-            if j is None:  # a single piece over the limit: indivisible
-                spans.append((cuts[i], cuts[i + 1], True))
-                i += 1
+        reason = separator_reason(self.separators[level])
+        pos = start
+        while pos < end:
+            chunk_start = pos
+            if self.overlap and spans and spans[-1][1] == pos and not spans[-1][2]:
+                chunk_start = self._overlap_start(spans[-1][0], pos)
+            cut = self._last_fitting_cut(chunk_start, pos, end, level)
+            if cut is None and chunk_start < pos:  # the overlap leaves no room: drop it
+                chunk_start = pos
+                cut = self._last_fitting_cut(chunk_start, pos, end, level)
+            if cut is None:  # the next piece alone is too large: split it further
+                piece_end = self._next_cut(pos, end, level)
+                if piece_end - pos == 1 or level + 1 >= len(self.separators):
+                    spans.append((pos, piece_end, count(pos, piece_end) > size))
+                else:
+                    self._split(pos, piece_end, level + 1, spans)
+                if piece_end < end:
+                    self._mark(piece_end, level, reason)
+                pos = piece_end
                 continue
-            spans.append((pos, cuts[j], False))
-            i = j
+            spans.append((chunk_start, cut, False))
+            if cut < end:
+                self._mark(cut, level, reason)
+            pos = cut
 
-    def _furthest_fit(self, pos: int, cuts: list[int], first: int) -> int | None:
-        """Largest j >= first with count(pos, cuts[j]) <= chunk_size, or None."""
+    def _mark(self, cut: int, level: int, reason: str) -> None:
+        self.cut_reason.setdefault(cut, reason)
+        self.cut_separator.setdefault(cut, self.separators[level])
+
+    def _first_separator_level(self, start: int, end: int, level: int) -> int | None:
+        """The first separator from ``level`` on that occurs inside [start, end)."""
+        for lvl in range(level, len(self.separators)):
+            if self.separators[lvl] == "":
+                return lvl if end - start > 1 else None
+            if self._patterns[lvl].search(self.text, start, end) is not None:
+                return lvl
+        return None
+
+    def _cut_of(self, occurrence: int, length: int) -> int:
+        """The cut for a separator occurrence, chosen within the whole whitespace run around it
+        (so a line separator never cuts between the two line breaks of a paragraph break)."""
+        text = self.text
+        start, end = occurrence, occurrence + length
+        while start > 0 and text[start - 1].isspace():
+            start -= 1
+        while end < len(text) and text[end].isspace():
+            end += 1
+        return best_cut(text, start, end, self.counter)
+
+    def _budget_limit(self, chunk_start: int) -> int:
+        """The furthest character a clean cut may reach within the token budget."""
+        counter = self.counter
+        starts = counter.bounds.positions
+        index = counter.tokens_before(chunk_start) + self.chunk_size
+        return len(self.text) if index >= len(starts) - 1 else int(starts[index])
+
+    def _last_fitting_cut(self, chunk_start: int, pos: int, end: int, level: int) -> int | None:
+        """Largest cut c in (pos, end] of this level with count(chunk_start, c) <= chunk_size."""
         count = self.counter.count
         size = self.chunk_size
-        if count(pos, cuts[first]) > size:
-            return None
-        target = self.counter.tokens_before(pos) + size
-        lo = first
-        hi = len(cuts) - 1
-        # estimate by the document's token positions, then correct with exact counts
-        guess = bisect.bisect_right(cuts, self._char_at_token(target), lo, hi + 1) - 1
-        j = max(lo, min(guess, hi))
-        while j > lo and count(pos, cuts[j]) > size:
-            j -= 1
-        while j < hi and count(pos, cuts[j + 1]) <= size:
-            j += 1
-        return j
+        if count(chunk_start, end) <= size:
+            return end
+        limit = min(self._budget_limit(chunk_start), end)
+        if self.separators[level] == "":
+            cut = limit
+            while cut > pos and count(chunk_start, cut) > size:
+                cut -= 1
+            while cut + 1 < end and count(chunk_start, cut + 1) <= size:
+                cut += 1
+            return cut if cut > pos else None
+        text = self.text
+        search_end = limit
+        for _ in range(64):
+            best = -1
+            best_len = 0
+            for variant in self._variants[level]:
+                found = text.rfind(variant, pos, search_end + len(variant))
+                if found > best:
+                    best, best_len = found, len(variant)
+            if best < 0:
+                return None
+            cut = self._cut_of(best, best_len)
+            if cut <= pos:
+                if best <= pos:
+                    return None
+                search_end = best - 1
+                continue
+            if cut < end and count(chunk_start, cut) <= size:
+                return cut
+            search_end = best - 1
+            if search_end <= pos:
+                return None
+        return None
+
+    def _next_cut(self, pos: int, end: int, level: int) -> int:
+        """The first cut of this level after ``pos`` (or ``end``)."""
+        if self.separators[level] == "":
+            return pos + 1
+        for match in self._patterns[level].finditer(self.text, pos, end):
+            cut = self._cut_of(match.start(), match.end() - match.start())
+            if pos < cut < end:
+                return cut
+        return end
 
     def _char_at_token(self, token_index: int) -> int:
         positions = self.counter.bounds.positions
@@ -244,12 +254,9 @@ class RecursiveSplitter:
             return len(self.text)
         return int(positions[max(token_index, 0)])
 
-    def _overlap_start(self, spans: list[tuple[int, int, bool]], end: int) -> int:
+    def _overlap_start(self, prev_start: int, end: int) -> int:
         """Start of the longest tail of the previous chunk with at most ``overlap`` tokens that
         begins at a word boundary (any character boundary when the text has no spaces)."""
-        prev_start, prev_end, _ = spans[-1]
-        if self.overlap == 0 or prev_end != end:
-            return end
         count = self.counter.count
         approx = self._char_at_token(self.counter.tokens_before(end) - self.overlap - 2)
         lo = max(prev_start + 1, approx)
@@ -271,7 +278,7 @@ class RecursiveSplitter:
         return low
 
 
-_NON_SPACE = re.compile(r"\S")
+
 # a cut before a space that follows a non-space, or at a line start after a line break
 _WORD_START = re.compile(r"(?<=\S)(?=[ \t])|(?<=\n)(?=\S)")
 
