@@ -1,124 +1,280 @@
-"""chunkviz — a thin Streamlit page: pick a document and a strategy, see the chunks.
+"""chunkviz in the browser: chunking strategies side by side, every chunk drawn inline.
 
-All chunking happens in the ``chunkviz`` package; this file only wires widgets to cached calls.
-Run it with ``./dev app [FILE]`` (FILE, if given, is added to the document choices and selected).
+Run it with ``./dev app [FILE]``. This file only wires widgets to cached engine calls; the
+chunking, diagnostics, rendering and charts live in the ``chunkviz`` package.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
-try:
-    import chunkviz
-except Exception as exc:  # the package may be mid-change; show why instead of crashing
-    chunkviz = None
-    IMPORT_ERROR: Exception | None = exc
-else:
-    IMPORT_ERROR = None
+from chunkviz.charts import token_distribution_figure
+from chunkviz.compare import (
+    FLAG_LABELS,
+    ColumnConfig,
+    StrategyRun,
+    annotations,
+    chunk_table,
+    config_from_query,
+    config_to_query,
+    document_stats,
+    flag_counts,
+    run_strategy,
+    stats_row,
+    token_counts,
+)
+from chunkviz.documents import Document, DocumentError, decode_bytes
+from chunkviz.errors import ChunkvizError
+from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
+from chunkviz.render import RenderOptions, legend_html, render_html, stylesheet
+from chunkviz.strategies.base import get_strategy, registered
+from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
+from chunkviz.widgets import param_controls
 
-ROOT = Path(__file__).resolve().parent
-SAMPLE_DIR = ROOT / "sample_docs"
-DEFAULT_DOCUMENT = "api_guide.md"
-DEFAULT_STRATEGY = "recursive"
-PREVIEW_CHARS = 80
-
-
-def document_choices() -> tuple[dict[str, Path], str]:
-    """Sample documents by file name (plus a file given on the command line) and the one to show first."""
-    choices = {
-        p.name: p
-        for p in sorted(SAMPLE_DIR.iterdir())
-        if p.is_file() and p.name != "README.md" and not p.name.startswith(".")
-    }
-    first = DEFAULT_DOCUMENT if DEFAULT_DOCUMENT in choices else next(iter(choices), "")
-    if len(sys.argv) > 1 and Path(sys.argv[1]).is_file():
-        given = Path(sys.argv[1]).resolve()
-        if given.parent == SAMPLE_DIR and given.name in choices:
-            first = given.name
-        else:
-            first = str(given)
-            choices = {first: given, **choices}
-    return choices, first
-
-
-@st.cache_data(show_spinner=False)
-def read_document(path: str, mtime: float) -> str:
-    """The file's exact text (line endings kept as they are; ``mtime`` keys the cache)."""
-    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-        return handle.read()
-
-
-@st.cache_data(show_spinner="Listing strategies…")
-def list_strategies() -> list[dict]:
-    return chunkviz.strategies()
-
-
-@st.cache_data(show_spinner="Chunking…")
-def run_chunk(text: str, strategy: str) -> list:
-    return chunkviz.chunk(text, strategy)
-
-
-def preview(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
-
+SAMPLES = Path(__file__).parent / "sample_docs"
+DEFAULT_SAMPLE = "api_guide.md"
+#: The app renders the whole document once per column, so it accepts less than the CLI.
+APP_MAX_BYTES = 5_000_000
+MAX_COLUMNS = 4
+DEFAULT_COLUMNS = ("fixed_tokens", "recursive", "paragraphs")
 
 st.set_page_config(page_title="chunkviz", layout="wide")
-st.title("chunkviz")
-st.caption("See exactly how a chunking strategy cuts a document: every chunk is a span of the source text.")
 
-if IMPORT_ERROR is not None:
-    st.error(f"chunkviz could not be imported: {type(IMPORT_ERROR).__name__}: {IMPORT_ERROR}")
-    st.stop()
-try:
-    strategies = list_strategies()
-except Exception as exc:
-    st.error(f"chunkviz could not list its strategies: {type(exc).__name__}: {exc}")
-    st.stop()
 
-documents, first_document = document_choices()
-if not documents:
-    st.error(f"no documents found in {SAMPLE_DIR}")
-    st.stop()
-document_names = list(documents)
-strategy_names = [s["name"] for s in strategies]
-if not strategy_names:
-    st.error("chunkviz has no registered strategies")
-    st.stop()
+# --- cached engine calls --------------------------------------------------------------------
+@st.cache_resource(show_spinner="Loading tokenizer…")
+def load_tokenizer(name: str):  # noqa: ANN201
+    return get_tokenizer(name)
 
-left, right = st.columns(2)
-with left:
-    default_doc = document_names.index(first_document)
-    document_name = st.selectbox("Document", document_names, index=default_doc, key="document")
-with right:
-    default_strategy = strategy_names.index(DEFAULT_STRATEGY) if DEFAULT_STRATEGY in strategy_names else 0
-    strategy_name = st.selectbox("Strategy", strategy_names, index=default_strategy, key="strategy")
-    st.caption(next(s["description"] for s in strategies if s["name"] == strategy_name))
 
-path = documents[document_name]
-text = read_document(str(path), path.stat().st_mtime)
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_run(text: str, strategy: str, params_json: str, tokenizer: str) -> StrategyRun:
+    return run_strategy(text, strategy, json.loads(params_json), tokenizer)
 
-try:
-    chunks = run_chunk(text, strategy_name)
-except Exception as exc:
-    st.error(f"{strategy_name} failed on {document_name}: {type(exc).__name__}: {exc}")
-    st.stop()
 
-st.write(f"**{len(chunks)} chunks** from {len(text):,} characters.")
-st.dataframe(
-    [
-        {
-            "index": c.index,
-            "start": c.start,
-            "end": c.end,
-            "reason": c.reason,
-            "text": preview(c.text),
-        }
-        for c in chunks
-    ],
-    hide_index=True,
-    key="chunks",
-)
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_html(text: str, strategy: str, params_json: str, tokenizer: str, label: str, selected: int | None) -> str:
+    run = cached_run(text, strategy, params_json, tokenizer)
+    gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
+    options = RenderOptions(label, tokenizer, selected, annotations(run), gaps)
+    return render_html(text, run.chunks, options)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_stats(text: str, tokenizer: str) -> dict[str, int]:
+    return document_stats(text, tokenizer)
+
+
+# --- input ------------------------------------------------------------------------------------
+def sample_names() -> list[str]:
+    return sorted(p.name for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md")
+
+
+def command_line_file() -> Path | None:
+    if len(sys.argv) > 1 and Path(sys.argv[1]).is_file():
+        return Path(sys.argv[1]).resolve()
+    return None
+
+
+def read_input() -> tuple[Document | None, str]:
+    """The document chosen in the sidebar and a name usable in shared URLs and commands."""
+    sidebar = st.sidebar
+    sidebar.header("Document")
+    source = sidebar.radio("Source", ["Sample", "Upload", "Paste"], key="source", horizontal=True)
+    if source == "Sample":
+        names = sample_names()
+        given = command_line_file()
+        if given is not None:
+            names = [str(given), *names]
+        name = sidebar.selectbox("Sample document", names, key="sample")
+        path = Path(name) if Path(name).is_absolute() else SAMPLES / name
+        return decode_bytes(path.read_bytes(), name), str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
+    if source == "Upload":
+        upload = sidebar.file_uploader(
+            f"Text file (txt, md, py, rst …; up to {APP_MAX_BYTES // 1_000_000} MB)", key="upload"
+        )
+        if upload is None:
+            st.info("Choose a file in the sidebar to see it chunked.")
+            return None, ""
+        return decode_bytes(upload.getvalue(), upload.name, max_bytes=APP_MAX_BYTES), upload.name
+    pasted = sidebar.text_area("Paste text", key="paste", height=200)
+    if len(pasted.encode("utf-8", "surrogatepass")) > APP_MAX_BYTES:
+        raise DocumentError(f"pasted text is over the app's limit of {APP_MAX_BYTES // 1_000_000} MB")
+    return Document(pasted, "pasted text", "utf-8", ()), "document.txt"
+
+
+# --- configuration ------------------------------------------------------------------------------
+def init_from_url() -> None:
+    """Apply a shared configuration from the URL once per session."""
+    if st.session_state.get("_url_applied"):
+        return
+    st.session_state["_url_applied"] = True
+    doc, tokenizer, columns = config_from_query(st.query_params.to_dict(), MAX_COLUMNS)
+    if doc and doc in sample_names():
+        st.session_state["sample"] = doc
+    if tokenizer in tokenizer_names():
+        st.session_state["tokenizer"] = tokenizer
+    if columns:
+        st.session_state["n_columns"] = len(columns)
+        st.session_state["_url_params"] = {i: dict(c.params) for i, c in enumerate(columns)}
+        for i, col in enumerate(columns):
+            st.session_state[f"col{i}.strategy"] = col.strategy
+
+
+def choose_columns() -> list[ColumnConfig]:
+    """Strategy and parameter controls for each column, in the sidebar."""
+    names = [s.name for s in registered()]
+    sidebar = st.sidebar
+    sidebar.header("Strategies")
+    st.session_state.setdefault("n_columns", len(DEFAULT_COLUMNS))
+    n = sidebar.number_input("Columns", min_value=1, max_value=MAX_COLUMNS, key="n_columns")
+    url_params = st.session_state.get("_url_params", {})
+    columns = []
+    for i in range(int(n)):
+        key = f"col{i}.strategy"
+        if key not in st.session_state:
+            st.session_state[key] = DEFAULT_COLUMNS[i] if i < len(DEFAULT_COLUMNS) else names[0]
+        with sidebar.expander(f"Column {i + 1}", expanded=i == 0):
+            name = st.selectbox("Strategy", names, key=key, help=get_strategy(st.session_state[key]).description)
+            params = param_controls(f"col{i}", get_strategy(name), url_params.get(i, {}))
+        columns.append(ColumnConfig(name, params))
+    return columns
+
+
+# --- one column ---------------------------------------------------------------------------------
+def column_label(i: int, config: ColumnConfig) -> str:
+    return f"{i + 1}. {config.strategy}"
+
+
+def show_column(i: int, config: ColumnConfig, text: str, tokenizer: str, doc_name: str) -> StrategyRun | None:
+    label = column_label(i, config)
+    st.subheader(label)
+    params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
+    try:
+        with st.spinner(f"Chunking with {config.strategy}…"):
+            run = cached_run(text, config.strategy, params_json, tokenizer)
+    except ChunkvizError as exc:
+        st.error(str(exc))
+        return None
+    d = run.diagnostics
+    a, b, c = st.columns(3)
+    a.metric("chunks", len(run.chunks))
+    b.metric("median tokens", f"{d.summary.tokens.median:g}" if d and d.summary.tokens.median is not None else "–")
+    c.metric("overlap overhead", f"{d.overhead.tokens_percent:.1f}%" if d else "–")
+    counts = flag_counts(run)
+    flagged = [f"{FLAG_LABELS[k]}: {v}" for k, v in counts.items() if v]
+    st.caption(" · ".join(flagged) if flagged else "no flags")
+    if d and d.coverage.content_gaps:
+        st.warning(f"{d.coverage.content_gap_chars} characters of text are in no chunk (hatched in the text).")
+
+    selected = st.session_state.get(f"col{i}.selected")
+    html = cached_html(text, config.strategy, params_json, tokenizer, f"col{i}", selected)
+    st.html(html)
+
+    rows = chunk_table(text, run)
+    table = st.dataframe(
+        pd.DataFrame(rows),
+        key=f"col{i}.table",
+        on_select="rerun",
+        selection_mode="single-row",
+        hide_index=True,
+        height=240,
+    )
+    picked = table.selection.rows if table is not None and hasattr(table, "selection") else []
+    new_selected = rows[picked[0]]["index"] if picked else None
+    if new_selected != selected:
+        st.session_state[f"col{i}.selected"] = new_selected
+        st.rerun()
+    if selected is not None and 0 <= selected < len(run.chunks):
+        show_focus(run, selected, text)
+
+    records = chunk_records(run.chunks, load_tokenizer(tokenizer))
+    stem = f"{Path(doc_name).stem or 'document'}.{config.strategy}"
+    e1, e2, e3 = st.columns(3)
+    for col, fmt, mime in ((e1, "jsonl", "application/jsonl"), (e2, "json", "application/json"), (e3, "csv", "text/csv")):
+        col.download_button(
+            fmt.upper(), serialize(records, fmt), file_name=f"{stem}.{fmt}", mime=mime, key=f"col{i}.download.{fmt}"
+        )
+    return run
+
+
+def show_focus(run: StrategyRun, index: int, text: str) -> None:
+    chunk = run.chunks[index]
+    st.markdown(f"**Chunk {index}** · characters {chunk.start}–{chunk.end} · ends: `{chunk.reason}`")
+    if chunk.added_text:
+        st.caption("Added by the strategy (not in the source):")
+        st.code(chunk.added_text, language=None)
+    st.code(chunk.text, language=None, wrap_lines=True)
+
+
+# --- page ------------------------------------------------------------------------------------------
+def main() -> None:
+    init_from_url()
+    st.html(stylesheet())
+    st.title("chunkviz")
+    st.caption("See exactly where each chunking strategy cuts your document, and why.")
+
+    try:
+        document, doc_name = read_input()
+    except DocumentError as exc:
+        st.error(str(exc))
+        return
+    st.sidebar.header("Tokenizer")
+    st.session_state.setdefault("tokenizer", DEFAULT_TOKENIZER)
+    tokenizer = st.sidebar.selectbox("Token counts and sizes use", tokenizer_names(), key="tokenizer")
+    columns = choose_columns()
+    layout = st.sidebar.radio("Layout", ["Columns", "Tabs"], key="layout", horizontal=True)
+    if document is None:
+        return
+    for note in document.notes:
+        st.info(note)
+    text = document.text
+    try:
+        load_tokenizer(tokenizer)
+    except ChunkvizError as exc:
+        st.error(str(exc))
+        return
+    stats = cached_stats(text, tokenizer)
+    m1, m2, m3 = st.columns(3)
+    m1.metric("characters", f"{stats['characters']:,}")
+    m2.metric("words", f"{stats['words']:,}")
+    m3.metric(f"tokens ({tokenizer})", f"{stats['tokens']:,}")
+    if not text.strip():
+        st.warning("The document is empty: there is nothing to chunk.")
+        return
+    st.html(legend_html())
+
+    runs: dict[str, StrategyRun] = {}
+    containers = st.tabs([column_label(i, c) for i, c in enumerate(columns)]) if layout == "Tabs" else st.columns(len(columns))
+    for i, (container, config) in enumerate(zip(containers, columns)):
+        with container:
+            run = show_column(i, config, text, tokenizer, doc_name)
+        if run is not None:
+            runs[column_label(i, config)] = run
+
+    if runs:
+        st.header("Compare")
+        st.dataframe(pd.DataFrame([stats_row(label, run) for label, run in runs.items()]), hide_index=True, key="compare")
+        figure = token_distribution_figure({label: token_counts(run) for label, run in runs.items()}, tokenizer)
+        st.plotly_chart(figure, key="sizes")
+
+    share(doc_name, tokenizer, columns)
+
+
+def share(doc_name: str, tokenizer: str, columns: list[ColumnConfig]) -> None:
+    st.header("Share and reproduce")
+    query = config_to_query(Path(doc_name).name, tokenizer, columns)
+    st.query_params.from_dict(query)
+    st.caption("The page URL now holds this configuration (sample documents only); copy it to share.")
+    for i, config in enumerate(columns):
+        with st.expander(f"Column {i + 1}: {config.strategy}"):
+            st.code(cli_command(doc_name, config.strategy, config.params, tokenizer), language="bash")
+            st.code(python_snippet(doc_name, config.strategy, config.params, tokenizer), language="python")
+
+
+main()

@@ -1,0 +1,111 @@
+"""Streamlit controls generated from a strategy's parameter descriptions.
+
+Every registered strategy gets its controls from ``Strategy.params_info()``: integers and
+floats become number inputs bounded by the declared range, choices a select box, booleans a
+checkbox, a separator hierarchy a preset picker with a custom JSON list. Widget keys are
+``{prefix}.{strategy}.{param}`` so tests (and query parameters) can address them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+import streamlit as st
+
+from chunkviz.strategies.base import ParamInfo, Strategy
+from chunkviz.strategies.recursive import PRESETS
+
+CUSTOM = "custom…"
+
+
+def widget_key(prefix: str, strategy: str, param: str) -> str:
+    return f"{prefix}.{strategy}.{param}"
+
+
+def _initial_value(info: ParamInfo, given: Any) -> Any:
+    value = info.default if given is None else given
+    if info.name == "separators":
+        if isinstance(value, str) and value in PRESETS:
+            return value
+        return CUSTOM
+    return value
+
+
+def seed_state(prefix: str, strategy: Strategy, given: Mapping[str, Any]) -> None:
+    """Put initial values (defaults or values from a shared URL) into session state once."""
+    for info in strategy.params_info():
+        key = widget_key(prefix, strategy.name, info.name)
+        if key in st.session_state:
+            continue
+        value = _initial_value(info, given.get(info.name))
+        if info.type == "int":
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                value = int(info.default)
+            if info.minimum is not None:
+                value = max(int(info.minimum), value)
+            if info.maximum is not None:
+                value = min(int(info.maximum), value)
+        elif info.type == "float":
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                value = float(info.default)
+        st.session_state[key] = value
+        if info.name == "separators" and value == CUSTOM:
+            custom = given.get(info.name)
+            st.session_state[key + ".custom"] = json.dumps(custom if isinstance(custom, list) else ["\n\n", "\n", " ", ""])
+
+
+def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Draw the controls of ``strategy``; return the values that differ from the defaults."""
+    seed_state(prefix, strategy, given or {})
+    values: dict[str, Any] = {}
+    for info in strategy.params_info():
+        key = widget_key(prefix, strategy.name, info.name)
+        label = info.name.replace("_", " ")
+        help_text = f"{info.help} (range {info.range_text()}, default {info.default!r})"
+        if info.name == "separators":
+            options = [*PRESETS, CUSTOM]
+            choice = st.selectbox(label, options, key=key, help=help_text)
+            if choice == CUSTOM:
+                raw = st.text_input(
+                    "separators (JSON list)", key=key + ".custom", help='e.g. ["\\n\\n", "\\n", ". ", " ", ""]'
+                )
+                try:
+                    parsed = json.loads(raw)
+                except json.JSONDecodeError:
+                    parsed = raw  # the engine reports the error
+                values[info.name] = parsed
+            elif choice != info.default:
+                values[info.name] = choice
+            continue
+        if info.choices:
+            value = st.selectbox(label, list(info.choices), key=key, help=help_text)
+        elif info.type == "bool":
+            value = st.checkbox(label, key=key, help=help_text)
+        elif info.type == "int":
+            step = 10 if int(info.default) >= 100 else 1
+            value = st.number_input(
+                label,
+                min_value=int(info.minimum) if info.minimum is not None else None,
+                max_value=int(info.maximum) if info.maximum is not None else None,
+                step=step,
+                key=key,
+                help=help_text,
+            )
+        elif info.type == "float":
+            value = st.number_input(
+                label,
+                min_value=float(info.minimum) if info.minimum is not None else None,
+                max_value=float(info.maximum) if info.maximum is not None else None,
+                key=key,
+                help=help_text,
+            )
+        else:
+            value = st.text_input(label, key=key, help=help_text)
+        if value != info.default:
+            values[info.name] = value
+    return values
