@@ -55,8 +55,9 @@ def stylesheet() -> str:
         ".cv-e{display:inline-block;width:3px;height:1.1em;margin:0 1px;vertical-align:text-bottom;background:#333;cursor:help}",
         ".cv-e.cv-midsent{background:#f08c00;width:4px}",
         ".cv-e.cv-midword{background:#e03131;width:5px}",
-        ".cv-over{text-decoration:underline wavy #e03131;text-decoration-skip-ink:none}",
-        ".cv-tiny{outline:1px dotted #868e96}",
+        ".cv-over::before{content:'\\26A0';color:#c92a2a;font-weight:bold;margin-right:1px}",
+        ".cv-tiny::before{content:'\\00B7';color:#495057;font-weight:bold}",
+        ".cv-tiny{outline:1px dotted #495057}",
         ".cv-gap{background:repeating-linear-gradient(135deg,#eee 0 3px,#fff 3px 6px);color:#868e96;text-decoration:line-through}",
         ".cv-add{text-decoration:none;background:#fff;border:1px dashed #1c7ed6;color:#1864ab;font-style:italic;"
         "border-radius:3px;padding:0 2px;margin-right:2px}",
