@@ -233,7 +233,11 @@ def make_document(target_words: int, seed: int = SEED) -> tuple[str, dict[str, i
 
 
 def _clear_ours() -> None:
+    """Start every timed run of ours cold: no memoized counts, no kept document tokenization."""
+    from chunkviz.spancount import clear_shared_counters
+
     get_tokenizer("cl100k_base").count.cache_clear()
+    clear_shared_counters()
 
 
 def time_once(fn: Callable[[], Any], before: Callable[[], None] | None = None) -> tuple[float, Any]:

@@ -119,8 +119,14 @@ def sentence_starts(text: str, segmenter: Segmenter | None = None) -> list[int]:
 
 
 @functools.lru_cache(maxsize=16)
+def cached_sentence_starts(text: str) -> tuple[int, ...]:
+    """``sentence_starts`` with the default segmenter, memoized per text."""
+    return tuple(sentence_starts(text))
+
+
+@functools.lru_cache(maxsize=16)
 def _cached_spans(text: str) -> tuple[tuple[int, int], ...]:
-    return tuple(_spans_from_starts(text, sentence_starts(text)))
+    return tuple(_spans_from_starts(text, list(cached_sentence_starts(text))))
 
 
 def _spans_from_starts(text: str, starts: list[int]) -> list[tuple[int, int]]:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from chunkviz.errors import InvalidParamError
-from chunkviz.spancount import SpanCounter
+from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.strategies.base import param, register
 from chunkviz.strategies.packing import PackedSpan, pack_units, spans_to_chunks, unit_cuts
 from chunkviz.tokenizers import Tokenizer
@@ -59,7 +59,7 @@ def _merge_small_tail(spans: list[PackedSpan], counter: SpanCounter, min_tokens:
     ParagraphsParams,
 )
 def paragraphs(text: str, params: ParagraphsParams, tokenizer: Tokenizer) -> list[Chunk]:
-    counter = SpanCounter(text, tokenizer)
+    counter = shared_counter(text, tokenizer)
     cuts = unit_cuts(text, paragraph_starts(text), counter)
     spans = pack_units(text, cuts, counter, params.max_tokens, 0, str(Reason.PARAGRAPH), ["\n", " ", ""])
     spans = _merge_small_tail(spans, counter, params.min_tokens, params.max_tokens)

@@ -16,7 +16,7 @@ from typing import Iterable
 
 
 from chunkviz.errors import InvalidParamError
-from chunkviz.spancount import SpanCounter, best_cut
+from chunkviz.spancount import SpanCounter, best_cut, shared_counter
 from chunkviz.strategies.base import check_overlap_below_size, param, register
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk, Reason
@@ -112,7 +112,7 @@ class RecursiveSplitter:
         counter: SpanCounter | None = None,
     ):
         self.text = text
-        self.counter = counter or SpanCounter(text, tokenizer)
+        self.counter = counter or shared_counter(text, tokenizer)
         self.chunk_size = chunk_size
         self.overlap = overlap
         self.separators = separators

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chunkviz.segment import get_segmenter, sentence_starts
-from chunkviz.spancount import SpanCounter
+from chunkviz.segment import cached_sentence_starts, get_segmenter
+from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.strategies.base import param, register
 from chunkviz.strategies.packing import pack_units, spans_to_chunks, unit_cuts
 from chunkviz.tokenizers import Tokenizer
@@ -24,8 +24,8 @@ class SentencesParams:
     SentencesParams,
 )
 def sentences(text: str, params: SentencesParams, tokenizer: Tokenizer) -> list[Chunk]:
-    counter = SpanCounter(text, tokenizer)
-    cuts = unit_cuts(text, sentence_starts(text), counter)
+    counter = shared_counter(text, tokenizer)
+    cuts = unit_cuts(text, list(cached_sentence_starts(text)), counter)
     spans = pack_units(
         text, cuts, counter, params.max_tokens, params.overlap_sentences, str(Reason.SENTENCE_END), ["\n", " ", ""]
     )
