@@ -293,6 +293,19 @@ class HuggingFaceTokenizer(Tokenizer):
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
 
+    @classmethod
+    def from_backend(cls, name: str, backend, description: str, special_tokens: int) -> "HuggingFaceTokenizer":  # noqa: ANN001
+        """Wrap an already loaded ``tokenizers.Tokenizer`` (e.g. a model's backend tokenizer)."""
+        self = cls.__new__(cls)
+        Tokenizer.__init__(self)
+        self.name = name
+        self.description = description
+        self.special_tokens = special_tokens
+        self._tokenizer = backend
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+        return self
+
     def _count(self, text: str) -> int:
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
 

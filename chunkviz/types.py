@@ -23,6 +23,8 @@ class Reason(StrEnum):
     SEPARATOR = "separator"
     TOKEN_CAP = "token_cap"
     CHAR_CAP = "char_cap"
+    SEMANTIC_BREAKPOINT = "semantic_breakpoint"
+    MAX_TOKENS = "max_tokens"
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,14 @@ def param(
     minimum: float | None = None,
     maximum: float | None = None,
     choices: tuple[str, ...] | None = None,
+    applies_when: Mapping[str, tuple[Any, ...]] | None = None,
 ) -> Any:
-    """A dataclass field that carries its description and allowed range."""
-    meta = {"help": help, "minimum": minimum, "maximum": maximum, "choices": choices}
+    """A dataclass field that carries its description and allowed range.
+
+    ``applies_when`` names other parameters' values under which this one matters (e.g. a
+    multiplier that only a given threshold type uses); user interfaces may hide it otherwise.
+    """
+    meta = {"help": help, "minimum": minimum, "maximum": maximum, "choices": choices, "applies_when": applies_when}
     if isinstance(default, list):
         return dataclasses.field(default_factory=lambda: list(default), metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -42,6 +47,13 @@ class ParamInfo:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] | None = None
+    applies_when: Mapping[str, tuple[Any, ...]] | None = None
+
+    def applies(self, values: Mapping[str, Any]) -> bool:
+        """Whether this parameter matters given the other parameters' values."""
+        if not self.applies_when:
+            return True
+        return all(values.get(name) in allowed for name, allowed in self.applies_when.items())
 
     def range_text(self) -> str:
         if self.choices:
@@ -63,6 +75,9 @@ class Strategy(Generic[P]):
     description: str
     params_type: type
     function: ChunkFunction
+    #: Optional: ``explain(text, params, tokenizer)`` returns a strategy-specific analysis object
+    #: (e.g. the similarity curve of semantic chunking) that interfaces can plot.
+    explain: Callable[[str, Any, Tokenizer], Any] | None = None
 
     def params_info(self) -> list[ParamInfo]:
         hints = typing.get_type_hints(self.params_type)
@@ -78,6 +93,7 @@ class Strategy(Generic[P]):
                     minimum=f.metadata.get("minimum"),
                     maximum=f.metadata.get("maximum"),
                     choices=f.metadata.get("choices"),
+                    applies_when=f.metadata.get("applies_when"),
                 )
             )
         return infos
@@ -97,6 +113,7 @@ class Strategy(Generic[P]):
                     "maximum": p.maximum,
                     "choices": list(p.choices) if p.choices else None,
                     "range": p.range_text(),
+                    "applies_when": {k: list(v) for k, v in p.applies_when.items()} if p.applies_when else None,
                 }
                 for p in self.params_info()
             ],
@@ -191,13 +208,15 @@ def _check_range(strategy: str, info: ParamInfo, value: Any) -> None:
 _REGISTRY: dict[str, Strategy[Any]] = {}
 
 
-def register(name: str, description: str, params_type: type) -> Callable[[ChunkFunction], ChunkFunction]:
+def register(
+    name: str, description: str, params_type: type, explain: Callable[[str, Any, Tokenizer], Any] | None = None
+) -> Callable[[ChunkFunction], ChunkFunction]:
     """Decorator: register ``function(text, params, tokenizer) -> list[Chunk]`` under ``name``."""
 
     def decorate(function: ChunkFunction) -> ChunkFunction:
         if name in _REGISTRY:
             raise ValueError(f"strategy {name!r} is registered twice")
-        _REGISTRY[name] = Strategy(name, description, params_type, function)
+        _REGISTRY[name] = Strategy(name, description, params_type, function, explain)
         return function
 
     return decorate

@@ -1,0 +1,70 @@
+"""The ``semantic`` strategy: cut where adjacent sentence embeddings drift apart (seed 000 §13.6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chunkviz.semantic import DEFAULT_MODEL, THRESHOLD_TYPES, SemanticChunking, semantic_chunking
+from chunkviz.strategies.base import param, register
+from chunkviz.tokenizers import Tokenizer
+from chunkviz.types import Chunk
+
+
+@dataclass(frozen=True)
+class SemanticParams:
+    threshold_type: str = param("percentile", "how the breakpoint threshold is set", choices=THRESHOLD_TYPES)
+    percentile: float = param(
+        95.0,
+        "percentile: cut the (100 - p)% least similar sentence pairs; gradient: percentile of the distance gradient",
+        minimum=0.0,
+        maximum=100.0,
+        applies_when={"threshold_type": ("percentile", "gradient")},
+    )
+    std_multiplier: float = param(
+        3.0, "cut where similarity < mean - k * standard deviation", minimum=0.0, maximum=10.0,
+        applies_when={"threshold_type": ("standard_deviation",)},
+    )
+    iqr_multiplier: float = param(
+        1.5, "cut where similarity < mean - k * interquartile range", minimum=0.0, maximum=10.0,
+        applies_when={"threshold_type": ("interquartile",)},
+    )
+    similarity: float = param(
+        0.5, "cut where the similarity of adjacent sentences is below this value", minimum=-1.0, maximum=1.0,
+        applies_when={"threshold_type": ("absolute",)},
+    )
+    buffer_size: int = param(0, "embed each sentence together with this many neighbours on each side", minimum=0, maximum=5)
+    max_tokens: int = param(0, "largest chunk in the embedding model's tokens (0 = the model's limit)", minimum=0, maximum=100_000)
+    min_tokens: int = param(0, "merge chunks smaller than this into their more similar neighbour (0 = off)", minimum=0, maximum=100_000)
+    model: str = param(DEFAULT_MODEL, "sentence-transformers model name or local path (offline)")
+
+    def amount(self) -> float:
+        return {
+            "percentile": self.percentile,
+            "gradient": self.percentile,
+            "standard_deviation": self.std_multiplier,
+            "interquartile": self.iqr_multiplier,
+            "absolute": self.similarity,
+        }[self.threshold_type]
+
+
+def explain_semantic(text: str, params: SemanticParams, tokenizer: Tokenizer) -> SemanticChunking:
+    """The full analysis: sentences, similarities, threshold, breakpoints and chunks."""
+    return semantic_chunking(
+        text,
+        model=params.model,
+        buffer_size=params.buffer_size,
+        threshold_type=params.threshold_type,
+        amount=params.amount(),
+        max_tokens=params.max_tokens or None,
+        min_tokens=params.min_tokens,
+    )
+
+
+@register(
+    "semantic",
+    "Embed each sentence and cut where the similarity of neighbours drops below a threshold; never over the model's limit.",
+    SemanticParams,
+    explain=explain_semantic,
+)
+def semantic(text: str, params: SemanticParams, tokenizer: Tokenizer) -> list[Chunk]:
+    return list(explain_semantic(text, params, tokenizer).chunks)
