@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from chunkviz.charts import token_distribution_figure
+from chunkviz.charts import chunk_count_figure, similarity_figure, token_distribution_figure
 from chunkviz.compare import (
     FLAG_LABELS,
     ColumnConfig,
@@ -32,6 +33,7 @@ from chunkviz.documents import Document, DocumentError, decode_bytes
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
 from chunkviz.render import RenderOptions, legend_html, render_html, stylesheet
+from chunkviz.semantic import chunk_count_curve
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
 from chunkviz.widgets import param_controls
@@ -156,6 +158,7 @@ def show_column(i: int, config: ColumnConfig, text: str, tokenizer: str, doc_nam
     st.subheader(label)
     params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
     try:
+        prepare_with_progress(config, text, tokenizer)
         with st.spinner(f"Chunking with {config.strategy}…"):
             run = cached_run(text, config.strategy, params_json, tokenizer)
     except ChunkvizError as exc:
@@ -173,6 +176,8 @@ def show_column(i: int, config: ColumnConfig, text: str, tokenizer: str, doc_nam
         st.warning(f"{d.coverage.content_gap_chars} characters of text are in no chunk (hatched in the text).")
 
     selected = st.session_state.get(f"col{i}.selected")
+    if get_strategy(config.strategy).explain is not None:
+        show_explanation(i, config, text, tokenizer, params_json)
     html = cached_html(text, config.strategy, params_json, tokenizer, f"col{i}", selected)
     st.html(html)
 
@@ -201,6 +206,75 @@ def show_column(i: int, config: ColumnConfig, text: str, tokenizer: str, doc_nam
             fmt.upper(), serialize(records, fmt), file_name=f"{stem}.{fmt}", mime=mime, key=f"col{i}.download.{fmt}"
         )
     return run
+
+
+def prepare_with_progress(config: ColumnConfig, text: str, tokenizer: str) -> None:
+    """Run a strategy's expensive precomputation (e.g. embeddings) with a progress bar."""
+    spec = get_strategy(config.strategy)
+    if spec.prepare is None or not text.strip():
+        return
+    params = spec.make_params(config.params)
+    model = getattr(params, "model", "")
+    bar = None
+    began = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        rate = done / max(time.perf_counter() - began, 1e-6)
+        label = f"Embedding {total:,} sentences with {model}: {done:,}/{total:,}" + (f" ({rate:,.0f} sentences/s)" if done else "")
+        if bar is None:
+            bar = st.progress(0.0, text=label)
+        bar.progress(done / max(total, 1), text=label)
+
+    spec.prepare(text, params, load_tokenizer(tokenizer), progress)
+    if bar is not None:
+        bar.empty()
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_explanation(text: str, strategy: str, params_json: str, tokenizer: str):  # noqa: ANN201
+    spec = get_strategy(strategy)
+    return spec.explain(text, spec.make_params(json.loads(params_json)), get_tokenizer(tokenizer))
+
+
+def show_explanation(i: int, config: ColumnConfig, text: str, tokenizer: str, params_json: str) -> None:
+    """The similarity curve of semantic chunking (any strategy with an ``explain`` hook)."""
+    result = cached_explanation(text, config.strategy, params_json, tokenizer)
+    analysis, threshold = result.analysis, result.threshold
+    st.caption(
+        f"{len(analysis.sentences):,} sentences · segmenter {analysis.segmenter} · model {analysis.model} · "
+        f"threshold {threshold.threshold_type} = {threshold.value:.3f} · {len(threshold.breakpoints)} breakpoints · "
+        f"{len(result.size_splits)} cuts to fit {result.max_tokens} model tokens"
+    )
+    if len(analysis.similarities) == 0:
+        st.info("Fewer than two sentences: nothing to compare.")
+        return
+    chunk_sentences = [tuple(c.metadata.get("sentences", (0, 0))) for c in result.chunks]
+    figure = similarity_figure(
+        text, analysis.sentences, list(threshold.metric_values), threshold.metric, threshold.value,
+        threshold.breakpoints, result.size_splits, _merge_ranges(chunk_sentences),
+    )
+    event = st.plotly_chart(figure, key=f"col{i}.similarity", on_select="rerun", selection_mode=("points",))
+    points = event.selection.points if event is not None and hasattr(event, "selection") else []
+    if points:
+        pair = int(round(float(points[0]["x"]) - 0.5))
+        target = next((c.index for c in result.chunks if c.metadata.get("sentences", (0, 0))[1] == pair + 1), None)
+        if target is not None and target != st.session_state.get(f"col{i}.selected"):
+            st.session_state[f"col{i}.selected"] = target
+            st.rerun()
+    if threshold.threshold_type == "percentile":
+        current = float(json.loads(params_json).get("percentile", 95.0))
+        st.plotly_chart(chunk_count_figure(chunk_count_curve(analysis.similarities), current), key=f"col{i}.curve")
+
+
+def _merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sentence ranges of consecutive chunks (pieces of one split sentence become one range)."""
+    merged: list[tuple[int, int]] = []
+    for a, b in ranges:
+        if merged and merged[-1] == (a, b):
+            continue
+        merged.append((a, b))
+    return merged
 
 
 def show_focus(run: StrategyRun, index: int, text: str) -> None:

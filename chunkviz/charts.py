@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Mapping, Sequence
 
 import plotly.graph_objects as go
@@ -32,5 +33,104 @@ def token_distribution_figure(
         height=360,
         margin={"l": 40, "r": 20, "t": 30, "b": 40},
         template="plotly_white",
+    )
+    return fig
+
+
+def _hover_text(text: str, limit: int = 160) -> str:
+    """Document text made safe for a plotly hover label (escaped, shortened, wrapped)."""
+    short = " ".join(text.split())
+    if len(short) > limit:
+        short = short[: limit - 1] + "\u2026"
+    escaped = html.escape(short)
+    words, lines, line = escaped.split(" "), [], ""
+    for word in words:
+        if len(line) + len(word) > 60 and line:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    lines.append(line)
+    return "<br>".join(lines)
+
+
+def similarity_figure(
+    text: str,
+    sentences: Sequence[tuple[int, int]],
+    metric_values: Sequence[float],
+    metric: str,
+    threshold: float,
+    breakpoints: Sequence[int],
+    size_splits: Sequence[int],
+    chunk_sentences: Sequence[tuple[int, int]],
+) -> go.Figure:
+    """Similarity (or distance gradient) of each adjacent sentence pair along the document.
+
+    Pair ``i`` (sentences i and i+1) sits at x = i + 0.5, between the sentences; chunk regions
+    are shaded with the inline highlighting's colours; the threshold is a horizontal line;
+    semantic breakpoints and cuts forced by the size limit are marked.
+    """
+    from chunkviz.render import BAND_COLOURS, N_COLOURS
+
+    x = [i + 0.5 for i in range(len(metric_values))]
+    hover = [
+        f"pair {i}: {metric_values[i]:.3f}<br><b>sentence {i}</b>: {_hover_text(text[sentences[i][0]:sentences[i][1]])}"
+        f"<br><b>sentence {i + 1}</b>: {_hover_text(text[sentences[i + 1][0]:sentences[i + 1][1]])}"
+        for i in range(len(metric_values))
+    ]
+    fig = go.Figure()
+    for k, (a, b) in enumerate(chunk_sentences):
+        fig.add_vrect(x0=a, x1=b, fillcolor=BAND_COLOURS[k % N_COLOURS], opacity=0.45, line_width=0, layer="below")
+    fig.add_trace(
+        go.Scatter(
+            x=x, y=list(metric_values), mode="lines+markers", name="similarity" if metric == "similarity" else "distance gradient",
+            marker={"size": 5, "color": "#1c7ed6"}, line={"width": 1.5, "color": "#1c7ed6"},
+            hovertext=hover, hoverinfo="text",
+        )
+    )
+    if breakpoints:
+        fig.add_trace(
+            go.Scatter(
+                x=[i + 0.5 for i in breakpoints], y=[metric_values[i] for i in breakpoints], mode="markers",
+                name="breakpoint", marker={"symbol": "x", "size": 11, "color": "#e03131", "line": {"width": 2}},
+                hovertext=[hover[i] for i in breakpoints], hoverinfo="text",
+            )
+        )
+    if size_splits:
+        fig.add_trace(
+            go.Scatter(
+                x=[i + 0.5 for i in size_splits], y=[metric_values[i] for i in size_splits], mode="markers",
+                name="cut to fit max_tokens", marker={"symbol": "diamond", "size": 10, "color": "#f08c00"},
+                hovertext=[hover[i] for i in size_splits], hoverinfo="text",
+            )
+        )
+    if threshold == threshold:  # not NaN
+        fig.add_hline(
+            y=threshold, line_dash="dash", line_color="#e03131",
+            annotation_text=f"threshold {threshold:.3f}", annotation_position="top left",
+        )
+    fig.update_layout(
+        xaxis_title="sentence", yaxis_title="cosine similarity of neighbours" if metric == "similarity" else "gradient of distance",
+        height=320, margin={"l": 40, "r": 10, "t": 30, "b": 40}, template="plotly_white",
+        legend={"orientation": "h", "y": 1.12}, hovermode="closest",
+    )
+    return fig
+
+
+def chunk_count_figure(curve: Sequence[tuple[float, int]], current: float | None) -> go.Figure:
+    """How many chunks each percentile gives (before size limits), with the current choice."""
+    fig = go.Figure(
+        go.Scatter(
+            x=[p for p, _ in curve], y=[n for _, n in curve], mode="lines", line={"shape": "hv", "color": "#495057"},
+            hovertemplate="percentile %{x}: %{y} chunks<extra></extra>",
+        )
+    )
+    if current is not None:
+        near = min(curve, key=lambda pc: abs(pc[0] - current)) if curve else (current, 0)
+        fig.add_trace(go.Scatter(x=[current], y=[near[1]], mode="markers", marker={"size": 11, "color": "#e03131"},
+                                 hovertemplate="current: %{x}<extra></extra>"))
+    fig.update_layout(
+        xaxis_title="percentile", yaxis_title="chunks", showlegend=False, height=220,
+        margin={"l": 40, "r": 10, "t": 10, "b": 40}, template="plotly_white",
     )
     return fig

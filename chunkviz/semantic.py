@@ -89,6 +89,7 @@ class EmbeddingModel:
         if progress is None:
             return np.asarray(self.model.encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False))
         parts = []
+        progress(0, total)
         for start in range(0, total, batch):
             block = list(texts[start : start + batch])
             parts.append(self.model.encode(block, batch_size=64, normalize_embeddings=True, show_progress_bar=False))

@@ -63,8 +63,12 @@ def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | N
     """Draw the controls of ``strategy``; return the values that differ from the defaults."""
     seed_state(prefix, strategy, given or {})
     values: dict[str, Any] = {}
+    current: dict[str, Any] = {}
     for info in strategy.params_info():
         key = widget_key(prefix, strategy.name, info.name)
+        current[info.name] = st.session_state.get(key, info.default)
+        if not info.applies(current):
+            continue
         label = info.name.replace("_", " ")
         help_text = f"{info.help} (range {info.range_text()}, default {info.default!r})"
         if info.name == "separators":
@@ -86,6 +90,10 @@ def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | N
             value = st.selectbox(label, list(info.choices), key=key, help=help_text)
         elif info.type == "bool":
             value = st.checkbox(label, key=key, help=help_text)
+        elif info.type == "float" and _slider_range(info):
+            value = st.slider(label, float(info.minimum), float(info.maximum), step=_float_step(info), key=key, help=help_text)
+        elif info.type == "int" and _slider_range(info) and info.maximum - info.minimum <= 20:
+            value = st.slider(label, int(info.minimum), int(info.maximum), step=1, key=key, help=help_text)
         elif info.type == "int":
             step = 10 if int(info.default) >= 100 else 1
             value = st.number_input(
@@ -106,6 +114,16 @@ def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | N
             )
         else:
             value = st.text_input(label, key=key, help=help_text)
+        current[info.name] = value
         if value != info.default:
             values[info.name] = value
     return values
+
+
+def _slider_range(info: ParamInfo) -> bool:
+    return info.minimum is not None and info.maximum is not None and info.maximum - info.minimum <= 100
+
+
+def _float_step(info: ParamInfo) -> float:
+    span = float(info.maximum) - float(info.minimum)
+    return 0.5 if span >= 50 else 0.05 if span <= 5 else 0.1

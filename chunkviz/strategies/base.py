@@ -78,6 +78,9 @@ class Strategy(Generic[P]):
     #: Optional: ``explain(text, params, tokenizer)`` returns a strategy-specific analysis object
     #: (e.g. the similarity curve of semantic chunking) that interfaces can plot.
     explain: Callable[[str, Any, Tokenizer], Any] | None = None
+    #: Optional: ``prepare(text, params, tokenizer, progress)`` does the expensive, cacheable
+    #: precomputation (e.g. embeddings) up front, calling ``progress(done, total)``.
+    prepare: Callable[[str, Any, Tokenizer, Callable[[int, int], None]], None] | None = None
 
     def params_info(self) -> list[ParamInfo]:
         hints = typing.get_type_hints(self.params_type)
@@ -209,14 +212,18 @@ _REGISTRY: dict[str, Strategy[Any]] = {}
 
 
 def register(
-    name: str, description: str, params_type: type, explain: Callable[[str, Any, Tokenizer], Any] | None = None
+    name: str,
+    description: str,
+    params_type: type,
+    explain: Callable[[str, Any, Tokenizer], Any] | None = None,
+    prepare: Callable[[str, Any, Tokenizer, Callable[[int, int], None]], None] | None = None,
 ) -> Callable[[ChunkFunction], ChunkFunction]:
     """Decorator: register ``function(text, params, tokenizer) -> list[Chunk]`` under ``name``."""
 
     def decorate(function: ChunkFunction) -> ChunkFunction:
         if name in _REGISTRY:
             raise ValueError(f"strategy {name!r} is registered twice")
-        _REGISTRY[name] = Strategy(name, description, params_type, function, explain)
+        _REGISTRY[name] = Strategy(name, description, params_type, function, explain, prepare)
         return function
 
     return decorate

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chunkviz.semantic import DEFAULT_MODEL, THRESHOLD_TYPES, SemanticChunking, semantic_chunking
+from typing import Callable
+
+from chunkviz.semantic import DEFAULT_MODEL, THRESHOLD_TYPES, SemanticChunking, semantic_chunking, sentence_similarities
 from chunkviz.strategies.base import param, register
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
@@ -60,11 +62,17 @@ def explain_semantic(text: str, params: SemanticParams, tokenizer: Tokenizer) ->
     )
 
 
+def prepare_semantic(text: str, params: SemanticParams, tokenizer: Tokenizer, progress: Callable[[int, int], None]) -> None:
+    """Segment and embed once (cached), reporting progress in sentences."""
+    sentence_similarities(text, params.model, params.buffer_size, progress)
+
+
 @register(
     "semantic",
     "Embed each sentence and cut where the similarity of neighbours drops below a threshold; never over the model's limit.",
     SemanticParams,
     explain=explain_semantic,
+    prepare=prepare_semantic,
 )
 def semantic(text: str, params: SemanticParams, tokenizer: Tokenizer) -> list[Chunk]:
     return list(explain_semantic(text, params, tokenizer).chunks)
