@@ -39,7 +39,7 @@ from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_name
 from chunkviz.widgets import param_controls
 
 SAMPLES = Path(__file__).parent / "sample_docs"
-DEFAULT_SAMPLE = "api_guide.md"
+DEFAULT_SAMPLE = "field_station_handbook.md"
 #: The app renders the whole document once per column, so it accepts less than the CLI.
 APP_MAX_BYTES = 5_000_000
 MAX_COLUMNS = 4
@@ -93,6 +93,8 @@ def read_input() -> tuple[Document | None, str]:
         given = command_line_file()
         if given is not None:
             names = [str(given), *names]
+        if st.session_state.get("sample") not in names:
+            st.session_state["sample"] = str(given) if given is not None else DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0]
         name = sidebar.selectbox("Sample document", names, key="sample")
         path = Path(name) if Path(name).is_absolute() else SAMPLES / name
         return decode_bytes(path.read_bytes(), name), str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
