@@ -50,6 +50,8 @@ def fixed_tokens(text: str, params: FixedTokensParams, tokenizer: Tokenizer) -> 
     bounds = tokenizer.boundaries(text)
     n = bounds.n_tokens
     positions = bounds.positions
+    if n == 0:  # text the tokenizer ignores entirely (e.g. only zero-width characters): keep it
+        return [Chunk.from_span(text, 0, 0, len(text), Reason.END_OF_DOCUMENT, metadata={"token_start": 0, "token_end": 0, "token_count": 0})]
     chunks: list[Chunk] = []
     for first in window_starts(n, params.chunk_size, params.overlap):
         stop = min(first + params.chunk_size, n)

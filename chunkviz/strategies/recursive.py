@@ -76,6 +76,10 @@ def resolve_separators(separators: str | Iterable[str]) -> list[str]:
             raise InvalidParamError(
                 "recursive", "separators", f"must be one of {', '.join(PRESETS)} or a list of strings, got {text!r}"
             )
+    if not isinstance(separators, (list, tuple)):
+        raise InvalidParamError(
+            "recursive", "separators", f"must be a preset name ({', '.join(PRESETS)}) or a list of strings, got {separators!r}"
+        )
     result = list(separators)
     if not result or not all(isinstance(s, str) for s in result):
         raise InvalidParamError("recursive", "separators", "must be a non-empty list of strings")
@@ -182,16 +186,20 @@ class RecursiveSplitter:
                 return lvl
         return None
 
-    def _cut_of(self, occurrence: int, length: int) -> int:
-        """The cut for a separator occurrence, chosen within the whole whitespace run around it
-        (so a line separator never cuts between the two line breaks of a paragraph break)."""
+    def _run_of(self, occurrence: int, length: int) -> tuple[int, int]:
+        """The whole whitespace run around a separator occurrence (so a line separator never
+        cuts between the two line breaks of a paragraph break)."""
         text = self.text
         start, end = occurrence, occurrence + length
         while start > 0 and text[start - 1].isspace():
             start -= 1
         while end < len(text) and text[end].isspace():
             end += 1
-        return best_cut(text, start, end, self.counter)
+        return start, end
+
+    def _cut_of(self, occurrence: int, length: int) -> int:
+        start, end = self._run_of(occurrence, length)
+        return best_cut(self.text, start, end, self.counter)
 
     def _budget_limit(self, chunk_start: int) -> int:
         """The furthest character a clean cut may reach within the token budget."""
@@ -216,7 +224,7 @@ class RecursiveSplitter:
             return cut if cut > pos else None
         text = self.text
         search_end = limit
-        for _ in range(64):
+        for _ in range(256):
             best = -1
             best_len = 0
             for variant in self._variants[level]:
@@ -225,15 +233,12 @@ class RecursiveSplitter:
                     best, best_len = found, len(variant)
             if best < 0:
                 return None
-            cut = self._cut_of(best, best_len)
-            if cut <= pos:
-                if best <= pos:
-                    return None
-                search_end = best - 1
-                continue
-            if cut < end and count(chunk_start, cut) <= size:
-                return cut
-            search_end = best - 1
+            run_start, run_end = self._run_of(best, best_len)
+            # the preferred cut of the run, else its start (the run's whitespace goes to the next piece)
+            for cut in (best_cut(text, run_start, run_end, self.counter), run_start):
+                if pos < cut < end and count(chunk_start, cut) <= size:
+                    return cut
+            search_end = min(best, run_start) - 1
             if search_end <= pos:
                 return None
         return None
@@ -260,13 +265,11 @@ class RecursiveSplitter:
         count = self.counter.count
         approx = self._char_at_token(self.counter.tokens_before(end) - self.overlap - 2)
         lo = max(prev_start + 1, approx)
-        found_any = False
         for match in _WORD_START.finditer(self.text, lo, end):
-            found_any = True
             if count(match.start(), end) <= self.overlap:
                 return match.start()
-        if found_any:
-            return end
+        if _WORD_START.search(self.text, prev_start + 1, end) is not None:
+            return end  # the text has word boundaries but no word-aligned tail fits: no overlap
         # no word boundary (e.g. CJK): binary search over character positions
         low, high = lo, end
         while low < high:
