@@ -124,13 +124,16 @@ def chunk_table(text: str, run: StrategyRun, preview_chars: int = 80) -> list[di
     """One row per chunk: index, span, tokens, reason, flags, a preview of its text."""
     flags = chunk_flags(run)
     by_index = {d.index: d for d in run.diagnostics.chunks} if run.diagnostics else {}
+    multi_level = any(c.level or c.parent is not None for c in run.chunks)
     rows = []
     for c in run.chunks:
         d = by_index.get(c.index)
         preview = c.text[:preview_chars].replace("\r", "").replace("\n", "\u23ce ")
+        level_columns = {"level": c.level, "parent": c.parent} if multi_level else {}
         rows.append(
             {
                 "index": c.index,
+                **level_columns,
                 "start": c.start,
                 "end": c.end,
                 "tokens": d.tokens if d else None,

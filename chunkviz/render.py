@@ -6,7 +6,8 @@ chunks. A segment covered by one chunk is that chunk's band (the element that ca
 a segment covered by two or more is an overlap region, striped in both colours, its length on
 hover. A thin marker at every chunk end gives the boundary reason; flags show as outlines and
 marker colours; ``added_text`` is drawn as inserted text, never mixed into the source.
-Multi-level chunkings draw their outer level (parents) as nested bands around the inner one.
+Multi-level chunkings draw every outer level (parents, chapters …) as nested bands around the
+finest level; selecting a child also marks its ancestors, as retrieval would return them.
 
 Every piece of document text and every attribute value goes through ``html.escape``.
 """
@@ -62,6 +63,8 @@ def stylesheet() -> str:
         ".cv-add{text-decoration:none;background:#fff;border:1px dashed #1c7ed6;color:#1864ab;font-style:italic;"
         "border-radius:3px;padding:0 2px;margin-right:2px}",
         ".cv-p{border:2px solid #495057;border-radius:4px;padding:1px 0}",
+        ".cv-p.cv-l1{border-color:#868e96;border-style:dashed}",
+        ".cv-p.cv-l2{border-color:#adb5bd;border-style:dotted}",
         ".cv-p.cv-psel{border-color:#e8590c;box-shadow:0 0 0 2px #ffd8a8}",
         ".cv-sel{outline:3px solid #e8590c!important}",
         ".cv-legend span{display:inline-block;margin:0 0.8rem 0.3rem 0;font-size:0.8rem}",
@@ -134,7 +137,7 @@ def render_html(text: str, chunks: Sequence[Chunk], options: RenderOptions) -> s
         return f'<div class="cv-doc" data-strategy="{html.escape(options.strategy)}">{html.escape(text)}</div>'
     max_level = max(c.level for c in chunks)
     inner = [c for c in chunks if c.level == max_level]
-    outer = [c for c in chunks if c.level != max_level and c.level == max_level - 1] if max_level > 0 else []
+    outer = sorted((c for c in chunks if c.level < max_level), key=lambda c: (c.start, c.level, -c.end))
     gaps = sorted(options.content_gaps)
     segments = _segments(inner, len(text))
     cut_points = [c.start for c in outer] + [c.end for c in outer] + [p for g in gaps for p in g]
@@ -143,11 +146,12 @@ def render_html(text: str, chunks: Sequence[Chunk], options: RenderOptions) -> s
 
     strategy = html.escape(options.strategy, quote=True)
     notes = options.annotations
-    selected_parent = None
-    if options.selected is not None:
-        for c in chunks:
-            if c.index == options.selected and c.parent is not None:
-                selected_parent = c.parent
+    by_index = {c.index: c for c in chunks}
+    selected_ancestors: set[int] = set()
+    current = by_index.get(options.selected) if options.selected is not None else None
+    while current is not None and current.parent is not None and current.parent not in selected_ancestors:
+        selected_ancestors.add(current.parent)
+        current = by_index.get(current.parent)
     out: list[str] = [f'<div class="cv-doc" data-strategy="{strategy}">']
     ends_at: dict[int, list[int]] = {}
     for pos, c in enumerate(inner):
@@ -156,27 +160,27 @@ def render_html(text: str, chunks: Sequence[Chunk], options: RenderOptions) -> s
     for pos, c in enumerate(inner):
         starts_at.setdefault(c.start, []).append(pos)
     outer_starts: dict[int, list[Chunk]] = {}
-    outer_ends: dict[int, int] = {}
     for c in outer:
         outer_starts.setdefault(c.start, []).append(c)
-        outer_ends[c.end] = outer_ends.get(c.end, 0) + 1
     emitted: set[int] = set()
-    open_parents = 0
+    stack: list[Chunk] = []  # open ancestor bands, outermost first
     gap_index = 0
 
     for a, b, cover in segments:
-        if open_parents and a in outer_ends:
-            closing = min(outer_ends[a], open_parents)
-            out.append("</span>" * closing)
-            open_parents -= closing
+        if any(parent.end <= a for parent in stack):
+            # close from the innermost band down to the deepest one that ends here, then reopen
+            # the ones still running (only needed when levels do not nest perfectly)
+            deepest = max(k for k, parent in enumerate(stack) if parent.end <= a)
+            reopen = [parent for parent in stack[deepest:] if parent.end > a]
+            out.append("</span>" * (len(stack) - deepest))
+            del stack[deepest:]
+            for parent in reopen:
+                out.append(_parent_open(parent, strategy, notes, options, selected_ancestors, continues=True))
+                stack.append(parent)
         for parent in outer_starts.get(a, ()):
-            sel = " cv-psel" if selected_parent == parent.index else ""
-            out.append(
-                f'<span class="cv-p{sel}" data-strategy="{strategy}" data-parent-index="{parent.index}" '
-                f'data-start="{parent.start}" data-end="{parent.end}" data-level="{parent.level}" '
-                f'title="{html.escape(_title(parent, notes.get(parent.index), options.tokenizer), quote=True)}">'
-            )
-            open_parents += 1
+            if parent.end > a:
+                out.append(_parent_open(parent, strategy, notes, options, selected_ancestors, continues=False))
+                stack.append(parent)
         for pos in starts_at.get(a, ()):
             c = inner[pos]
             if c.added_text:
@@ -219,10 +223,25 @@ def render_html(text: str, chunks: Sequence[Chunk], options: RenderOptions) -> s
                 out.append(_band_open(c, strategy, notes, options, "") + "</span>")
                 emitted.add(pos)
             out.append(_end_marker(c, notes.get(c.index)))
-    if open_parents:
-        out.append("</span>" * open_parents)
+    if stack:
+        out.append("</span>" * len(stack))
     out.append("</div>")
     return "".join(out)
+
+
+def _parent_open(
+    parent: Chunk, strategy: str, notes: Mapping[int, ChunkAnnotation], options: RenderOptions,
+    selected_ancestors: set[int], continues: bool,
+) -> str:
+    sel = " cv-psel" if parent.index in selected_ancestors or parent.index == options.selected else ""
+    if continues:
+        return f'<span class="cv-p{sel}" data-continues="{parent.index}">'
+    title = html.escape(_title(parent, notes.get(parent.index), options.tokenizer), quote=True)
+    return (
+        f'<span id="cv-{strategy}-{parent.index}" class="cv-p cv-l{min(parent.level, 3)}{sel}" data-strategy="{strategy}" '
+        f'data-chunk-index="{parent.index}" data-parent-index="{parent.index}" data-start="{parent.start}" '
+        f'data-end="{parent.end}" data-level="{parent.level}" title="{title}">'
+    )
 
 
 def _band_open(c: Chunk, strategy: str, notes: Mapping[int, ChunkAnnotation], options: RenderOptions, extra: str) -> str:
@@ -238,7 +257,7 @@ def _band_open(c: Chunk, strategy: str, notes: Mapping[int, ChunkAnnotation], op
     title = html.escape(_title(c, note, options.tokenizer), quote=True)
     return (
         f'<span id="cv-{strategy}-{c.index}" class="{classes}{extra}" data-strategy="{strategy}" '
-        f'data-chunk-index="{c.index}" data-start="{c.start}" data-end="{c.end}" title="{title}">'
+        f'data-chunk-index="{c.index}" data-start="{c.start}" data-end="{c.end}" data-level="{c.level}" title="{title}">'
     )
 
 
