@@ -29,7 +29,7 @@ from chunkviz.compare import (
     stats_row,
     token_counts,
 )
-from chunkviz.documents import Document, DocumentError, decode_bytes
+from chunkviz.documents import Document, DocumentError, read_bytes
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
 from chunkviz.render import RenderOptions, legend_html, render_html, stylesheet
@@ -97,15 +97,15 @@ def read_input() -> tuple[Document | None, str]:
             st.session_state["sample"] = str(given) if given is not None else DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0]
         name = sidebar.selectbox("Sample document", names, key="sample")
         path = Path(name) if Path(name).is_absolute() else SAMPLES / name
-        return decode_bytes(path.read_bytes(), name), str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
+        return read_bytes(path.read_bytes(), path.name), str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
     if source == "Upload":
         upload = sidebar.file_uploader(
-            f"Text file (txt, md, py, rst …; up to {APP_MAX_BYTES // 1_000_000} MB)", key="upload"
+            f"A document (txt, md, rst, py, html, pdf, docx; up to {APP_MAX_BYTES // 1_000_000} MB)", key="upload"
         )
         if upload is None:
             st.info("Choose a file in the sidebar to see it chunked.")
             return None, ""
-        return decode_bytes(upload.getvalue(), upload.name, max_bytes=APP_MAX_BYTES), upload.name
+        return read_bytes(upload.getvalue(), upload.name, max_bytes=APP_MAX_BYTES), upload.name
     pasted = sidebar.text_area("Paste text", key="paste", height=200)
     if len(pasted.encode("utf-8", "surrogatepass")) > APP_MAX_BYTES:
         raise DocumentError(f"pasted text is over the app's limit of {APP_MAX_BYTES // 1_000_000} MB")

@@ -280,7 +280,7 @@ def test_missing_file(capsys, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "data", "expected"),
     [
-        ("scan.pdf", b"%PDF-1.5\n...", "looks like a PDF file; PDF documents are not supported yet"),
+        ("scan.pdf", b"%PDF-1.5\n...", "could not be read as a PDF: "),  # PDFs are read now; this one is damaged
         ("pic.png", b"\x89PNG\r\n\x1a\n\x00\x00", "looks like a PNG image, not text"),
         ("blob.bin", b"abc\x00def", "looks like a binary file: it contains NUL bytes"),
     ],
