@@ -25,6 +25,10 @@ class Reason(StrEnum):
     CHAR_CAP = "char_cap"
     SEMANTIC_BREAKPOINT = "semantic_breakpoint"
     MAX_TOKENS = "max_tokens"
+    TABLE_END = "table_end"
+    ROW_GROUP = "row_group"
+    AST_NODE = "ast_node"
+    PARENT_END = "parent_end"
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,10 @@ class RecursiveParams:
         resolve_separators(self.separators)
 
 
+#: Edge effects of tokenizing a span alone versus inside the document stay within this many tokens.
+_ESTIMATE_SLACK = 16
+
+
 def resolve_separators(separators: str | Iterable[str]) -> list[str]:
     """A preset name or a list of separator strings, validated."""
     if isinstance(separators, str):
@@ -212,7 +216,9 @@ class RecursiveSplitter:
         """Largest cut c in (pos, end] of this level with count(chunk_start, c) <= chunk_size."""
         count = self.counter.count
         size = self.chunk_size
-        if count(chunk_start, end) <= size:
+        # the document's token positions bound the count within a few tokens at each edge, so a
+        # span estimated far over the budget is not re-tokenized (that would be quadratic)
+        if self.counter.estimate(chunk_start, end) <= size + _ESTIMATE_SLACK and count(chunk_start, end) <= size:
             return end
         limit = min(self._budget_limit(chunk_start), end)
         if self.separators[level] == "":

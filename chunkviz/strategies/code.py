@@ -1,0 +1,450 @@
+"""Python source chunked on its syntax tree (seed 000 §13.5.4), without dropping anything.
+
+The seed's ``chunk_python_file`` keeps only functions and classes (and, walking the whole tree,
+repeats methods inside their classes); module-level code (imports, constants, ``if __name__ ==
+"__main__":`` blocks, comments) is lost. Here the level-0 chunks tile the whole module:
+
+- every top-level function and class is one chunk, from its first decorator (or from the
+  comment lines directly above it, with no blank line between) to its last line, plus indented
+  comment lines that follow its body;
+- the module-level code between them is chunked on its own: consecutive statements (with the
+  comment blocks around them) are packed up to ``max_tokens``, a statement that alone is over
+  the limit is split with the recursive ``python`` preset;
+- a function over ``max_tokens`` is split with the recursive ``python`` preset (without its
+  ``class``/``def`` separators, which inside one function only match its own def line and would
+  cut its decorators off it); its pieces keep the function's ``type`` and ``name``;
+- a class over ``max_tokens`` stays one level-0 chunk (flagged ``over_limit``: it is the parent
+  context) and gets level-1 children that tile it: the class header (decorators, class line,
+  docstring, attributes up to the first method), every method (with its decorators and comments)
+  and nested class, and any class-level code after the first method (``class_code``).
+
+Cuts are at line starts; the whitespace between two chunks belongs to the first. The syntax
+tree's columns are UTF-8 byte offsets: they are converted to character offsets line by line, and
+lines are counted as Python counts them (``\\n``, ``\\r\\n`` and a lone ``\\r``).
+
+Text that does not parse (a syntax error, or not Python at all) is chunked with the recursive
+``python`` preset (``chunk_size = max_tokens``, no overlap); every chunk's metadata then says
+``fallback: "syntax error at line N: message"``.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from chunkviz.spancount import SpanCounter, shared_counter
+from chunkviz.strategies.base import param, register
+from chunkviz.strategies.packing import pack_units
+from chunkviz.strategies.recursive import PRESETS, RecursiveSplitter
+from chunkviz.tokenizers import Tokenizer
+from chunkviz.types import Chunk, Reason
+
+_PYTHON_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_INDENT_CHARS = " \t\x0c"
+#: separators for splitting an oversized def (see ``CodeChunker.splitter``)
+DEF_SPLIT_SEPARATORS = [s for s in PRESETS["python"] if s not in ("\nclass ", "\ndef ")]
+
+
+@dataclass(frozen=True)
+class CodeParams:
+    max_tokens: int = param(500, "maximum tokens per chunk; larger functions are split, larger classes get method children", minimum=1, maximum=100_000)
+
+
+class Source:
+    """Line table of a Python source as the parser sees it, and exact position conversion."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in _PYTHON_LINE_BREAK.finditer(text)]
+        self.n_lines = len(self.starts)
+        self._encoded: dict[int, bytes] = {}
+
+    def line_start(self, lineno: int) -> int:
+        """Character offset where line ``lineno`` (1-based) starts; past the last line: the end."""
+        if lineno > self.n_lines:
+            return len(self.text)
+        return self.starts[lineno - 1]
+
+    def line_text(self, lineno: int) -> str:
+        """Line ``lineno`` without its line break."""
+        start = self.starts[lineno - 1]
+        end = self.starts[lineno] if lineno < self.n_lines else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
+
+    def offset(self, lineno: int, col: int) -> int:
+        """Character offset of ``(lineno, col)`` where ``col`` counts UTF-8 bytes (as ``ast``)."""
+        encoded = self._encoded.get(lineno)
+        if encoded is None:
+            encoded = self._encoded[lineno] = self.line_text(lineno).encode("utf-8", "surrogatepass")
+        return self.starts[lineno - 1] + len(encoded[:col].decode("utf-8", "surrogatepass"))
+
+    def line_of(self, pos: int) -> int:
+        """1-based line of character ``pos``."""
+        return bisect.bisect_right(self.starts, pos)
+
+    def is_blank(self, lineno: int) -> bool:
+        return not self.line_text(lineno).strip()
+
+    def is_comment(self, lineno: int) -> bool:
+        return self.line_text(lineno).lstrip(_INDENT_CHARS).startswith("#")
+
+    def indent(self, lineno: int) -> int:
+        line = self.line_text(lineno)
+        return len(line) - len(line.lstrip(_INDENT_CHARS))
+
+    def content_lines(self, start: int, end: int) -> tuple[int, int]:
+        """First and last line (1-based, inclusive) with a non-whitespace character in [start, end)."""
+        piece = self.text[start:end]
+        stripped = piece.lstrip()
+        first = start + len(piece) - len(stripped)
+        last = start + len(piece.rstrip()) - 1
+        if last < first:  # only whitespace
+            return self.line_of(start), self.line_of(max(start, end - 1))
+        return self.line_of(first), self.line_of(last)
+
+
+def node_start(source: Source, node: ast.stmt) -> int:
+    """Character offset where a statement starts: at the ``@`` of its first decorator, if any."""
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:
+        first = decorators[0]
+        expression = source.offset(first.lineno, first.col_offset)
+        at = source.text.rfind("@", 0, expression)
+        return at if at >= 0 else expression
+    return source.offset(node.lineno, node.col_offset)
+
+
+def node_end(source: Source, node: ast.stmt) -> int:
+    return source.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
+
+
+@dataclass
+class Group:
+    """Top-level (or class-level) statements that share lines; a def/class is alone in its group."""
+
+    first: int  # first line (of the first decorator for a decorated def/class)
+    last: int  # last line of the statements
+    nodes: list[ast.stmt]
+    indent: int
+    ext_last: int = 0  # last line including trailing indented comments
+    lead_first: int = 0  # first line including the comment lines directly above (defs only)
+
+    @property
+    def node(self) -> ast.stmt | None:
+        """The def or class of a group that is one, else None."""
+        if len(self.nodes) == 1 and isinstance(self.nodes[0], _DEFS):
+            return self.nodes[0]
+        return None
+
+
+@dataclass
+class Segment:
+    """A run of lines that becomes one chunk (a def/class) or packed chunks (code)."""
+
+    first: int
+    last: int  # inclusive, may end with blank lines
+    node: ast.stmt | None
+    groups: list[Group] = field(default_factory=list)
+
+
+def _groups(source: Source, statements: Sequence[ast.stmt], region_first: int, region_last: int, top_bound: int) -> list[Group]:
+    groups: list[Group] = []
+    for node in statements:
+        first = source.line_of(node_start(source, node))
+        last = max(node.end_lineno or node.lineno, first)
+        if groups and first <= groups[-1].last:
+            groups[-1].last = max(groups[-1].last, last)
+            groups[-1].nodes.append(node)
+            continue
+        groups.append(Group(first, last, [node], source.indent(node.lineno)))
+    # trailing comment lines indented deeper than the statement belong to it (e.g. a commented-out
+    # last line of a function body); blank lines between them too
+    for k, group in enumerate(groups):
+        limit = groups[k + 1].first - 1 if k + 1 < len(groups) else region_last
+        group.ext_last = group.last
+        line = group.last + 1
+        while line <= limit:
+            if source.is_blank(line):
+                line += 1
+                continue
+            if source.is_comment(line) and source.indent(line) > group.indent:
+                group.ext_last = line
+                line += 1
+                continue
+            break
+    # comment lines directly above a def/class (no blank line between) belong to it
+    for k, group in enumerate(groups):
+        group.lead_first = group.first
+        if group.node is None:
+            continue
+        bound = max(groups[k - 1].ext_last if k else top_bound, region_first - 1)
+        line = group.first - 1
+        while line > bound and source.is_comment(line):
+            group.lead_first = line
+            line -= 1
+    return groups
+
+
+def _segments(source: Source, groups: list[Group], region_first: int, region_last: int) -> list[Segment]:
+    """Tile the lines [region_first, region_last] into def/class segments and code segments."""
+    label: dict[int, Any] = {}
+    for k, group in enumerate(groups):
+        if group.node is not None:
+            for line in range(group.lead_first, group.ext_last + 1):
+                label[line] = k
+    segments: list[Segment] = []
+    code_groups = {g.first: g for g in groups if g.node is None}
+    current: Any = None
+    for line in range(region_first, region_last + 1):
+        if line in label:
+            kind = label[line]
+        elif source.is_blank(line):
+            continue
+        else:
+            kind = "code"
+        if not segments or kind != current:
+            node = groups[kind].node if kind != "code" else None
+            segments.append(Segment(line, line, node))
+            current = kind
+        if kind == "code" and line in code_groups:
+            segments[-1].groups.append(code_groups[line])
+    if not segments:
+        return []
+    segments[0].first = region_first
+    for a, b in zip(segments, segments[1:]):
+        a.last = b.first - 1
+    segments[-1].last = region_last
+    return segments
+
+
+def _unit_starts(source: Source, segment: Segment) -> list[int]:
+    """Lines where the packing units of a code segment start: each statement group (with the
+    free comment lines directly above it) and each comment block after a blank line."""
+    by_first = {g.first: g for g in segment.groups}
+    starts: list[int] = []
+    previous = "blank"
+    line = segment.first
+    while line <= segment.last:
+        group = by_first.get(line)
+        if group is not None:
+            if previous != "free":
+                starts.append(line)
+            line = max(group.ext_last, line) + 1
+            previous = "group"
+            continue
+        if source.is_blank(line):
+            previous = "blank"
+        else:
+            if previous != "free":
+                starts.append(line)
+            previous = "free"
+        line += 1
+    return starts
+
+
+@dataclass
+class Piece:
+    start: int
+    end: int
+    reason: str
+    level: int
+    metadata: dict[str, Any]
+    parent_key: int | None = None  # start offset of the parent chunk
+    key: int | None = None  # set on parents: their start offset
+
+
+class CodeChunker:
+    def __init__(self, text: str, tokenizer: Tokenizer, max_tokens: int) -> None:
+        self.text = text
+        self.source = Source(text)
+        self.tokenizer = tokenizer
+        self.counter: SpanCounter = shared_counter(text, tokenizer)
+        self.max_tokens = max_tokens
+        self._splitter: RecursiveSplitter | None = None
+        self.pieces: list[Piece] = []
+
+    @property
+    def splitter(self) -> RecursiveSplitter:
+        """The recursive splitter for oversized functions: the ``python`` preset without its
+        ``"\\nclass "`` and ``"\\ndef "`` separators, which inside one def's span can only match
+        its own def line and would cut its decorators and comments off it."""
+        if self._splitter is None:
+            self._splitter = RecursiveSplitter(
+                self.text, self.tokenizer, self.max_tokens, 0, DEF_SPLIT_SEPARATORS, counter=self.counter
+            )
+        return self._splitter
+
+    def _meta(self, start: int, end: int, kind: str, name: str | None, **extra: Any) -> dict[str, Any]:
+        first, last = self.source.content_lines(start, end)
+        metadata: dict[str, Any] = {"type": kind, "name": name, "start_line": first, "end_line": last}
+        metadata.update(extra)
+        return metadata
+
+    # ---- regions -------------------------------------------------------------------------
+    def chunk_module(self, tree: ast.Module) -> None:
+        source = self.source
+        groups = _groups(source, tree.body, 1, source.n_lines, 0)
+        self._region(_segments(source, groups, 1, source.n_lines), 0, len(self.text), 0, None, None)
+
+    def _segment_span(self, segment: Segment, region_start: int, region_end: int, is_first: bool, is_last: bool) -> tuple[int, int]:
+        start = region_start if is_first else self.source.line_start(segment.first)
+        end = region_end if is_last else self.source.line_start(segment.last + 1)
+        return start, end
+
+    def _region(self, segments: list[Segment], region_start: int, region_end: int, level: int, owner: ast.ClassDef | None, parent_key: int | None) -> None:
+        seen_def = False
+        for k, segment in enumerate(segments):
+            start, end = self._segment_span(segment, region_start, region_end, k == 0, k == len(segments) - 1)
+            if segment.node is not None:
+                self._def(segment.node, start, end, level, owner, parent_key)
+                seen_def = True
+            else:
+                if owner is None:
+                    kind, name = "module_code", "<module>"
+                else:
+                    kind, name = ("class_code" if seen_def else "class_header"), owner.name
+                self._code(segment, start, end, level, kind, name, parent_key)
+
+    # ---- chunks ----------------------------------------------------------------------------
+    def _code(self, segment: Segment, start: int, end: int, level: int, kind: str, name: str | None, parent_key: int | None) -> None:
+        source = self.source
+        cuts = [start]
+        for line in _unit_starts(source, segment):
+            pos = source.line_start(line)
+            if cuts[-1] < pos < end:
+                cuts.append(pos)
+        cuts.append(end)
+        spans = pack_units(self.text, cuts, self.counter, self.max_tokens, 0, str(Reason.MAX_TOKENS), list(PRESETS["python"]))
+        for span in spans:
+            extra: dict[str, Any] = {}
+            if span.split_unit:
+                extra["split"] = True
+            if span.over_limit:
+                extra["over_limit"] = True
+                extra["indivisible"] = True
+            reason = str(Reason.AST_NODE) if span.end == end else span.reason
+            self.pieces.append(Piece(span.start, span.end, reason, level, self._meta(span.start, span.end, kind, name, **extra), parent_key))
+
+    def _def(self, node: ast.stmt, start: int, end: int, level: int, owner: ast.ClassDef | None, parent_key: int | None) -> None:
+        name = node.name  # type: ignore[attr-defined]
+        if owner is not None and not isinstance(node, ast.ClassDef):
+            kind = "method"
+        elif isinstance(node, ast.ClassDef):
+            kind = "class"
+        elif isinstance(node, ast.AsyncFunctionDef):
+            kind = "async_function"
+        else:
+            kind = "function"
+        extra: dict[str, Any] = {}
+        if owner is not None:
+            extra["qualname"] = f"{owner.name}.{name}"
+            if isinstance(node, ast.AsyncFunctionDef):
+                extra["async"] = True
+        tokens = self.counter.count(start, end)
+        if tokens <= self.max_tokens:
+            self.pieces.append(Piece(start, end, str(Reason.AST_NODE), level, self._meta(start, end, kind, name, **extra), parent_key))
+            return
+        if isinstance(node, ast.ClassDef) and level == 0:
+            self._class_with_children(node, start, end, extra)
+            return
+        self._split(start, end, level, kind, name, extra, parent_key)
+
+    def _split(self, start: int, end: int, level: int, kind: str, name: str, extra: dict[str, Any], parent_key: int | None) -> None:
+        """An oversized function (or method, nested class) cut with the recursive python preset."""
+        splitter = self.splitter
+        spans = splitter.split_span(start, end)
+        for k, (s, e, over) in enumerate(spans):
+            reason = str(Reason.AST_NODE) if e == end else splitter.cut_reason.get(e, str(Reason.CHARACTER))
+            meta = self._meta(s, e, kind, name, **extra, split=True, part=k + 1, parts=len(spans))
+            if e != end and e in splitter.cut_separator:
+                meta["separator"] = splitter.cut_separator[e]
+            if over:
+                meta["over_limit"] = True
+                meta["indivisible"] = True
+            self.pieces.append(Piece(s, e, reason, level, meta, parent_key))
+
+    def _class_with_children(self, node: ast.ClassDef, start: int, end: int, extra: dict[str, Any]) -> None:
+        source = self.source
+        parent = Piece(
+            start, end, str(Reason.AST_NODE), 0,
+            self._meta(start, end, "class", node.name, **extra, over_limit=True,
+                       note="over max_tokens: kept whole as the parent context; its level-1 children are the header and the methods"),
+            key=start,
+        )
+        self.pieces.append(parent)
+        first_line = source.line_of(start)
+        last_line = source.line_of(end - 1) if end > start else first_line
+        groups = _groups(source, node.body, first_line, last_line, node.lineno)
+        segments = _segments(source, groups, first_line, last_line)
+        before = len(self.pieces)
+        self._region(segments, start, end, 1, node, start)
+        parent.metadata["children"] = len(self.pieces) - before
+
+
+def _syntax_error_note(exc: BaseException) -> str:
+    line = getattr(exc, "lineno", None)
+    message = getattr(exc, "msg", None) or str(exc) or type(exc).__name__
+    return f"syntax error at line {line if line is not None else '?'}: {message}"
+
+
+def _fallback(text: str, tokenizer: Tokenizer, max_tokens: int, note: str) -> list[Chunk]:
+    from chunkviz.strategies.recursive import chunk_recursive_spans
+
+    spans, splitter = chunk_recursive_spans(text, tokenizer, max_tokens, 0, list(PRESETS["python"]))
+    chunks = []
+    for index, (start, end, over) in enumerate(spans):
+        if end >= len(text):
+            reason = str(Reason.END_OF_DOCUMENT)
+        else:
+            reason = splitter.cut_reason.get(end, str(Reason.CHARACTER))
+        metadata: dict[str, Any] = {"fallback": note}
+        if end in splitter.cut_separator and end < len(text):
+            metadata["separator"] = splitter.cut_separator[end]
+        if over:
+            metadata["over_limit"] = True
+            metadata["indivisible"] = True
+        chunks.append(Chunk.from_span(text, index, start, end, reason, metadata=metadata))
+    return chunks
+
+
+def parse_python(text: str) -> tuple[ast.Module | None, str | None]:
+    """The module's syntax tree, or None and a note saying why it does not parse."""
+    try:
+        return ast.parse(text), None
+    except SyntaxError as exc:
+        return None, _syntax_error_note(exc)
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes (older Pythons), deep nesting
+        return None, _syntax_error_note(exc)
+
+
+@register(
+    "code",
+    "Python on its syntax tree: functions and classes with their decorators and comments, module-level code kept in chunks of its own; big classes get method children.",
+    CodeParams,
+)
+def code(text: str, params: CodeParams, tokenizer: Tokenizer) -> list[Chunk]:
+    if not text.strip():
+        return []
+    tree, note = parse_python(text)
+    if tree is None:
+        return _fallback(text, tokenizer, params.max_tokens, note or "syntax error")
+    chunker = CodeChunker(text, tokenizer, params.max_tokens)
+    chunker.chunk_module(tree)
+    return _to_chunks(text, chunker.pieces)
+
+
+def _to_chunks(text: str, pieces: list[Piece]) -> list[Chunk]:
+    ordered = sorted(pieces, key=lambda p: (p.level, p.start, p.end))
+    index_of_key = {p.key: k for k, p in enumerate(ordered) if p.key is not None}
+    chunks = []
+    for k, piece in enumerate(ordered):
+        reason = str(Reason.END_OF_DOCUMENT) if piece.end >= len(text) else piece.reason
+        parent = index_of_key[piece.parent_key] if piece.parent_key is not None else None
+        chunks.append(
+            Chunk.from_span(text, k, piece.start, piece.end, reason, parent=parent, level=piece.level, metadata=piece.metadata)
+        )
+    return chunks
