@@ -1,6 +1,7 @@
 """chunkviz: see exactly how RAG chunking strategies cut a document."""
 
 from chunkviz.api import chunk, strategies
+from chunkviz.enrich import enrich
 from chunkviz.errors import ChunkvizError, DocumentError, InvalidParamError, UnknownStrategyError
 from chunkviz.tokenizers import Tokenizer, get_tokenizer
 from chunkviz.types import Chunk, Reason
@@ -14,6 +15,7 @@ __all__ = [
     "Tokenizer",
     "UnknownStrategyError",
     "chunk",
+    "enrich",
     "get_tokenizer",
     "strategies",
 ]
