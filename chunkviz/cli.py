@@ -5,6 +5,10 @@ Commands::
     chunkviz strategies [--json]
     chunkviz chunk FILE -s NAME [-p key=value ...] [--tokenizer NAME] [--format jsonl|json|csv|text]
     chunkviz diagnose FILE -s NAME [-p key=value ...] [--tokenizer NAME] [--json]
+    chunkviz similarities FILE [-p key=value ...] [--tokenizer NAME] [--json]
+
+``similarities`` runs the ``semantic`` strategy and shows its analysis: sentences, the
+similarity of each adjacent pair, the threshold, breakpoints, size splits and the chunks.
 
 ``FILE`` may be ``-`` for standard input. Bad input exits with status 2 and one line on stderr
 starting ``chunkviz: error:``; remarks about reading the document go to stderr as ``note: ...``.
@@ -143,9 +147,10 @@ def _convert_union(parts: list[str], stripped: str, text: str) -> Any:
 # --------------------------------------------------------------------------- commands
 
 
-def _add_chunking_args(sub: argparse.ArgumentParser) -> None:
+def _add_chunking_args(sub: argparse.ArgumentParser, with_strategy: bool = True) -> None:
     sub.add_argument("file", metavar="FILE", help="document to read ('-' reads standard input)")
-    sub.add_argument("-s", "--strategy", required=True, metavar="NAME", help="strategy name (see 'chunkviz strategies')")
+    if with_strategy:
+        sub.add_argument("-s", "--strategy", required=True, metavar="NAME", help="strategy name (see 'chunkviz strategies')")
     sub.add_argument(
         "-p",
         "--param",
@@ -179,6 +184,12 @@ def build_parser() -> argparse.ArgumentParser:
     p_diagnose = commands.add_parser("diagnose", help="chunk a document and report coverage, overlaps and flags")
     _add_chunking_args(p_diagnose)
     p_diagnose.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p_similar = commands.add_parser(
+        "similarities", help="semantic chunking analysis: sentence similarities, threshold, breakpoints, chunks"
+    )
+    _add_chunking_args(p_similar, with_strategy=False)
+    p_similar.add_argument("--json", action="store_true", help="machine-readable output (one JSON object)")
     return parser
 
 
@@ -289,7 +300,82 @@ def _cmd_diagnose(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"strategies": _cmd_strategies, "chunk": _cmd_chunk, "diagnose": _cmd_diagnose}
+def _finite(value: Any) -> float | None:
+    """A float for JSON, or None for NaN/inf (e.g. the threshold of fewer than two sentences)."""
+    number = float(value)
+    return number if number == number and number not in (float("inf"), float("-inf")) else None
+
+
+def _cmd_similarities(args: argparse.Namespace) -> int:
+    from chunkviz.documents import read_path, read_stdin
+    from chunkviz.strategies.base import get_strategy
+    from chunkviz.tokenizers import get_tokenizer
+
+    spec = get_strategy("semantic")
+    values = convert_param_values(spec, parse_param_args(args.param))
+    params = spec.make_params(values)
+    tokenizer = get_tokenizer(args.tokenizer)
+    document = read_stdin() if args.file == "-" else read_path(args.file)
+    for note in document.notes:
+        print(f"note: {note}", file=sys.stderr)
+    result = spec.explain(document.text, params, tokenizer)
+    analysis, threshold = result.analysis, result.threshold
+    report: dict[str, Any] = {
+        "document": document.name,
+        "characters": len(document.text),
+        "model": analysis.model,
+        "segmenter": analysis.segmenter,
+        "buffer_size": analysis.buffer_size,
+        "threshold_type": threshold.threshold_type,
+        "amount": params.amount(),
+        "metric": threshold.metric,
+        "threshold": _finite(threshold.value) if len(analysis.similarities) else None,
+        "max_tokens": result.max_tokens,
+        "min_tokens": params.min_tokens,
+        "model_tokenizer": result.model_tokenizer,
+        "tokenizer": tokenizer.name,
+        "sentences": [{"start": a, "end": b} for a, b in analysis.sentences],
+        "similarities": [float(v) for v in analysis.similarities],
+        "metric_values": [float(v) for v in threshold.metric_values],
+        "breakpoints": list(threshold.breakpoints),
+        "size_splits": list(result.size_splits),
+        "chunks": chunk_records(result.chunks, tokenizer),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
+        return EXIT_OK
+    _write_similarities_summary(sys.stdout, report)
+    return EXIT_OK
+
+
+def _write_similarities_summary(out: Any, report: dict[str, Any]) -> None:
+    def listing(indices: list[int]) -> str:
+        shown = ", ".join(str(i) for i in indices[:20])
+        return shown + (f", ... ({len(indices)} in all)" if len(indices) > 20 else "") if indices else "none"
+
+    n_sent, n_chunks = len(report["sentences"]), len(report["chunks"])
+    out.write(f"document: {report['document']} ({report['characters']} characters)\n")
+    out.write(f"sentences: {n_sent} (segmenter: {report['segmenter']})\n")
+    out.write(f"model: {report['model']} (buffer_size {report['buffer_size']})\n")
+    if report["threshold"] is None:
+        out.write(f"threshold: none ({report['threshold_type']}; fewer than two sentences)\n")
+    else:
+        side = "above" if report["metric"] == "distance_gradient" else "below"
+        out.write(
+            f"threshold: {report['threshold']:.4f} ({report['threshold_type']} {report['amount']:g}; "
+            f"cut where the {report['metric'].replace('_', ' ')} is {side} it)\n"
+        )
+    out.write(f"breakpoints (cut after sentence): {listing(report['breakpoints'])}\n")
+    out.write(f"size splits (max_tokens {report['max_tokens']}): {listing(report['size_splits'])}\n")
+    out.write(f"chunks: {n_chunks}\n")
+
+
+_COMMANDS = {
+    "strategies": _cmd_strategies,
+    "chunk": _cmd_chunk,
+    "diagnose": _cmd_diagnose,
+    "similarities": _cmd_similarities,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,8 +6,9 @@ chunks. A segment covered by one chunk is that chunk's band (the element that ca
 a segment covered by two or more is an overlap region, striped in both colours, its length on
 hover. A thin marker at every chunk end gives the boundary reason; flags show as outlines and
 marker colours; ``added_text`` is drawn as inserted text, never mixed into the source.
-Multi-level chunkings draw every outer level (parents, chapters …) as nested bands around the
-finest level; selecting a child also marks its ancestors, as retrieval would return them.
+Multi-level chunkings draw every chunk that has children (parents, chapters …) as a nested
+outline around them and every other chunk as a band; selecting a child also marks its
+ancestors, as retrieval would return them.
 
 Every piece of document text and every attribute value goes through ``html.escape``.
 """
@@ -135,9 +136,10 @@ def render_html(text: str, chunks: Sequence[Chunk], options: RenderOptions) -> s
     """The document with every chunk drawn inline; pure, escaped, one element per region."""
     if not chunks:
         return f'<div class="cv-doc" data-strategy="{html.escape(options.strategy)}">{html.escape(text)}</div>'
-    max_level = max(c.level for c in chunks)
-    inner = [c for c in chunks if c.level == max_level]
-    outer = sorted((c for c in chunks if c.level < max_level), key=lambda c: (c.start, c.level, -c.end))
+    # chunks with children are drawn as outlines around them; every other chunk is a colour band
+    has_children = {c.parent for c in chunks if c.parent is not None}
+    inner = [c for c in chunks if c.index not in has_children]
+    outer = sorted((c for c in chunks if c.index in has_children), key=lambda c: (c.start, c.level, -c.end))
     gaps = sorted(options.content_gaps)
     segments = _segments(inner, len(text))
     cut_points = [c.start for c in outer] + [c.end for c in outer] + [p for g in gaps for p in g]

@@ -216,9 +216,9 @@ def document_elements(text: str, markup: str = "auto") -> list[Element]:
                 break
             if _SETEXT_1.match(nxt) or _SETEXT_2.match(nxt):
                 level = 1 if _SETEXT_1.match(nxt) else 2
-                if j == i and len(nxt.strip()) >= 3 and _RST_ADORNMENT.match(nxt):
-                    level = rst_levels.setdefault(nxt.strip()[0], len(rst_levels) + 1) if rst_levels else level
-                    rst_levels.setdefault(nxt.strip()[0], level)
+                if rst and j == i and len(nxt.strip()) >= 3 and _RST_ADORNMENT.match(nxt):
+                    # reStructuredText: levels follow the order in which adornment styles appear
+                    level = rst_levels.setdefault(nxt.strip()[0], len(rst_levels) + 1)
                 title = " ".join(text[s:e].strip() for s, e in lines[i : j + 1])
                 heading = Element("heading", start, lines[j + 1][1], min(level, 6), title)
                 j += 1

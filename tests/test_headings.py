@@ -193,8 +193,6 @@ def test_setext_headings() -> None:
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="structure.document_elements numbers Markdown setext underlines in order of "
-                   "first appearance (reStructuredText style): a '===' heading after a '---' heading gets level 2")
 def test_setext_h1_after_setext_h2_is_level_1() -> None:
     # CommonMark: an '=' underline is always level 1, a '-' underline always level 2
     doc = "Sub\n---\n\ntext\n\nTitle\n=====\n\nmore\n\n## Child\n\nx\n"

@@ -270,7 +270,7 @@ class RecursiveSplitter:
         begins at a word boundary (any character boundary when the text has no spaces)."""
         count = self.counter.count
         approx = self._char_at_token(self.counter.tokens_before(end) - self.overlap - 2)
-        lo = max(prev_start + 1, approx)
+        lo = min(max(prev_start + 1, approx), end)
         for match in _WORD_START.finditer(self.text, lo, end):
             if count(match.start(), end) <= self.overlap:
                 return match.start()
