@@ -78,7 +78,8 @@ def sample_names() -> list[str]:
 
 
 def command_line_file() -> Path | None:
-    if len(sys.argv) > 1 and Path(sys.argv[1]).is_file():
+    """``./dev app FILE`` passes FILE after the script: only trust argv when it is this app's."""
+    if len(sys.argv) > 1 and Path(sys.argv[0]).resolve() == Path(__file__).resolve() and Path(sys.argv[1]).is_file():
         return Path(sys.argv[1]).resolve()
     return None
 
@@ -177,6 +178,7 @@ def show_column(i: int, config: ColumnConfig, text: str, tokenizer: str, doc_nam
     if d and d.coverage.content_gaps:
         st.warning(f"{d.coverage.content_gap_chars} characters of text are in no chunk (hatched in the text).")
 
+    forget_stale_selection(i, text, tokenizer, params_json, config.strategy)
     selected = st.session_state.get(f"col{i}.selected")
     if get_strategy(config.strategy).explain is not None:
         show_explanation(i, config, text, tokenizer, params_json)
@@ -192,22 +194,39 @@ def show_column(i: int, config: ColumnConfig, text: str, tokenizer: str, doc_nam
         hide_index=True,
         height=240,
     )
-    picked = table.selection.rows if table is not None and hasattr(table, "selection") else []
-    new_selected = rows[picked[0]]["index"] if picked else None
-    if new_selected != selected:
-        st.session_state[f"col{i}.selected"] = new_selected
-        st.rerun()
+    picked = [r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)]
+    if picked != st.session_state.get(f"col{i}.table_seen", []):  # the user (un)ticked a row
+        st.session_state[f"col{i}.table_seen"] = picked
+        new_selected = rows[picked[0]]["index"] if picked else None
+        if new_selected != selected:
+            st.session_state[f"col{i}.selected"] = new_selected
+            st.rerun()
     if selected is not None and 0 <= selected < len(run.chunks):
         show_focus(run, selected, text)
 
-    records = chunk_records(run.chunks, load_tokenizer(tokenizer))
+    exports = cached_exports(text, config.strategy, params_json, tokenizer)
     stem = f"{Path(doc_name).stem or 'document'}.{config.strategy}"
     e1, e2, e3 = st.columns(3)
     for col, fmt, mime in ((e1, "jsonl", "application/jsonl"), (e2, "json", "application/json"), (e3, "csv", "text/csv")):
-        col.download_button(
-            fmt.upper(), serialize(records, fmt), file_name=f"{stem}.{fmt}", mime=mime, key=f"col{i}.download.{fmt}"
-        )
+        col.download_button(fmt.upper(), exports[fmt], file_name=f"{stem}.{fmt}", mime=mime, key=f"col{i}.download.{fmt}")
     return run
+
+
+def forget_stale_selection(i: int, text: str, tokenizer: str, params_json: str, strategy: str) -> None:
+    """A selected row belongs to one chunking: drop it when the document or settings change."""
+    fingerprint = f"{hash(text)}:{len(text)}:{tokenizer}:{strategy}:{params_json}"
+    key = f"col{i}.fingerprint"
+    if st.session_state.get(key) not in (None, fingerprint):
+        for suffix in ("selected", "table", "table_seen"):
+            st.session_state.pop(f"col{i}.{suffix}", None)
+    st.session_state[key] = fingerprint
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_exports(text: str, strategy: str, params_json: str, tokenizer: str) -> dict[str, str]:
+    run = cached_run(text, strategy, params_json, tokenizer)
+    records = chunk_records(run.chunks, load_tokenizer(tokenizer))
+    return {fmt: serialize(records, fmt) for fmt in ("jsonl", "json", "csv")}
 
 
 def prepare_with_progress(config: ColumnConfig, text: str, tokenizer: str) -> None:

@@ -75,6 +75,8 @@ def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | N
             options = [*PRESETS, CUSTOM]
             choice = st.selectbox(label, options, key=key, help=help_text)
             if choice == CUSTOM:
+                if not st.session_state.get(key + ".custom"):
+                    st.session_state[key + ".custom"] = json.dumps(PRESETS.get(str(info.default), PRESETS["default"]))
                 raw = st.text_input(
                     "separators (JSON list)", key=key + ".custom", help='e.g. ["\\n\\n", "\\n", ". ", " ", ""]'
                 )

@@ -386,11 +386,6 @@ def test_clicking_a_table_row_selects_the_chunk(page: Any) -> None:
     page.screenshot(path=str(OUTPUT / "selected.png"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app bug: with a table row selected, a change that leaves fewer rows crashes the page "
-    "(IndexError at rows[picked[0]] in show_column)",
-)
 def test_selection_then_fewer_chunks_does_not_crash(page: Any) -> None:
     text = sample_text(default_sample())
     wait_until_idle(page)

@@ -47,12 +47,15 @@ def pack_units(
     overlap_units: int,
     unit_reason: str,
     split_separators: list[str],
+    target_tokens: int | None = None,
 ) -> list[PackedSpan]:
     """Pack units ``[cuts[k], cuts[k+1])`` greedily into spans of at most ``max_tokens`` tokens.
 
     Each span after the first repeats up to ``overlap_units`` trailing units of the previous one,
     as many as fit. A unit longer than ``max_tokens`` on its own is split further with the
     recursive splitter on ``split_separators`` and its pieces are marked ``split_unit``.
+    With ``target_tokens``, a span stops taking units once it has at least that many tokens
+    (instead of filling up to ``max_tokens``).
     """
     count = counter.count
     n = len(cuts) - 1
@@ -84,6 +87,8 @@ def pack_units(
                 first += 1
         j = i + 1
         while j < n and count(cuts[first], cuts[j + 1]) <= max_tokens:
+            if target_tokens is not None and count(cuts[first], cuts[j]) >= target_tokens:
+                break
             j += 1
         reason = unit_reason if cuts[j] < len(text) else str(Reason.END_OF_DOCUMENT)
         spans.append(PackedSpan(cuts[first], cuts[j], reason, first, j))

@@ -1,8 +1,11 @@
-"""Blank-line paragraphs packed between min_tokens and max_tokens (guide strategy 2).
+"""Blank-line paragraphs as chunks, merged up to min_tokens, never over max_tokens (guide strategy 2).
 
-Sizes are real token counts, not the guide's word-count estimate. Paragraphs are added while
-the chunk stays within ``max_tokens``; a paragraph over ``max_tokens`` is split at lines and
-words and flagged; a final chunk under ``min_tokens`` joins the previous one when both fit.
+Paragraphs are the natural unit: a chunk is one paragraph, or consecutive paragraphs when the
+first ones are small — paragraphs are added until the chunk has at least ``min_tokens`` tokens,
+never past ``max_tokens``. A paragraph over ``max_tokens`` is split at lines and words and
+flagged; a final chunk under ``min_tokens`` joins the previous one when both fit. Sizes are
+real token counts, not the guide's word-count estimate. The guide's loop fills chunks up to
+``max_tokens``; ``min_tokens == max_tokens`` gives that greedy packing.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ _BLANK_LINES = re.compile(r"\n[^\S\n]*\n\s*")
 
 @dataclass(frozen=True)
 class ParagraphsParams:
-    min_tokens: int = param(100, "chunks smaller than this are merged when possible and flagged", minimum=0, maximum=100_000)
+    min_tokens: int = param(
+        100, "paragraphs are merged until a chunk has at least this many tokens (flagged when it cannot)", minimum=0, maximum=100_000
+    )
     max_tokens: int = param(600, "maximum tokens per chunk", minimum=1, maximum=100_000)
 
     def __post_init__(self) -> None:
@@ -55,13 +60,15 @@ def _merge_small_tail(spans: list[PackedSpan], counter: SpanCounter, min_tokens:
 
 @register(
     "paragraphs",
-    "Blank-line paragraphs packed up to max_tokens; small chunks merged toward min_tokens, long paragraphs split and flagged.",
+    "Blank-line paragraphs as chunks; small ones merged until min_tokens, never over max_tokens; long ones split and flagged.",
     ParagraphsParams,
 )
 def paragraphs(text: str, params: ParagraphsParams, tokenizer: Tokenizer) -> list[Chunk]:
     counter = shared_counter(text, tokenizer)
     cuts = unit_cuts(text, paragraph_starts(text), counter)
-    spans = pack_units(text, cuts, counter, params.max_tokens, 0, str(Reason.PARAGRAPH), ["\n", " ", ""])
+    spans = pack_units(
+        text, cuts, counter, params.max_tokens, 0, str(Reason.PARAGRAPH), ["\n", " ", ""], target_tokens=params.min_tokens
+    )
     spans = _merge_small_tail(spans, counter, params.min_tokens, params.max_tokens)
     chunks = spans_to_chunks(text, spans, counter, "split_paragraph")
     result = []
