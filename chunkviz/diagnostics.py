@@ -36,6 +36,7 @@ from chunkviz.tokenizers import (
     TokenizerUnavailable,
     get_tokenizer,
 )
+from chunkviz.spancount import shared_counter
 from chunkviz.types import Chunk
 
 Span = tuple[int, int]
@@ -448,11 +449,50 @@ def _cut_key(text: str, pos: int) -> int:
 # --------------------------------------------------------------------------- coverage
 
 
-def audit_coverage(text: str, spans: Iterable[Span]) -> Coverage:
+def _merge_spans(spans: Iterable[Span]) -> list[Span]:
+    merged: list[Span] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        elif b > a:
+            merged.append((a, b))
+    return merged
+
+
+def _clip(gaps: Iterable[Span], scope: list[Span]) -> list[Span]:
+    """The parts of ``gaps`` inside ``scope`` (both sorted)."""
+    out: list[Span] = []
+    for a, b in gaps:
+        k = bisect.bisect_right(scope, (a, float("inf"))) - 1
+        k = max(k, 0)
+        while k < len(scope) and scope[k][0] < b:
+            lo, hi = max(a, scope[k][0]), min(b, scope[k][1])
+            if hi > lo:
+                out.append((lo, hi))
+            k += 1
+    return out
+
+
+def audit_coverage(text: str, spans: Iterable[Span], scope: Iterable[Span] | None = None) -> Coverage:
     """Gaps, multiply covered text and the covered fraction of ``spans`` over ``text``.
 
-    One sweep over sorted start/end events: O(k log k) in the number of spans.
+    With ``scope`` (e.g. the parents of a deeper level), only text inside it can be a gap and
+    the covered fraction is relative to it. One sweep over sorted start/end events: O(k log k)
+    in the number of spans.
     """
+    if scope is not None:
+        region = _merge_spans(scope)
+        whole = audit_coverage(text, spans)
+        content = tuple(g for g in _clip(whole.content_gaps, region) if not text[g[0] : g[1]].isspace())
+        blank = tuple(sorted([*_clip(whole.whitespace_gaps, region), *(g for g in _clip(whole.content_gaps, region) if text[g[0] : g[1]].isspace())]))
+        region_chars = sum(b - a for a, b in region)
+        return dataclasses.replace(
+            whole,
+            document_chars=region_chars,
+            covered_fraction=whole.covered_chars / region_chars if region_chars else 1.0,
+            content_gaps=content,
+            whitespace_gaps=blank,
+        )
     n = len(text)
     events: dict[int, int] = {}
     for start, end in spans:
@@ -639,6 +679,7 @@ def diagnose(
             value = mid_sentence_at[pos] = sentences.cuts(pos)
         return value
 
+    by_position = {c.index: c for c in chunks}
     # Group by level; previous chunk in document order within a level.
     by_level: dict[int, list[int]] = {}
     for i, c in enumerate(chunks):
@@ -646,7 +687,9 @@ def diagnose(
     if not by_level:
         by_level[0] = []
 
-    token_counts = [tok.count(c.text) for c in chunks]
+    # exact counts by arithmetic on the document's (cached) tokenization where the cuts allow it
+    span_count = shared_counter(text, tok).count
+    token_counts = [span_count(c.start, c.end) for c in chunks]
     overlap_chars = [0] * len(chunks)
     overlap_tokens = [0] * len(chunks)
     overlap_sentences: list[int | None] = [None] * len(chunks)
@@ -662,7 +705,7 @@ def diagnose(
             a, b = chunks[prev_i], chunks[i]
             lo, hi = max(a.start, b.start), min(a.end, b.end)
             chars = max(0, hi - lo)
-            tokens = tok.count(text[lo:hi]) if chars else 0
+            tokens = span_count(lo, hi) if chars else 0
             overlap_chars[i], overlap_tokens[i] = chars, tokens
             pair_chars.append(chars)
             pair_tokens.append(tokens)
@@ -688,9 +731,11 @@ def diagnose(
             tokens=TokenStats.of(pair_tokens),
         )
 
-        coverage = audit_coverage(text, (chunks[i].span for i in members))
+        parents = [by_position[chunks[i].parent] for i in members if chunks[i].parent in by_position] if level > 0 else []
+        scope = [(p.start, p.end) for p in parents] if parents else None
+        coverage = audit_coverage(text, (chunks[i].span for i in members), scope)
         runs = _covered_runs(n, coverage)
-        covered_tokens = sum(tok.count(text[s:e]) for s, e in runs)
+        covered_tokens = sum(span_count(s, e) for s, e in runs)
         chunk_chars = sum(chunks[i].end - chunks[i].start for i in members)
         chunk_tokens = sum(token_counts[i] for i in members)
         overhead = Overhead(
@@ -720,10 +765,16 @@ def diagnose(
 
     results: list[ChunkDiagnostics] = []
     flag_counts = {name: 0 for name in FLAGS}
+    emb_span_count = shared_counter(text, emb).count if emb is not None else None
     for i, c in enumerate(chunks):
         tokens = token_counts[i]
         embedded = c.added_text + c.text
-        embedding_tokens = emb.count(embedded) + emb.special_tokens if emb is not None else None
+        if emb is None:
+            embedding_tokens = None
+        elif c.added_text:
+            embedding_tokens = emb.count(embedded) + emb.special_tokens
+        else:
+            embedding_tokens = emb_span_count(c.start, c.end) + emb.special_tokens
         added_tokens = tok.count(embedded) if c.added_text else None
         over_limit = embedding_tokens is not None and embedding_tokens > embedding_max_tokens
         tiny = tokens < tiny_tokens
