@@ -25,6 +25,7 @@ from chunkviz.compare import (
     config_to_query,
     document_stats,
     flag_counts,
+    outline_html,
     run_strategy,
     stats_row,
     token_counts,
@@ -55,13 +56,15 @@ def load_tokenizer(name: str):  # noqa: ANN201
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_run(text: str, strategy: str, params_json: str, tokenizer: str) -> StrategyRun:
-    return run_strategy(text, strategy, json.loads(params_json), tokenizer)
+def cached_run(text: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null") -> StrategyRun:
+    return run_strategy(text, strategy, json.loads(params_json), tokenizer, json.loads(enrich_json))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_html(text: str, strategy: str, params_json: str, tokenizer: str, label: str, selected: int | None) -> str:
-    run = cached_run(text, strategy, params_json, tokenizer)
+def cached_html(
+    text: str, strategy: str, params_json: str, tokenizer: str, label: str, selected: int | None, enrich_json: str = "null"
+) -> str:
+    run = cached_run(text, strategy, params_json, tokenizer, enrich_json)
     gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
     options = RenderOptions(label, tokenizer, selected, annotations(run), gaps)
     return render_html(text, run.chunks, options)
@@ -156,14 +159,16 @@ def column_label(i: int, config: ColumnConfig) -> str:
     return f"{i + 1}. {config.strategy}"
 
 
-def show_column(i: int, config: ColumnConfig, text: str, tokenizer: str, doc_name: str) -> StrategyRun | None:
+def show_column(
+    i: int, config: ColumnConfig, text: str, tokenizer: str, doc_name: str, enrich_json: str = "null"
+) -> StrategyRun | None:
     label = column_label(i, config)
     st.subheader(label)
     params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
     try:
         prepare_with_progress(config, text, tokenizer)
         with st.spinner(f"Chunking with {config.strategy}…"):
-            run = cached_run(text, config.strategy, params_json, tokenizer)
+            run = cached_run(text, config.strategy, params_json, tokenizer, enrich_json)
     except ChunkvizError as exc:
         st.error(str(exc))
         return None
@@ -182,7 +187,7 @@ def show_column(i: int, config: ColumnConfig, text: str, tokenizer: str, doc_nam
     selected = st.session_state.get(f"col{i}.selected")
     if get_strategy(config.strategy).explain is not None:
         show_explanation(i, config, text, tokenizer, params_json)
-    html = cached_html(text, config.strategy, params_json, tokenizer, f"col{i}", selected)
+    html = cached_html(text, config.strategy, params_json, tokenizer, f"col{i}", selected, enrich_json)
     st.html(html)
 
     rows = chunk_table(text, run)
@@ -204,7 +209,7 @@ def show_column(i: int, config: ColumnConfig, text: str, tokenizer: str, doc_nam
     if selected is not None and 0 <= selected < len(run.chunks):
         show_focus(run, selected, text)
 
-    exports = cached_exports(text, config.strategy, params_json, tokenizer)
+    exports = cached_exports(text, config.strategy, params_json, tokenizer, enrich_json)
     stem = f"{Path(doc_name).stem or 'document'}.{config.strategy}"
     e1, e2, e3 = st.columns(3)
     for col, fmt, mime in ((e1, "jsonl", "application/jsonl"), (e2, "json", "application/json"), (e3, "csv", "text/csv")):
@@ -223,8 +228,8 @@ def forget_stale_selection(i: int, text: str, tokenizer: str, params_json: str, 
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def cached_exports(text: str, strategy: str, params_json: str, tokenizer: str) -> dict[str, str]:
-    run = cached_run(text, strategy, params_json, tokenizer)
+def cached_exports(text: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null") -> dict[str, str]:
+    run = cached_run(text, strategy, params_json, tokenizer, enrich_json)
     records = chunk_records(run.chunks, load_tokenizer(tokenizer))
     return {fmt: serialize(records, fmt) for fmt in ("jsonl", "json", "csv")}
 
@@ -324,8 +329,13 @@ def main() -> None:
     tokenizer = st.sidebar.selectbox("Token counts and sizes use", tokenizer_names(), key="tokenizer")
     columns = choose_columns()
     layout = st.sidebar.radio("Layout", ["Columns", "Tabs"], key="layout", horizontal=True)
+    enrich_json = enrichment_controls(doc_name)
     if document is None:
         return
+    outline = outline_html(document.text)
+    if outline:
+        with st.sidebar.expander("Outline (headings)", expanded=False):
+            st.html(outline)
     for note in document.notes:
         st.info(note)
     text = document.text
@@ -348,7 +358,7 @@ def main() -> None:
     containers = st.tabs([column_label(i, c) for i, c in enumerate(columns)]) if layout == "Tabs" else st.columns(len(columns))
     for i, (container, config) in enumerate(zip(containers, columns)):
         with container:
-            run = show_column(i, config, text, tokenizer, doc_name)
+            run = show_column(i, config, text, tokenizer, doc_name, enrich_json)
         if run is not None:
             runs[column_label(i, config)] = run
 
@@ -359,6 +369,23 @@ def main() -> None:
         st.plotly_chart(figure, key="sizes")
 
     share(doc_name, tokenizer, columns)
+
+
+def enrichment_controls(doc_name: str) -> str:
+    """Sidebar controls for metadata enrichment; returns enrich()'s arguments as JSON ("null" = off)."""
+    st.sidebar.header("Enrichment")
+    on = st.sidebar.checkbox(
+        "Prefix chunks with document, section and date",
+        key="enrich",
+        help="Adds a 'Document: … / Section: … / Date: …' prefix to each chunk as added text (not part of the span) "
+        "and counts what the embedding model then reads.",
+    )
+    if not on:
+        return "null"
+    title = st.sidebar.text_input("Document title (empty: first heading or file name)", key="enrich.title")
+    date = st.sidebar.text_input("Date", key="enrich.date")
+    options = {"source": Path(doc_name).name, "title": title or None, "date": date or None}
+    return json.dumps(options, sort_keys=True)
 
 
 def share(doc_name: str, tokenizer: str, columns: list[ColumnConfig]) -> None:

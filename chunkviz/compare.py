@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from chunkviz.api import chunk
 from chunkviz.diagnostics import Diagnostics, diagnose
+from chunkviz.enrich import enrich
 from chunkviz.render import ChunkAnnotation
 from chunkviz.strategies.base import get_strategy
 from chunkviz.structure import split_block_flags
@@ -60,9 +61,18 @@ def full_params(strategy: str, params: Mapping[str, Any]) -> dict[str, Any]:
     return dataclasses.asdict(validated)
 
 
-def run_strategy(text: str, strategy: str, params: Mapping[str, Any], tokenizer: str) -> StrategyRun:
-    """Chunk ``text`` and diagnose the result. Raises the engine's errors for bad params."""
+def run_strategy(
+    text: str,
+    strategy: str,
+    params: Mapping[str, Any],
+    tokenizer: str,
+    enrichment: Mapping[str, Any] | None = None,
+) -> StrategyRun:
+    """Chunk ``text`` (optionally enriched: ``enrichment`` holds ``enrich``'s keyword arguments)
+    and diagnose the result. Raises the engine's errors for bad params."""
     chunks = tuple(chunk(text, strategy, tokenizer=tokenizer, **dict(params)))
+    if enrichment is not None and chunks:
+        chunks = tuple(enrich(text, chunks, tokenizer=tokenizer, **dict(enrichment)))
     complete = full_params(strategy, params)
     diagnostics = diagnose(text, chunks, tokenizer=tokenizer, strategy=strategy, params=complete) if chunks else None
     return StrategyRun(strategy, complete, tokenizer, chunks, diagnostics, split_block_flags(text, chunks))
@@ -125,6 +135,7 @@ def chunk_table(text: str, run: StrategyRun, preview_chars: int = 80) -> list[di
     flags = chunk_flags(run)
     by_index = {d.index: d for d in run.diagnostics.chunks} if run.diagnostics else {}
     multi_level = any(c.level or c.parent is not None for c in run.chunks)
+    enriched = any(c.added_text for c in run.chunks)
     rows = []
     for c in run.chunks:
         d = by_index.get(c.index)
@@ -137,6 +148,7 @@ def chunk_table(text: str, run: StrategyRun, preview_chars: int = 80) -> list[di
                 "start": c.start,
                 "end": c.end,
                 "tokens": d.tokens if d else None,
+                **({"tokens with added text": d.added_tokens} if enriched else {}),
                 "model tokens": d.embedding_tokens if d else None,
                 "overlap (tokens)": d.overlap_prev_tokens if d else None,
                 "reason": c.reason,
@@ -146,6 +158,22 @@ def chunk_table(text: str, run: StrategyRun, preview_chars: int = 80) -> list[di
             }
         )
     return rows
+
+
+def outline_html(text: str) -> str:
+    """The document's headings as an indented, escaped list (empty when it has none)."""
+    import html
+
+    from chunkviz.structure import sections
+
+    items = [
+        f'<div style="margin-left:{(len(s.path) - 1) * 0.9:.1f}rem" title="characters {s.start}–{s.end}">'
+        f"{html.escape(s.heading.title or '(untitled)')}</div>"
+        for s in sections(text)
+    ]
+    if not items:
+        return ""
+    return '<div class="cv-outline" style="font-size:0.8rem;line-height:1.5">' + "".join(items) + "</div>"
 
 
 def token_counts(run: StrategyRun) -> list[int]:
