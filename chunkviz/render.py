@@ -63,10 +63,11 @@ def stylesheet() -> str:
         ".cv-gap{background:repeating-linear-gradient(135deg,#eee 0 3px,#fff 3px 6px);color:#868e96;text-decoration:line-through}",
         ".cv-add{text-decoration:none;background:#fff;border:1px dashed #1c7ed6;color:#1864ab;font-style:italic;"
         "border-radius:3px;padding:0 2px;margin-right:2px}",
-        ".cv-p{border:2px solid #495057;border-radius:4px;padding:1px 0}",
-        ".cv-p.cv-l1{border-color:#868e96;border-style:dashed}",
-        ".cv-p.cv-l2{border-color:#adb5bd;border-style:dotted}",
-        ".cv-p.cv-psel{border-color:#e8590c;box-shadow:0 0 0 2px #ffd8a8}",
+        ".cv-p{border-bottom:3px solid #495057;padding-bottom:1px}",
+        ".cv-p.cv-podd{border-bottom-color:#1c7ed6}",
+        ".cv-p .cv-p{border-bottom-style:dashed;padding-bottom:5px}",
+        ".cv-p .cv-p .cv-p{border-bottom-style:dotted;padding-bottom:9px}",
+        ".cv-p.cv-psel{border-bottom-color:#e8590c;background:#fff4e6}",
         ".cv-sel{outline:3px solid #e8590c!important}",
         ".cv-legend span{display:inline-block;margin:0 0.8rem 0.3rem 0;font-size:0.8rem}",
     ]
@@ -237,10 +238,10 @@ def _parent_open(
 ) -> str:
     sel = " cv-psel" if parent.index in selected_ancestors or parent.index == options.selected else ""
     if continues:
-        return f'<span class="cv-p{sel}" data-continues="{parent.index}">'
+        return f'<span class="cv-p{" cv-podd" if parent.index % 2 else ""}{sel}" data-continues="{parent.index}">'
     title = html.escape(_title(parent, notes.get(parent.index), options.tokenizer), quote=True)
     return (
-        f'<span id="cv-{strategy}-{parent.index}" class="cv-p cv-l{min(parent.level, 3)}{sel}" data-strategy="{strategy}" '
+        f'<span id="cv-{strategy}-{parent.index}" class="cv-p{" cv-podd" if parent.index % 2 else ""}{sel}" data-strategy="{strategy}" '
         f'data-chunk-index="{parent.index}" data-parent-index="{parent.index}" data-start="{parent.start}" '
         f'data-end="{parent.end}" data-level="{parent.level}" title="{title}">'
     )
@@ -288,7 +289,7 @@ def legend_html() -> str:
         ('<span class="cv-c cv-k3 cv-tiny">&nbsp;tiny&nbsp;</span>', "under 100 tokens"),
         ('<span class="cv-gap">&nbsp;gap&nbsp;</span>', "text in no chunk"),
         ('<ins class="cv-add">added</ins>', "text the strategy adds (not in the source)"),
-        ('<span class="cv-p">&nbsp;parent&nbsp;</span>', "outer band: parent chunk of nested chunks"),
+        ('<span class="cv-p">&nbsp;parent&nbsp;</span>', "underline: parent chunk around its children"),
     ]
     body = "".join(f"<span>{mark} {html.escape(text)}</span>" for mark, text in items)
     return f'<div class="cv-legend">{body}</div>'
