@@ -34,7 +34,7 @@ from chunkviz.documents import Document, DocumentError, read_bytes
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
 from chunkviz.render import RenderOptions, legend_html, render_html, stylesheet
-from chunkviz.semantic import chunk_count_curve
+from chunkviz.semantic import final_chunk_counts
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
 from chunkviz.widgets import param_controls
@@ -289,8 +289,15 @@ def show_explanation(i: int, config: ColumnConfig, text: str, tokenizer: str, pa
             st.session_state[f"col{i}.selected"] = target
             st.rerun()
     if threshold.threshold_type == "percentile":
-        current = float(json.loads(params_json).get("percentile", 95.0))
-        st.plotly_chart(chunk_count_figure(chunk_count_curve(analysis.similarities), current), key=f"col{i}.curve")
+        params = get_strategy(config.strategy).make_params(json.loads(params_json))
+        curve = cached_count_curve(text, params.model, params.buffer_size, params.max_tokens or None, params.min_tokens)
+        st.caption("Chunks for every percentile, after the size limits (flat where max_tokens decides):")
+        st.plotly_chart(chunk_count_figure(curve, float(params.percentile)), key=f"col{i}.curve")
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_count_curve(text: str, model: str, buffer_size: int, max_tokens: int | None, min_tokens: int) -> list:
+    return final_chunk_counts(text, model=model, buffer_size=buffer_size, max_tokens=max_tokens, min_tokens=min_tokens)
 
 
 def _merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:

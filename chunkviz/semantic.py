@@ -509,3 +509,57 @@ def _size_tokenizer(model: str) -> tuple[Tokenizer, int, int]:
         tok = get_tokenizer("minilm")
         return tok, tok.special_tokens, 256
     return _size_tokenizer_cached(model)
+
+
+def final_chunk_counts(
+    text: str,
+    *,
+    model: str = DEFAULT_MODEL,
+    buffer_size: int = 0,
+    max_tokens: int | None = None,
+    min_tokens: int = 0,
+    percentiles: Sequence[float] = tuple(range(0, 101)),
+) -> list[tuple[float, int]]:
+    """(percentile, number of chunks) after the size limits, for a sweep of percentiles.
+
+    Breakpoints alone grow linearly with the percentile; the size limits (max_tokens forces
+    cuts, min_tokens merges) are what make the real count flat in places, so this runs the same
+    grouping as :func:`semantic_chunking` for each percentile (numpy and cached counts only).
+    """
+    analysis = sentence_similarities(text, model, buffer_size)
+    sentences = analysis.sentences
+    if not sentences:
+        return [(float(p), 0) for p in percentiles]
+    embedder_tok, specials, model_limit = _size_tokenizer(model)
+    limit = max_tokens if max_tokens is not None else model_limit
+    counter = shared_counter(text, embedder_tok)
+    cuts = _sentence_cuts(text, sentences, counter)
+    sims = analysis.similarities
+    budget = max(1, limit - specials)
+
+    def size(a: int, b: int) -> int:
+        return counter.count(cuts[a], cuts[b])
+
+    pieces_of_long_sentence: dict[int, int] = {}
+
+    def pieces(a: int) -> int:
+        if a not in pieces_of_long_sentence:
+            from chunkviz.strategies.recursive import RecursiveSplitter
+
+            splitter = RecursiveSplitter(text, embedder_tok, budget, 0, ["\n", " ", ""], counter=counter)
+            pieces_of_long_sentence[a] = len(splitter.split_span(cuts[a], cuts[a + 1]))
+        return pieces_of_long_sentence[a]
+
+    curve = []
+    for p in percentiles:
+        threshold = compute_threshold(sims, "percentile", float(p))
+        bounds = [0, *(i + 1 for i in threshold.breakpoints), len(sentences)]
+        groups: list[tuple[int, int, str]] = []
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            if a < b:
+                _fit_group(a, b, sims, size, budget, groups, [])
+        if min_tokens > 0:
+            groups = _merge_small(groups, sims, size, min_tokens - specials, budget)
+        total = sum(pieces(a) if b - a == 1 and size(a, b) > budget else 1 for a, b, _ in groups)
+        curve.append((float(p), total))
+    return curve
