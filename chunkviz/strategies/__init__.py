@@ -6,8 +6,10 @@ import pkgutil
 from chunkviz.strategies.base import Strategy, get_strategy, register, registered
 
 _INFRASTRUCTURE = {"base", "packing"}
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    if _module not in _INFRASTRUCTURE:
-        importlib.import_module(f"{__name__}.{_module}")
+#: Registration (and display) order: simple to structured; any other module follows.
+_ORDER = ("fixed", "sentences", "paragraphs", "recursive", "semantic", "headings", "hierarchical", "tables", "code", "multilevel")
+_found = {m.name for m in pkgutil.iter_modules(__path__)} - _INFRASTRUCTURE
+for _module in [*(m for m in _ORDER if m in _found), *sorted(_found - set(_ORDER))]:
+    importlib.import_module(f"{__name__}.{_module}")
 
 __all__ = ["Strategy", "get_strategy", "register", "registered"]
