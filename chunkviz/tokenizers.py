@@ -125,6 +125,16 @@ def _regex_bpe_clean_cut(text: str, pos: int) -> bool:
 _PARALLEL_MIN_CHARS = 100_000
 
 
+def _idle_cores() -> int:
+    """Cores worth encoding on in parallel (up to 4): on a busy machine threads only add overhead."""
+    cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:  # pragma: no cover - not available on every platform
+        busy = 0.0
+    return max(1, min(4, int(cores - busy + 0.5)))
+
+
 def _token_array(tokens: list[int]) -> np.ndarray:
     """Token ids as a numpy array (via the buffer protocol: much faster than np.asarray)."""
     return np.frombuffer(array.array("I", tokens), dtype=np.uint32)
@@ -218,7 +228,7 @@ class TiktokenTokenizer(Tokenizer):
 
     def _encode_parallel(self, text: str) -> np.ndarray:
         """Encode a long text in parts cut at clean positions, on all cores; identical result."""
-        workers = min(os.cpu_count() or 1, 4)
+        workers = _idle_cores()
         if not self._regex_clean or workers < 2 or len(text) < _PARALLEL_MIN_CHARS:
             return _token_array(self._encoding.encode_ordinary(text))
         cuts = [0]

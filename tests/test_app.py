@@ -281,18 +281,19 @@ def spans_of(chunks: list[Chunk]) -> list[tuple[int, int]]:
 def assert_view_matches(view: ChunkView, text: str, chunks: list[Chunk], column: int) -> None:
     """The view shows exactly these chunks over exactly this text.
 
-    Every chunk has one element carrying its index and span (the chunks of outer levels of a
-    multi-level chunking are the nested bands, in document order); the finest level's chunks
-    each have an end marker and their overlaps are drawn as overlap regions.
+    Every chunk has one element carrying its index and span (chunks with children are nested
+    outlines, in document order); every leaf chunk has an end marker and the overlaps of
+    consecutive leaves are drawn as overlap regions.
     """
     assert view.strategy == f"col{column}"
     indexes = [i for i, _, _ in view.chunks]
     assert len(indexes) == len(set(indexes)), f"column {column}: a chunk has two elements"
     assert sorted(view.chunks) == [(c.index, c.start, c.end) for c in chunks], f"column {column}: rendered spans differ from the engine's"
-    finest = max((c.level for c in chunks), default=0)
-    inner = [c for c in chunks if c.level == finest]
-    assert [i for i, _, _ in view.chunks if i in {c.index for c in inner}] == [c.index for c in inner], "finest level in order"
-    assert sorted(view.end_markers) == sorted(c.index for c in inner), "one end marker per chunk of the finest level"
+    # chunks with children are drawn as outlines around them; all others (leaves) are bands
+    with_children = {c.parent for c in chunks if c.parent is not None}
+    inner = sorted((c for c in chunks if c.index not in with_children), key=lambda c: (c.start, c.end, c.index))
+    assert [i for i, _, _ in view.chunks if i in {c.index for c in inner}] == [c.index for c in inner], "leaves in document order"
+    assert sorted(view.end_markers) == sorted(c.index for c in inner), "one end marker per leaf chunk"
     assert view.text == text, f"column {column}: the view's text is not the document"
     assert view.added == "".join(c.added_text for c in inner)
     by_index = {c.index: c for c in chunks}

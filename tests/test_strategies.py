@@ -330,12 +330,6 @@ def test_recursive_long_blank_run_does_not_break_greedy_merging() -> None:
     assert [CL100K.count(c.text) for c in chunks] == [CL100K.count(text[0:42]), 10]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the separator regex matches a blank line written LF then CRLF ('\\n\\r\\n'), but "
-    "_last_fitting_cut searches only the literal variants '\\n\\n' and '\\r\\n\\r\\n', finds no cut, "
-    "and treats the next piece as too large: fitting paragraphs are not merged",
-)
 def test_recursive_mixed_line_endings_merge_like_lf() -> None:
     text = "a b\n\r\nc d\n\r\ne f"  # blank lines made of an LF line end followed by a CRLF one
     # "\n\n" pieces (the regex \r?\n\r?\n matches "\n\r\n"): [a b\n\r\n] [c d\n\r\n] [e f] = 2, 2, 2 words
@@ -344,12 +338,6 @@ def test_recursive_mixed_line_endings_merge_like_lf() -> None:
     assert spans(chunks) == [(0, 12, "paragraph"), (12, 15, "end_of_document")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: _last_fitting_cut looks for separator occurrences only up to the token budget "
-    "(rfind(..., search_end + len(variant))); a paragraph break whose whitespace run starts inside "
-    "the budget but whose line breaks come after it is never found, so the chunk is cut at a word",
-)
 def test_recursive_finds_a_separator_whose_whitespace_run_starts_within_the_budget() -> None:
     text = "one two three" + "\t" * 16 + "\n\n" + "four five six"
     # cl100k: one| two| three|<16 tabs>|\n\n|four| five| six. With 3 tokens the budget from 0 ends

@@ -126,10 +126,6 @@ class RecursiveSplitter:
         self.separators = separators
         self.cut_reason: dict[int, str] = {}
         self.cut_separator: dict[int, str] = {}
-        crlf = "\r\n" in text
-        self._variants = [
-            [sep, sep.replace("\n", "\r\n")] if crlf and "\n" in sep else [sep] for sep in separators
-        ]
         self._patterns = [_separator_regex(sep) for sep in separators]
 
     # ---- public ------------------------------------------------------------------------
@@ -229,25 +225,42 @@ class RecursiveSplitter:
                 cut += 1
             return cut if cut > pos else None
         text = self.text
+        # a separator whose whitespace run starts within the budget counts even if its line
+        # breaks come after it: extend the search over the whitespace run at the budget's edge
         search_end = limit
+        while search_end < end and text[search_end].isspace():
+            search_end += 1
+        hi = min(end, search_end + len(self.separators[level]) + 2)
         for _ in range(256):
-            best = -1
-            best_len = 0
-            for variant in self._variants[level]:
-                found = text.rfind(variant, pos, search_end + len(variant))
-                if found > best:
-                    best, best_len = found, len(variant)
-            if best < 0:
+            found = self._last_match(level, pos, hi)
+            if found is None:
                 return None
-            run_start, run_end = self._run_of(best, best_len)
+            best, best_end = found
+            run_start, run_end = self._run_of(best, best_end - best)
             # the preferred cut of the run, else its start (the run's whitespace goes to the next piece)
             for cut in (best_cut(text, run_start, run_end, self.counter), run_start):
                 if pos < cut < end and count(chunk_start, cut) <= size:
                     return cut
-            search_end = min(best, run_start) - 1
-            if search_end <= pos:
+            hi = min(best, run_start)  # earlier occurrences only (outside this whitespace run)
+            if hi <= pos:
                 return None
         return None
+
+    def _last_match(self, level: int, lo: int, hi: int) -> tuple[int, int] | None:
+        """The last occurrence of this level's separator inside [lo, hi) (CRLF-aware), searching
+        backwards in growing windows."""
+        pattern = self._patterns[level]
+        width = 512
+        while True:
+            start = max(lo, hi - width)
+            last = None
+            for last in pattern.finditer(self.text, start, hi):
+                pass
+            if last is not None:
+                return last.start(), last.end()
+            if start == lo:
+                return None
+            width *= 4
 
     def _next_cut(self, pos: int, end: int, level: int) -> int:
         """The first cut of this level after ``pos`` (or ``end``)."""
