@@ -106,7 +106,8 @@ def sentence_starts(text: str, segmenter: Segmenter | None = None) -> list[int]:
     """Sorted character offsets where sentences start (each at a non-space character)."""
     segmenter = segmenter or get_segmenter()
     blocks = [piece for block in paragraph_blocks(text) for piece in _split_long(*block, text)]
-    per_block = segmenter.starts([text[s:e] for s, e in blocks])
+    # spaCy reads "\r\n" unlike "\n"; a space keeps every offset and segments CRLF text like LF
+    per_block = segmenter.starts([text[s:e].replace("\r", " ") for s, e in blocks])
     starts: list[int] = []
     for (block_start, block_end), offsets in zip(blocks, per_block):
         for offset in offsets or [0]:

@@ -1,0 +1,142 @@
+"""Real documents from the shared folder: every strategy keeps the span contract on them.
+
+The documents (Markdown with tables and code, CRLF prose, Python, a contract, a transcript,
+reStructuredText) live in ``../shared/realdocs`` (or ``$CHUNKVIZ_SHARED/realdocs``); the tests
+skip cleanly when that folder is absent. Files are read with ``newline=""`` so CRLF is kept.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chunkviz
+from chunkviz import chunk
+from chunkviz.tokenizers import get_tokenizer
+
+from conftest import REALDOCS, assert_valid_chunking, read_realdoc, realdoc_paths
+
+DOCS = realdoc_paths()
+DOC_IDS = [p.name for p in DOCS]
+#: the span strategies whose size limits and flatness this file checks; any other registered
+#: strategy (semantic, structural, multi-level ...) gets the generic contract with its defaults
+KNOWN = {"fixed_tokens", "fixed_chars", "recursive", "sentences", "paragraphs"}
+#: strategies that run a neural model over the whole document: marked slow
+MODEL_STRATEGIES = {"semantic"}
+STRATEGY_NAMES = [
+    pytest.param(s["name"], marks=pytest.mark.slow) if s["name"] in MODEL_STRATEGIES else s["name"]
+    for s in chunkviz.strategies()
+]
+
+pytestmark = pytest.mark.skipif(not DOCS, reason=f"shared realdocs not found at {REALDOCS} (set CHUNKVIZ_SHARED)")
+
+
+def _preset(path: Path) -> str:
+    return {".md": "markdown", ".py": "python"}.get(path.suffix, "default")
+
+
+def stress_params(name: str, path: Path) -> dict[str, Any]:
+    """Small sizes, so that every document is cut in many places."""
+    return {
+        "fixed_tokens": {"chunk_size": 128, "overlap": 32},
+        "fixed_chars": {"chunk_size": 500, "overlap": 100},
+        "sentences": {"max_tokens": 64, "overlap_sentences": 2},
+        "paragraphs": {"min_tokens": 32, "max_tokens": 128},
+        "recursive": {"chunk_size": 128, "overlap": 32, "separators": _preset(path)},
+    }.get(name, {})
+
+
+def limit_check(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """assert_valid_chunking keyword arguments for a strategy's size limit and overlap."""
+    defaults = {p["name"]: p["default"] for s in chunkviz.strategies() if s["name"] == name for p in s["params"]}
+    values = {**defaults, **params}
+    if name == "fixed_tokens":
+        return {"limit": values["chunk_size"], "limit_of": lambda c: c.metadata["token_count"]}
+    if name == "fixed_chars":
+        return {"limit": values["chunk_size"], "limit_of": lambda c: len(c.text)}
+    if name == "recursive":
+        return {"limit": values["chunk_size"], "overlap_tokens": values["overlap"]}
+    if name == "sentences":
+        return {"limit": values["max_tokens"]}
+    if name == "paragraphs":
+        return {"limit": values["max_tokens"], "overlap_tokens": 0}
+    return {}
+
+
+@pytest.fixture(autouse=True)
+def _private_caches(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strategies with a disk cache (semantic) write into a temporary folder, not ~/.cache."""
+    monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "chunkviz-cache"))
+
+
+@pytest.fixture(scope="module", params=DOCS, ids=DOC_IDS)
+def doc(request: pytest.FixtureRequest) -> tuple[Path, str]:
+    return request.param, read_realdoc(request.param)
+
+
+@pytest.mark.parametrize("name", STRATEGY_NAMES)
+def test_default_params(doc: tuple[Path, str], name: str) -> None:
+    path, text = doc
+    chunks = chunk(text, name)
+    assert_valid_chunking(text, chunks, tokenizer="cl100k_base", allow_added_text=name not in KNOWN, **limit_check(name, {}))
+
+
+@pytest.mark.parametrize("name", STRATEGY_NAMES)
+def test_small_sizes(doc: tuple[Path, str], name: str) -> None:
+    path, text = doc
+    params = stress_params(name, path)
+    chunks = chunk(text, name, **params)
+    assert_valid_chunking(
+        text,
+        chunks,
+        tokenizer="cl100k_base",
+        strictly_advancing=name in KNOWN and name != "fixed_tokens",
+        allow_added_text=name not in KNOWN,
+        **limit_check(name, params),
+    )
+    if len(text) > 5_000 and name in KNOWN:
+        assert len(chunks) > 3
+
+
+@pytest.mark.parametrize("tokenizer", ["words", "minilm"])
+@pytest.mark.parametrize("name", ["recursive", "paragraphs", "sentences", "fixed_tokens"])
+def test_other_tokenizers(doc: tuple[Path, str], name: str, tokenizer: str) -> None:
+    path, text = doc
+    params = stress_params(name, path)
+    chunks = chunk(text, name, tokenizer=tokenizer, **params)
+    assert_valid_chunking(text, chunks, tokenizer=tokenizer, **limit_check(name, params))
+
+
+def test_crlf_documents_keep_their_line_ends() -> None:
+    crlf = [p for p in DOCS if p.name in ("alice29.txt", "mercury_redstone4_air_to_ground.txt")]
+    if not crlf:
+        pytest.skip("the CRLF documents are not in the shared folder")
+    for path in crlf:
+        text = read_realdoc(path)
+        assert "\r\n" in text
+        chunks = chunk(text, "recursive", chunk_size=200, overlap=20)
+        assert_valid_chunking(text, chunks, tokenizer="cl100k_base", limit=200, overlap_tokens=20)
+        # paragraph breaks are found in CRLF text: most cuts are at blank lines or line ends
+        reasons = [c.reason for c in chunks[:-1]]
+        assert reasons.count("paragraph") + reasons.count("line") > len(reasons) // 2
+
+
+def test_long_document_token_offsets_are_exact() -> None:
+    """alice29 (152 KB) takes the parallel encoding path; windows still map to exact offsets."""
+    path = REALDOCS / "alice29.txt"
+    if not path.exists():
+        pytest.skip("alice29.txt is not in the shared folder")
+    text = read_realdoc(path)
+    tok = get_tokenizer("cl100k_base")
+    tokens = tok.encoding.encode_ordinary(text)
+    _, offsets = tok.encoding.decode_with_offsets(tokens)
+    offsets.append(len(text))
+    assert tok.boundaries(text).positions.tolist() == offsets
+    chunks = chunk(text, "fixed_tokens", chunk_size=512, overlap=50)
+    n = len(tokens)
+    for c in chunks:
+        first, stop = c.metadata["token_start"], c.metadata["token_end"]
+        assert c.start == (0 if first == 0 else offsets[first])
+        assert c.end == (len(text) if stop == n else offsets[stop])
