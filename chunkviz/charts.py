@@ -83,7 +83,7 @@ def similarity_figure(
         fig.add_vrect(x0=a, x1=b, fillcolor=BAND_COLOURS[k % N_COLOURS], opacity=0.45, line_width=0, layer="below")
     fig.add_trace(
         go.Scatter(
-            x=x, y=list(metric_values), mode="lines+markers", name="similarity" if metric == "similarity" else "distance gradient",
+            x=x, y=list(metric_values), mode="lines+markers", name="similarity" if metric == "similarity" else "rise of distance",
             marker={"size": 5, "color": "#1c7ed6"}, line={"width": 1.5, "color": "#1c7ed6"},
             hovertext=hover, hoverinfo="text",
         )
@@ -110,7 +110,7 @@ def similarity_figure(
             annotation_text=f"threshold {threshold:.3f}", annotation_position="top left",
         )
     fig.update_layout(
-        xaxis_title="sentence", yaxis_title="cosine similarity of neighbours" if metric == "similarity" else "gradient of distance",
+        xaxis_title="sentence", yaxis_title="cosine similarity of neighbours" if metric == "similarity" else "rise of distance",
         height=320, margin={"l": 40, "r": 10, "t": 30, "b": 40}, template="plotly_white",
         legend={"orientation": "h", "y": 1.12}, hovermode="closest",
     )

@@ -11,7 +11,8 @@ Similarity ``i`` compares sentence ``i`` and ``i + 1``; a breakpoint ``i`` cuts 
   in the bottom (100 - p) percent (p = 95 cuts the 5 % least similar pairs);
 - ``standard_deviation`` k: below ``mean - k * std``;
 - ``interquartile`` k: below ``mean - k * (Q3 - Q1)``;
-- ``gradient`` p: on the gradient of the distances (1 - similarity), above its p-th percentile;
+- ``gradient`` p: on the rise of the distance (1 - similarity) from the previous pair, above
+  its p-th percentile (a sudden drop in similarity; cuts at the dip itself);
 - ``absolute`` s: below the similarity ``s``.
 
 Chunks never exceed ``max_tokens`` of the embedding model (special tokens included): an
@@ -201,11 +202,15 @@ _MEMORY_ORDER: list[str] = []
 _MEMORY_MAX = 16
 
 
+_MEMORY_LOCK = threading.Lock()
+
+
 def _remember(key: str, value: SentenceSimilarities) -> None:
-    _MEMORY[key] = value
-    _MEMORY_ORDER.append(key)
-    while len(_MEMORY_ORDER) > _MEMORY_MAX:
-        _MEMORY.pop(_MEMORY_ORDER.pop(0), None)
+    with _MEMORY_LOCK:  # Streamlit sessions run in threads
+        _MEMORY[key] = value
+        _MEMORY_ORDER.append(key)
+        while len(_MEMORY_ORDER) > _MEMORY_MAX:
+            _MEMORY.pop(_MEMORY_ORDER.pop(0), None)
 
 
 def _load_disk(key: str, model: str, segmenter: str, buffer_size: int) -> SentenceSimilarities | None:
@@ -330,7 +335,9 @@ def compute_threshold(similarities: np.ndarray, threshold_type: str = "percentil
         return Threshold(threshold_type, float("nan"), metric, sims, ())
     if threshold_type == "gradient":
         distances = 1.0 - sims
-        gradient = np.gradient(distances) if len(distances) > 1 else np.zeros_like(distances)
+        # how much the distance rose from the previous pair: it peaks AT a similarity dip
+        # (LangChain's np.gradient is a central difference that peaks one sentence early)
+        gradient = np.diff(distances, prepend=distances[0])
         value = float(np.percentile(gradient, amount))
         cut = np.flatnonzero(gradient > value)
         return Threshold(threshold_type, value, "distance_gradient", gradient, tuple(int(i) for i in cut))

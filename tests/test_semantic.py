@@ -75,9 +75,9 @@ def minilm_tokens(text: str) -> int:
 #   mean 0.635, population std sqrt(0.075525) = 0.274818..., Q1 0.525, Q3 0.8375 (IQR 0.3125)
 SIMS = np.array([0.9, 0.8, 0.2, 0.85, 0.7, 0.1, 0.95, 0.6, 0.75, 0.5])
 STD = 0.075525**0.5
-#   distances 1 - s = [0.1, 0.2, 0.8, 0.15, 0.3, 0.9, 0.05, 0.4, 0.25, 0.5]; np.gradient:
-#   one-sided at the ends, (d[i+1] - d[i-1]) / 2 inside
-GRADIENT = [0.1, 0.35, -0.025, -0.25, 0.375, -0.125, -0.25, 0.1, 0.05, 0.25]
+#   distances 1 - s = [0.1, 0.2, 0.8, 0.15, 0.3, 0.9, 0.05, 0.4, 0.25, 0.5]; their rise from
+#   the previous pair (0 for the first), d[i] - d[i-1]:
+GRADIENT = [0.0, 0.1, 0.6, -0.65, 0.15, 0.6, -0.85, 0.35, -0.15, 0.25]
 
 
 @pytest.mark.parametrize(
@@ -102,8 +102,8 @@ GRADIENT = [0.1, 0.35, -0.025, -0.25, 0.375, -0.125, -0.25, 0.1, 0.05, 0.25]
         ("absolute", 0.55, 0.55, (2, 5, 9)),
         ("absolute", 0.05, 0.05, ()),
         # gradient p: the distance gradient above its p-th percentile
-        ("gradient", 95, 0.35 + 0.55 * 0.025, (4,)),  # sorted gradient ... 0.25 0.35 0.375; position 8.55
-        ("gradient", 80, 0.25 + 0.2 * 0.1, (1, 4)),  # position 7.2
+        ("gradient", 95, 0.6, ()),  # sorted rises ... 0.35 0.6 0.6; position 8.55 between the two 0.6
+        ("gradient", 80, 0.35 + 0.2 * 0.25, (2, 5)),  # position 7.2: the two dips themselves
     ],
 )
 def test_compute_threshold_expected_values(threshold_type: str, amount: float, value: float, breakpoints: tuple) -> None:
@@ -120,13 +120,13 @@ def test_compute_threshold_expected_values(threshold_type: str, amount: float, v
 
 
 def test_gradient_is_computed_on_distances_not_similarities() -> None:
-    # A single dip in similarity is a rise in distance: the gradient is positive before the dip
-    # and negative after it, so the cut lands on the rising side (index 1 of a dip at 2).
+    # A single dip in similarity is a rise in distance at the dip and a fall right after it, so
+    # the cut lands on the dip itself (index 2).
     sims = np.array([0.9, 0.9, 0.1, 0.9, 0.9])
     got = compute_threshold(sims, "gradient", 90)
-    np.testing.assert_allclose(got.metric_values, [0.0, 0.4, 0.0, -0.4, 0.0], atol=1e-12)
-    assert got.breakpoints == (1,)
-    assert got.value == pytest.approx(0.4 * 0.6)  # sorted: -0.4 0 0 0 0.4; position 3.6
+    np.testing.assert_allclose(got.metric_values, [0.0, 0.0, 0.8, -0.8, 0.0], atol=1e-12)
+    assert got.breakpoints == (2,)
+    assert got.value == pytest.approx(0.8 * 0.6)  # sorted: -0.8 0 0 0 0.8; position 3.6
 
 
 @pytest.mark.parametrize("threshold_type", THRESHOLD_TYPES)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from chunkviz.semantic import DEFAULT_MODEL, THRESHOLD_TYPES, SemanticChunking, semantic_chunking, sentence_similarities
+from chunkviz.errors import InvalidParamError
 from chunkviz.strategies.base import param, register
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
@@ -38,6 +39,16 @@ class SemanticParams:
     max_tokens: int = param(0, "largest chunk in the embedding model's tokens (0 = the model's limit)", minimum=0, maximum=100_000)
     min_tokens: int = param(0, "merge chunks smaller than this into their more similar neighbour (0 = off)", minimum=0, maximum=100_000)
     model: str = param(DEFAULT_MODEL, "sentence-transformers model name or local path (offline)")
+
+    def __post_init__(self) -> None:
+        if 0 < self.max_tokens <= 2:
+            raise InvalidParamError(
+                "semantic", "max_tokens", f"must be 0 (the model's limit) or at least 3 (the model adds 2 special tokens), got {self.max_tokens}"
+            )
+        if self.min_tokens and self.max_tokens and self.min_tokens > self.max_tokens:
+            raise InvalidParamError(
+                "semantic", "min_tokens", f"must be at most max_tokens ({self.max_tokens}), got {self.min_tokens}"
+            )
 
     def amount(self) -> float:
         return {
