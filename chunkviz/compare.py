@@ -121,7 +121,8 @@ def stats_row(label: str, run: StrategyRun) -> dict[str, Any]:
                 "tokens min": tokens.min,
                 "tokens median": tokens.median,
                 "tokens max": tokens.max,
-                "overlap overhead %": round(d.overhead.tokens_percent, 1),
+                "overlap overhead % (chars)": round(d.overhead.chars_percent, 1),
+                "overlap overhead % (tokens)": round(d.overhead.tokens_percent, 1),
                 "text in no chunk (chars)": d.coverage.content_gap_chars,
             }
         )

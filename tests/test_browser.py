@@ -397,3 +397,54 @@ def test_selection_then_fewer_chunks_does_not_crash(page: Any) -> None:
     wait_until_idle(page)
     assert page.locator('[data-testid="stException"]').all_inner_texts() == []
     wait_for_spans(page, 0, spans_of(chunkviz.chunk(text, "fixed_tokens", chunk_size=5000)))
+
+
+def test_semantic_plot_nested_bands_and_added_text(page: Any, server: str) -> None:
+    """Semantic column with its similarity plot and threshold line, parent/child nested bands,
+    and table row groups whose repeated header is drawn as added text."""
+    import json
+    import urllib.parse
+
+    query = {
+        "doc": "api_guide.md",
+        "n": "3",
+        "s0": "semantic",
+        "s1": "parent_child",
+        "p1": json.dumps({"parent_size": 300, "child_size": 80, "child_overlap": 10}),
+        "s2": "tables",
+        "p2": json.dumps({"rows_per_chunk": 3}),
+    }
+    page.goto(server + "/?" + urllib.parse.urlencode(query))
+    wait_for(lambda: page.locator('[data-strategy="col2"][data-chunk-index]').count() > 0, "the tables column")
+    wait_for(lambda: page.locator(".js-plotly-plot").count() >= 2, "the similarity plots")
+    wait_until_idle(page)
+    # the similarity plot draws its threshold as a dashed line with a label
+    wait_for(lambda: page.locator(".js-plotly-plot .annotation-text", has_text="threshold").count() >= 1, "the threshold label")
+    plot = page.locator(".js-plotly-plot", has=page.locator(".annotation-text", has_text="threshold")).first
+    assert plot.locator("g.scatterlayer .trace").count() >= 1, "the similarity curve is drawn"
+    assert plot.locator("g.shapelayer path").count() >= 1, "the threshold line is drawn"
+    # parent bands contain their children in the DOM
+    nested = page.eval_on_selector_all(
+        '[data-strategy="col1"][data-parent-index]',
+        "els => els.map(e => e.querySelectorAll('[data-chunk-index]').length)",
+    )
+    assert nested and all(n > 0 for n in nested), nested
+    # repeated table headers are inserted text, outside the source spans
+    added = page.eval_on_selector_all('.cv-doc[data-strategy="col2"] ins.cv-add', "els => els.map(e => e.textContent)")
+    assert added and all(a.startswith("| Method") for a in added)
+    OUTPUT.mkdir(exist_ok=True)
+    page.mouse.move(1, 1)
+    page.evaluate(
+        """() => {
+            const view = document.querySelector('.cv-doc[data-strategy="col0"]');
+            const column = view.closest('[data-testid="stColumn"]');
+            (column.querySelector('h3') || view).scrollIntoView({block: 'start'});
+            (document.querySelector('[data-testid="stMain"]') || document.scrollingElement).scrollBy(0, -70);
+            const tables = document.querySelector('.cv-doc[data-strategy="col2"]');
+            const mark = tables.querySelector('ins.cv-add');
+            if (mark) tables.scrollTop = mark.offsetTop - tables.offsetTop - 40;
+        }"""
+    )
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(OUTPUT / "semantic_nested_added.png"))
+    assert page.page_errors == []

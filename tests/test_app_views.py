@@ -1,0 +1,160 @@
+"""AppTest checks of the views added for semantic chunking and multi-level strategies:
+the percentile slider re-cuts without re-embedding, nested bands for parent/child chunkings,
+added text for repeated table headers and enrichment."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+
+import chunkviz
+import chunkviz.semantic as semantic
+from test_app import new_app, run, sample_text, set_widget
+
+
+@pytest.fixture(autouse=True)
+def _private_semantic_cache(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", str(tmp_path / "semantic-cache"))
+
+
+def column_html(at: Any, column: int) -> str:
+    (html,) = [h.value for h in at.get("html") if f'class="cv-doc" data-strategy="col{column}"' in h.value]
+    return html
+
+
+def chart_spec(at: Any, key: str) -> dict[str, Any]:
+    (chart,) = [c for c in at.get("plotly_chart") if c.key == key]
+    return json.loads(chart.proto.spec)
+
+
+def threshold_line(spec: dict[str, Any]) -> float:
+    lines = [s for s in spec["layout"].get("shapes", []) if s.get("type") == "line" and s.get("y0") == s.get("y1")]
+    assert len(lines) == 1, lines
+    return float(lines[0]["y0"])
+
+
+def breakpoint_xs(spec: dict[str, Any]) -> list[float]:
+    marks = [t for t in spec["data"] if t.get("name") == "breakpoint"]
+    return sorted(marks[0]["x"]) if marks else []
+
+
+class _Nesting(HTMLParser):
+    """Records, for every element with a chunk index, the chunk indexes of its open ancestors."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[int | None] = []
+        self.ancestors: dict[int, list[int]] = {}
+        self.added: list[tuple[int, str]] = []
+        self._in_added: int | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        index = int(a["data-chunk-index"]) if a.get("data-chunk-index") is not None else None
+        if index is not None:
+            self.ancestors[index] = [i for i in self.stack if i is not None]
+        if tag == "ins" and a.get("data-added-to") is not None:
+            self._in_added = int(a["data-added-to"])
+            self.added.append((self._in_added, ""))
+        if tag != "i":  # end markers are empty <i> elements that close at once
+            self.stack.append(index)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "ins":
+            self._in_added = None
+        if tag != "i" and self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self._in_added is not None:
+            index, text = self.added[-1]
+            self.added[-1] = (index, text + data)
+
+
+def nesting(html: str) -> _Nesting:
+    parser = _Nesting()
+    parser.feed(html)
+    return parser
+
+
+@pytest.mark.slow
+def test_percentile_slider_moves_threshold_and_breakpoints_without_re_embedding() -> None:
+    at = new_app({"doc": "field_station_handbook.md", "n": "1", "s0": "semantic"})
+    before = chart_spec(at, "col0.similarity")
+    html_before = column_html(at, 0)
+    calls = semantic.ENCODE_CALLS["count"]
+    set_widget(at, "col0.semantic.percentile", 70.0)
+    after = chart_spec(at, "col0.similarity")
+    assert semantic.ENCODE_CALLS["count"] == calls, "moving the threshold must not embed again"
+    assert threshold_line(after) > threshold_line(before), "a lower percentile raises the similarity threshold"
+    assert len(breakpoint_xs(after)) > len(breakpoint_xs(before))
+    assert column_html(at, 0) != html_before, "the inline boundaries follow the threshold"
+    text = sample_text("field_station_handbook.md")
+    expected = chunkviz.chunk(text, "semantic", percentile=70.0)
+    assert column_html(at, 0).count("data-chunk-index=") == len(expected)
+    # the chunk-count curve marks the current percentile
+    curve = chart_spec(at, "col0.curve")
+    assert any(trace.get("x") == [70.0] for trace in curve["data"])
+
+
+def test_parent_child_children_are_drawn_inside_their_parents() -> None:
+    at = new_app({"doc": "field_station_handbook.md", "n": "1", "s0": "parent_child",
+                  "p0": json.dumps({"parent_size": 300, "child_size": 80, "child_overlap": 10})})
+    text = sample_text("field_station_handbook.md")
+    chunks = chunkviz.chunk(text, "parent_child", parent_size=300, child_size=80, child_overlap=10)
+    html = column_html(at, 0)
+    tree = nesting(html)
+    parents = [c for c in chunks if c.level == 0]
+    children = [c for c in chunks if c.level == 1]
+    assert parents and children
+    for p in parents:
+        assert tree.ancestors[p.index] == [], f"parent {p.index} is an outer band"
+        assert f'data-parent-index="{p.index}"' in html
+    for c in children:
+        assert tree.ancestors[c.index] == [c.parent], f"child {c.index} is drawn inside parent {c.parent}"
+
+
+def test_selecting_a_child_marks_its_parent() -> None:
+    at = new_app({"doc": "field_station_handbook.md", "n": "1", "s0": "parent_child",
+                  "p0": json.dumps({"parent_size": 300, "child_size": 80, "child_overlap": 10})})
+    text = sample_text("field_station_handbook.md")
+    chunks = chunkviz.chunk(text, "parent_child", parent_size=300, child_size=80, child_overlap=10)
+    child = next(c for c in chunks if c.level == 1 and c.parent == 1)
+    at.session_state["col0.selected"] = child.index
+    run(at)
+    html = column_html(at, 0)
+    assert f'id="cv-col0-{child.index}" class="cv-c' in html and "cv-sel" in html.split(f'id="cv-col0-{child.index}"')[1][:80]
+    parent_tag = html.split(f'id="cv-col0-{child.parent}"')[1][:60]
+    assert "cv-psel" in parent_tag, "the parent of the selected child is marked, as retrieval would return it"
+
+
+def test_table_row_groups_show_the_repeated_header_as_added_text() -> None:
+    at = new_app({"doc": "api_guide.md", "n": "1", "s0": "tables", "p0": json.dumps({"rows_per_chunk": 3})})
+    text = sample_text("api_guide.md")
+    chunks = chunkviz.chunk(text, "tables", rows_per_chunk=3)
+    with_header = [c for c in chunks if c.added_text]
+    assert with_header, "the 8-row table in groups of 3 repeats its header"
+    added = nesting(column_html(at, 0)).added
+    assert added == [(c.index, c.added_text) for c in with_header]
+    assert all(a.startswith("| Method") for _, a in added)
+
+
+def test_enrichment_prefix_is_added_text_and_counted() -> None:
+    at = new_app({"doc": "api_guide.md", "n": "1", "s0": "headings"})
+    at.checkbox(key="enrich").check()
+    run(at)
+    at.text_input(key="enrich.date").input("2026-11-29")
+    run(at)
+    added = nesting(column_html(at, 0)).added
+    text = sample_text("api_guide.md")
+    chunks = chunkviz.chunk(text, "headings")
+    assert len(added) == len(chunks)
+    assert all(a.startswith("Document: Larkspur Field Stations API\n") and "Date: 2026-11-29" in a for _, a in added)
+    # the chunk table shows the token count with the added text next to the raw one
+    (table,) = [d for d in at.dataframe if d.key == "col0.table"]
+    frame = table.value
+    assert "tokens with added text" in frame.columns
+    assert (frame["tokens with added text"] > frame["tokens"]).all()
