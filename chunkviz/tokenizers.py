@@ -132,7 +132,8 @@ def _idle_cores() -> int:
         busy = os.getloadavg()[0]
     except OSError:  # pragma: no cover - not available on every platform
         busy = 0.0
-    return max(1, min(4, int(cores - busy + 0.5)))
+    others = max(0.0, busy - 1.0)  # the load average includes this process itself
+    return max(1, min(4, int(cores - others + 0.5)))
 
 
 def _token_array(tokens: list[int]) -> np.ndarray:
