@@ -403,12 +403,8 @@ def semantic_chunking(
     sentences = analysis.sentences
     if not sentences:
         return SemanticChunking(analysis, threshold, (), max_tokens or 0, "", ())
-    embedder_tok, specials, model_limit = _size_tokenizer(model)
-    limit = max_tokens if max_tokens is not None else model_limit
-    counter = shared_counter(text, embedder_tok)
-    cuts = _sentence_cuts(text, sentences, counter)
+    embedder_tok, specials, limit, counter, cuts, budget = _size_setup(text, sentences, model, max_tokens)
     sims = analysis.similarities
-    budget = max(1, limit - specials)
 
     def size(a: int, b: int) -> int:  # sentences [a, b) as one chunk, model tokens without specials
         return counter.count(cuts[a], cuts[b])
@@ -444,6 +440,18 @@ def semantic_chunking(
         meta = {"sentences": [a, b], "model_tokens": size(a, b) + specials}
         chunks.append(Chunk.from_span(text, len(chunks), start, end, _final_reason(reason, end, text), metadata=meta))
     return SemanticChunking(analysis, threshold, tuple(chunks), limit, embedder_tok.name, tuple(forced))
+
+
+def _size_setup(
+    text: str, sentences: Sequence[tuple[int, int]], model: str, max_tokens: int | None
+) -> tuple[Tokenizer, int, int, SpanCounter, list[int], int]:
+    """The model's tokenizer, its special tokens, the limit, a span counter, the sentence cuts
+    and the token budget for a chunk's own text."""
+    embedder_tok, specials, model_limit = _size_tokenizer(model)
+    limit = max_tokens if max_tokens is not None else model_limit
+    counter = shared_counter(text, embedder_tok)
+    cuts = _sentence_cuts(text, sentences, counter)
+    return embedder_tok, specials, limit, counter, cuts, max(1, limit - specials)
 
 
 def _final_reason(reason: str, end: int, text: str) -> str:
@@ -537,12 +545,8 @@ def final_chunk_counts(
     sentences = analysis.sentences
     if not sentences:
         return [(float(p), 0) for p in percentiles]
-    embedder_tok, specials, model_limit = _size_tokenizer(model)
-    limit = max_tokens if max_tokens is not None else model_limit
-    counter = shared_counter(text, embedder_tok)
-    cuts = _sentence_cuts(text, sentences, counter)
+    embedder_tok, specials, limit, counter, cuts, budget = _size_setup(text, sentences, model, max_tokens)
     sims = analysis.similarities
-    budget = max(1, limit - specials)
 
     def size(a: int, b: int) -> int:
         return counter.count(cuts[a], cuts[b])

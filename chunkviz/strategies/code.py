@@ -392,23 +392,10 @@ def _syntax_error_note(exc: BaseException) -> str:
 
 
 def _fallback(text: str, tokenizer: Tokenizer, max_tokens: int, note: str) -> list[Chunk]:
-    from chunkviz.strategies.recursive import chunk_recursive_spans
+    from chunkviz.strategies.recursive import chunk_recursive_spans, spans_to_recursive_chunks
 
     spans, splitter = chunk_recursive_spans(text, tokenizer, max_tokens, 0, list(PRESETS["python"]))
-    chunks = []
-    for index, (start, end, over) in enumerate(spans):
-        if end >= len(text):
-            reason = str(Reason.END_OF_DOCUMENT)
-        else:
-            reason = splitter.cut_reason.get(end, str(Reason.CHARACTER))
-        metadata: dict[str, Any] = {"fallback": note}
-        if end in splitter.cut_separator and end < len(text):
-            metadata["separator"] = splitter.cut_separator[end]
-        if over:
-            metadata["over_limit"] = True
-            metadata["indivisible"] = True
-        chunks.append(Chunk.from_span(text, index, start, end, reason, metadata=metadata))
-    return chunks
+    return spans_to_recursive_chunks(text, spans, splitter, {"fallback": note})
 
 
 def parse_python(text: str) -> tuple[ast.Module | None, str | None]:

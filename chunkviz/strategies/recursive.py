@@ -321,13 +321,21 @@ def chunk_recursive_spans(
 def recursive(text: str, params: RecursiveParams, tokenizer: Tokenizer) -> list[Chunk]:
     separators = resolve_separators(params.separators)
     spans, splitter = chunk_recursive_spans(text, tokenizer, params.chunk_size, params.overlap, separators)
+    return spans_to_recursive_chunks(text, spans, splitter)
+
+
+def spans_to_recursive_chunks(
+    text: str, spans: list[tuple[int, int, bool]], splitter: RecursiveSplitter, extra: dict[str, object] | None = None
+) -> list[Chunk]:
+    """Chunks for the splitter's spans: the reason and separator of each cut, flags for pieces
+    over the limit, plus ``extra`` metadata on every chunk."""
     chunks = []
     for index, (start, end, over) in enumerate(spans):
         if end >= len(text):
             reason = str(Reason.END_OF_DOCUMENT)
         else:
             reason = splitter.cut_reason.get(end, str(Reason.CHARACTER))
-        metadata: dict[str, object] = {}
+        metadata: dict[str, object] = dict(extra or {})
         if end in splitter.cut_separator and end < len(text):
             metadata["separator"] = splitter.cut_separator[end]
         if over:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chunkviz.segment import cached_sentence_starts, get_segmenter
-from chunkviz.spancount import SpanCounter, shared_counter
+from chunkviz.spancount import shared_counter
 from chunkviz.strategies.base import param, register
 from chunkviz.strategies.packing import pack_units, spans_to_chunks, unit_cuts
 from chunkviz.tokenizers import Tokenizer
