@@ -531,6 +531,7 @@ CHANGING_VALUES: dict[tuple[str, str], Any] = {
     ("sentences", "overlap_sentences"): 0,
     ("semantic", "percentile"): 50.0,
     ("semantic", "threshold_type"): "absolute",
+    ("semantic", "max_tokens"): 64,
 }
 #: Parameters that do not change the chunks of the sample document at any valid value tried
 #: (see the report): the app must still pass them through and agree with the engine.
