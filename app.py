@@ -176,7 +176,7 @@ def show_column(
     a, b, c = st.columns(3)
     a.metric("chunks", len(run.chunks))
     b.metric("median tokens", f"{d.summary.tokens.median:g}" if d and d.summary.tokens.median is not None else "–")
-    c.metric("overlap overhead", f"{d.overhead.chars_percent:.1f}%" if d else "–", help="characters stored more than once, in percent of the text covered")
+    c.metric("overlap overhead", f"{d.overhead.chars_percent:.1f}%" if d else "–")  # repeated characters, % of covered text
     counts = flag_counts(run)
     flagged = [f"{FLAG_LABELS[k]}: {v}" for k, v in counts.items() if v]
     st.caption(" · ".join(flagged) if flagged else "no flags")
