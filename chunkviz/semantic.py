@@ -35,7 +35,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from chunkviz.errors import ChunkvizError
-from chunkviz.segment import Segmenter, get_segmenter, sentence_starts
+from chunkviz.segment import Segmenter, expected_segmenter_name, get_segmenter, sentence_starts
 from chunkviz.spancount import SpanCounter, best_cut, shared_counter
 from chunkviz.tokenizers import HuggingFaceTokenizer, Tokenizer, get_tokenizer
 from chunkviz.types import Chunk, Reason
@@ -277,15 +277,20 @@ def sentence_similarities(
 ) -> SentenceSimilarities:
     """Sentences and adjacent similarities of ``text``, cached in memory and on disk."""
     model = canonical_model(model)
-    segmenter = get_segmenter()
-    key = _cache_key(text, model, segmenter.name, buffer_size)
+    # the cache key needs the segmenter's name, not the loaded pipeline: a cache hit in a fresh
+    # process then costs no spaCy (and no torch) import
+    name = expected_segmenter_name()
+    key = _cache_key(text, model, name, buffer_size)
     hit = _MEMORY.get(key)
     if hit is not None:
         return hit
-    cached = _load_disk(key, model, segmenter.name, buffer_size)
+    cached = _load_disk(key, model, name, buffer_size)
     if cached is not None:
         _remember(key, cached)
         return cached
+    segmenter = get_segmenter()
+    if segmenter.name != name:  # a model package is present but failed to load: key by what ran
+        key = _cache_key(text, model, segmenter.name, buffer_size)
     began = time.perf_counter()
     sentences = trimmed_sentences(text, segmenter)
     segmented = time.perf_counter()
