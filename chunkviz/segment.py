@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
+#: A paragraph break: a line break, blank (whitespace-only) lines, and the whitespace after them.
+PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
 _REGEX_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)")
 _MAX_BLOCK = 500_000
 
@@ -93,7 +94,7 @@ def paragraph_blocks(text: str) -> list[tuple[int, int]]:
     """Spans of the non-blank paragraphs of ``text`` (from first to last non-space character)."""
     blocks = []
     pos = 0
-    for match in _PARAGRAPH_BREAK.finditer(text):
+    for match in PARAGRAPH_BREAK.finditer(text):
         blocks.append((pos, match.start()))
         pos = match.end()
     blocks.append((pos, len(text)))

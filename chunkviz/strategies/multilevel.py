@@ -20,10 +20,10 @@ from typing import Sequence
 
 from chunkviz.errors import InvalidParamError
 from chunkviz.segment import cached_sentence_starts
-from chunkviz.spancount import SpanCounter, best_cut, shared_counter
+from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.strategies.base import param, register
 from chunkviz.strategies.fixed import window_starts
-from chunkviz.strategies.packing import pack_units, unit_cuts
+from chunkviz.strategies.packing import cuts_between, pack_units, unit_cuts
 from chunkviz.strategies.paragraphs import paragraph_starts
 from chunkviz.strategies.recursive import RecursiveSplitter
 from chunkviz.structure import sections
@@ -304,19 +304,9 @@ def _paragraph_spans(text: str, counter: SpanCounter) -> list[tuple[int, int]]:
 def _sentence_cuts(text: str, start: int, end: int, sentence_starts: Sequence[int], counter: SpanCounter) -> list[int]:
     """Cuts tiling ``[start, end)`` into its sentences (whitespace between them cut cleanly)."""
     body = start + len(text[start:end]) - len(text[start:end].lstrip())  # the first non-space
-    cuts = [start]
     lo = bisect.bisect_right(sentence_starts, body)
     hi = bisect.bisect_left(sentence_starts, end)
-    for s in sentence_starts[lo:hi]:
-        gap_start = s
-        while gap_start > cuts[-1] + 1 and text[gap_start - 1].isspace():
-            gap_start -= 1
-        cut = best_cut(text, gap_start, s, counter) if gap_start < s else s
-        if cut > cuts[-1]:
-            cuts.append(cut)
-    if end > cuts[-1]:
-        cuts.append(end)
-    return cuts
+    return cuts_between(text, sentence_starts[lo:hi], counter, start, end)
 
 
 @register(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from chunkviz.spancount import SpanCounter, best_cut
 from chunkviz.strategies.recursive import RecursiveSplitter, separator_reason
@@ -22,20 +23,27 @@ class PackedSpan:
 
 
 def unit_cuts(text: str, unit_starts: list[int], counter: SpanCounter) -> list[int]:
-    """Boundaries that tile ``text`` into units starting at ``unit_starts``.
+    """Boundaries that tile ``text`` into units starting at ``unit_starts`` (the first unit
+    takes any whitespace before it)."""
+    return cuts_between(text, unit_starts[1:], counter, 0, len(text))
 
-    The whitespace between two units is cut at a clean position (after a line break, else
-    before the whitespace) so unit token counts stay exact arithmetic.
+
+def cuts_between(text: str, starts: Sequence[int], counter: SpanCounter, start: int, end: int) -> list[int]:
+    """Boundaries that tile ``text[start:end]`` into pieces beginning at each of ``starts``.
+
+    The whitespace before each start is cut at a clean position (after a line break, else
+    before the whitespace) so the pieces' token counts stay exact arithmetic.
     """
-    cuts = [0]
-    for start in unit_starts[1:]:
-        gap_start = start
+    cuts = [start]
+    for unit_start in starts:
+        gap_start = unit_start
         while gap_start > cuts[-1] + 1 and text[gap_start - 1].isspace():
             gap_start -= 1
-        cut = best_cut(text, gap_start, start, counter) if gap_start < start else start
+        cut = best_cut(text, gap_start, unit_start, counter) if gap_start < unit_start else unit_start
         if cut > cuts[-1]:
             cuts.append(cut)
-    cuts.append(len(text))
+    if end > cuts[-1]:
+        cuts.append(end)
     return cuts
 
 
@@ -111,4 +119,4 @@ def spans_to_chunks(text: str, spans: list[PackedSpan], counter: SpanCounter, sp
     return chunks
 
 
-__all__ = ["PackedSpan", "pack_units", "spans_to_chunks", "unit_cuts", "separator_reason"]
+__all__ = ["PackedSpan", "cuts_between", "pack_units", "spans_to_chunks", "unit_cuts", "separator_reason"]

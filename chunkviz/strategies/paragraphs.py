@@ -10,17 +10,16 @@ real token counts, not the guide's word-count estimate. The guide's loop fills c
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from chunkviz.errors import InvalidParamError
+from chunkviz.segment import PARAGRAPH_BREAK
 from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.strategies.base import param, register
 from chunkviz.strategies.packing import PackedSpan, pack_units, spans_to_chunks, unit_cuts
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk, Reason
 
-_BLANK_LINES = re.compile(r"\n[^\S\n]*\n\s*")
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,7 @@ class ParagraphsParams:
 def paragraph_starts(text: str) -> list[int]:
     """Offsets where paragraphs start (the first non-space after a blank line)."""
     starts = [0]
-    for match in _BLANK_LINES.finditer(text):
+    for match in PARAGRAPH_BREAK.finditer(text):
         if match.end() < len(text):
             starts.append(match.end())
     return starts
