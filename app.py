@@ -14,9 +14,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from chunkviz.charts import chunk_count_figure, similarity_figure, token_distribution_figure
+from chunkviz.charts import token_distribution_figure
 from chunkviz.compare import (
-    FLAG_LABELS,
     ColumnConfig,
     StrategyRun,
     annotations,
@@ -30,13 +29,16 @@ from chunkviz.compare import (
     stats_row,
     token_counts,
 )
-from chunkviz.documents import Document, DocumentError, read_bytes
+from chunkviz.document import Document
+from chunkviz.document.read import read_bytes
+from chunkviz.errors import DocumentError
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
-from chunkviz.render import RenderOptions, legend_html, render_html, stylesheet
-from chunkviz.semantic import final_chunk_counts
+from chunkviz.document.model import as_document
+from chunkviz.render import RenderOptions, cut_text, legend_html, render_html, stylesheet
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
+from chunkviz.vocabulary import FLAG_LABELS
 from chunkviz.widgets import param_controls
 
 SAMPLES = Path(__file__).parent / "sample_docs"
@@ -50,21 +52,35 @@ st.set_page_config(page_title="chunkviz", layout="wide")
 
 
 # --- cached engine calls --------------------------------------------------------------------
+# Cached calls take the document's text and format (hashed) and the Document itself as
+# ``_document`` (not hashed): a reader's Document (an uploaded .rst, a PDF with its pages) keeps
+# its structure; (text, format) identify it.
 @st.cache_resource(show_spinner="Loading tokenizer…")
 def load_tokenizer(name: str):  # noqa: ANN201
     return get_tokenizer(name)
 
 
+def _the_document(text: str, fmt: str, document: Document | None) -> Document:
+    if document is not None and document.text == text and document.format == fmt:
+        return document
+    return as_document(text, fmt)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_run(text: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null") -> StrategyRun:
-    return run_strategy(text, strategy, json.loads(params_json), tokenizer, json.loads(enrich_json))
+def cached_run(
+    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null",
+    _document: Document | None = None,
+) -> StrategyRun:
+    document = _the_document(text, fmt, _document)
+    return run_strategy(document, strategy, json.loads(params_json), tokenizer, json.loads(enrich_json))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_html(
-    text: str, strategy: str, params_json: str, tokenizer: str, label: str, selected: int | None, enrich_json: str = "null"
+    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, label: str, selected: int | None,
+    enrich_json: str = "null", _document: Document | None = None,
 ) -> str:
-    run = cached_run(text, strategy, params_json, tokenizer, enrich_json)
+    run = cached_run(text, fmt, strategy, params_json, tokenizer, enrich_json, _document)
     gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
     options = RenderOptions(label, tokenizer, selected, annotations(run), gaps)
     return render_html(text, run.chunks, options)
@@ -160,15 +176,16 @@ def column_label(i: int, config: ColumnConfig) -> str:
 
 
 def show_column(
-    i: int, config: ColumnConfig, text: str, tokenizer: str, doc_name: str, enrich_json: str = "null"
+    i: int, config: ColumnConfig, document: Document, tokenizer: str, doc_name: str, enrich_json: str = "null"
 ) -> StrategyRun | None:
     label = column_label(i, config)
     st.subheader(label)
+    text, fmt = document.text, document.format
     params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
     try:
-        prepare_with_progress(config, text, tokenizer)
+        prepare_with_progress(config, document, tokenizer)
         with st.spinner(f"Chunking with {config.strategy}…"):
-            run = cached_run(text, config.strategy, params_json, tokenizer, enrich_json)
+            run = cached_run(text, fmt, config.strategy, params_json, tokenizer, enrich_json, document)
     except ChunkvizError as exc:
         st.error(str(exc))
         return None
@@ -186,11 +203,11 @@ def show_column(
     forget_stale_selection(i, text, tokenizer, params_json, config.strategy)
     selected = st.session_state.get(f"col{i}.selected")
     if get_strategy(config.strategy).explain is not None:
-        show_explanation(i, config, text, tokenizer, params_json)
-    html = cached_html(text, config.strategy, params_json, tokenizer, f"col{i}", selected, enrich_json)
+        show_explanation(i, config, document, tokenizer, params_json, run)
+    html = cached_html(text, fmt, config.strategy, params_json, tokenizer, f"col{i}", selected, enrich_json, document)
     st.html(html)
 
-    rows = chunk_table(text, run)
+    rows = chunk_table(run)
     table = st.dataframe(
         pd.DataFrame(rows),
         key=f"col{i}.table",
@@ -209,11 +226,11 @@ def show_column(
     if selected is not None and 0 <= selected < len(run.chunks):
         show_focus(run, selected, text)
 
-    exports = cached_exports(text, config.strategy, params_json, tokenizer, enrich_json)
+    exports = cached_exports(text, fmt, config.strategy, params_json, tokenizer, enrich_json, document)
     stem = f"{Path(doc_name).stem or 'document'}.{config.strategy}"
     e1, e2, e3 = st.columns(3)
-    for col, fmt, mime in ((e1, "jsonl", "application/jsonl"), (e2, "json", "application/json"), (e3, "csv", "text/csv")):
-        col.download_button(fmt.upper(), exports[fmt], file_name=f"{stem}.{fmt}", mime=mime, key=f"col{i}.download.{fmt}")
+    for col, kind, mime in ((e1, "jsonl", "application/jsonl"), (e2, "json", "application/json"), (e3, "csv", "text/csv")):
+        col.download_button(kind.upper(), exports[kind], file_name=f"{stem}.{kind}", mime=mime, key=f"col{i}.download.{kind}")
     return run
 
 
@@ -228,91 +245,69 @@ def forget_stale_selection(i: int, text: str, tokenizer: str, params_json: str, 
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def cached_exports(text: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null") -> dict[str, str]:
-    run = cached_run(text, strategy, params_json, tokenizer, enrich_json)
-    records = chunk_records(run.chunks, load_tokenizer(tokenizer))
-    return {fmt: serialize(records, fmt) for fmt in ("jsonl", "json", "csv")}
+def cached_exports(
+    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null",
+    _document: Document | None = None,
+) -> dict[str, str]:
+    run = cached_run(text, fmt, strategy, params_json, tokenizer, enrich_json, _document)
+    records = chunk_records(run.chunks, load_tokenizer(tokenizer), text)
+    return {fmt_name: serialize(records, fmt_name) for fmt_name in ("jsonl", "json", "csv")}
 
 
-def prepare_with_progress(config: ColumnConfig, text: str, tokenizer: str) -> None:
+def prepare_with_progress(config: ColumnConfig, document: Document, tokenizer: str) -> None:
     """Run a strategy's expensive precomputation (e.g. embeddings) with a progress bar."""
     spec = get_strategy(config.strategy)
-    if spec.prepare is None or not text.strip():
+    if spec.prepare is None or not document.text.strip():
         return
     params = spec.make_params(config.params)
-    model = getattr(params, "model", "")
     bar = None
     began = time.perf_counter()
 
     def progress(done: int, total: int) -> None:
         nonlocal bar
         rate = done / max(time.perf_counter() - began, 1e-6)
-        label = f"Embedding {total:,} sentences with {model}: {done:,}/{total:,}" + (f" ({rate:,.0f} sentences/s)" if done else "")
+        label = f"Preparing {config.strategy}: {done:,}/{total:,}" + (f" ({rate:,.0f}/s)" if done else "")
         if bar is None:
             bar = st.progress(0.0, text=label)
         bar.progress(done / max(total, 1), text=label)
 
-    spec.prepare(text, params, load_tokenizer(tokenizer), progress)
+    spec.prepare(document, params, load_tokenizer(tokenizer), progress)
     if bar is not None:
         bar.empty()
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def cached_explanation(text: str, strategy: str, params_json: str, tokenizer: str):  # noqa: ANN201
+def cached_explanation(
+    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, _document: Document | None = None
+):  # noqa: ANN201
     spec = get_strategy(strategy)
-    return spec.explain(text, spec.make_params(json.loads(params_json)), get_tokenizer(tokenizer))
+    document = _the_document(text, fmt, _document)
+    return spec.explain(document, spec.make_params(json.loads(params_json)), get_tokenizer(tokenizer))
 
 
-def show_explanation(i: int, config: ColumnConfig, text: str, tokenizer: str, params_json: str) -> None:
-    """The similarity curve of semantic chunking (any strategy with an ``explain`` hook)."""
-    result = cached_explanation(text, config.strategy, params_json, tokenizer)
-    analysis, threshold = result.analysis, result.threshold
-    st.caption(
-        f"{len(analysis.sentences):,} sentences · segmenter {analysis.segmenter} · model {analysis.model} · "
-        f"threshold {threshold.threshold_type} = {threshold.value:.3f} · {len(threshold.breakpoints)} breakpoints · "
-        f"{len(result.size_splits)} cuts to fit {result.max_tokens} model tokens"
-    )
-    if len(analysis.similarities) == 0:
-        st.info("Fewer than two sentences: nothing to compare.")
-        return
-    chunk_sentences = [tuple(c.metadata.get("sentences", (0, 0))) for c in result.chunks]
-    figure = similarity_figure(
-        text, analysis.sentences, list(threshold.metric_values), threshold.metric, threshold.value,
-        threshold.breakpoints, result.size_splits, _merge_ranges(chunk_sentences),
-    )
-    event = st.plotly_chart(figure, key=f"col{i}.similarity", on_select="rerun", selection_mode=("points",))
-    points = event.selection.points if event is not None and hasattr(event, "selection") else []
-    if points:
-        pair = int(round(float(points[0]["x"]) - 0.5))
-        target = next((c.index for c in result.chunks if c.metadata.get("sentences", (0, 0))[1] == pair + 1), None)
+def show_explanation(i: int, config: ColumnConfig, document: Document, tokenizer: str, params_json: str, run: StrategyRun) -> None:
+    """A strategy's own analysis (any strategy with an ``explain`` hook): its summary as a
+    caption, its figures as charts. Nothing here knows which strategy it is."""
+    explanation = cached_explanation(document.text, document.format, config.strategy, params_json, tokenizer, document)
+    st.caption(explanation.summary())
+    for item in explanation.figures(run.chunks):
+        if item.caption:
+            st.caption(item.caption)
+        key = f"col{i}.{item.name}"
+        if not item.selectable:
+            st.plotly_chart(item.figure, key=key)
+            continue
+        event = st.plotly_chart(item.figure, key=key, on_select="rerun", selection_mode=("points",))
+        points = event.selection.points if event is not None and hasattr(event, "selection") else []
+        target = explanation.chunk_at(item.name, points[0], run.chunks) if points else None
         if target is not None and target != st.session_state.get(f"col{i}.selected"):
             st.session_state[f"col{i}.selected"] = target
             st.rerun()
-    if threshold.threshold_type == "percentile":
-        params = get_strategy(config.strategy).make_params(json.loads(params_json))
-        curve = cached_count_curve(text, params.model, params.buffer_size, params.max_tokens or None, params.min_tokens)
-        st.caption("Chunks for every percentile, after the size limits (flat where max_tokens decides):")
-        st.plotly_chart(chunk_count_figure(curve, float(params.percentile)), key=f"col{i}.curve")
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def cached_count_curve(text: str, model: str, buffer_size: int, max_tokens: int | None, min_tokens: int) -> list:
-    return final_chunk_counts(text, model=model, buffer_size=buffer_size, max_tokens=max_tokens, min_tokens=min_tokens)
-
-
-def _merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sentence ranges of consecutive chunks (pieces of one split sentence become one range)."""
-    merged: list[tuple[int, int]] = []
-    for a, b in ranges:
-        if merged and merged[-1] == (a, b):
-            continue
-        merged.append((a, b))
-    return merged
 
 
 def show_focus(run: StrategyRun, index: int, text: str) -> None:
     chunk = run.chunks[index]
-    st.markdown(f"**Chunk {index}** · characters {chunk.start}–{chunk.end} · ends: `{chunk.reason}`")
+    st.markdown(f"**Chunk {index}** · characters {chunk.start}–{chunk.end} · ends: {cut_text(chunk)}")
     if chunk.added_text:
         st.caption("Added by the strategy (not in the source):")
         st.code(chunk.added_text, language=None)
@@ -339,7 +334,7 @@ def main() -> None:
     enrich_json = enrichment_controls(doc_name)
     if document is None:
         return
-    outline = outline_html(document.text)
+    outline = outline_html(document)
     if outline:
         with st.sidebar.expander("Outline (headings)", expanded=False):
             st.html(outline)
@@ -365,7 +360,7 @@ def main() -> None:
     containers = st.tabs([column_label(i, c) for i, c in enumerate(columns)]) if layout == "Tabs" else st.columns(len(columns))
     for i, (container, config) in enumerate(zip(containers, columns)):
         with container:
-            run = show_column(i, config, text, tokenizer, doc_name, enrich_json)
+            run = show_column(i, config, document, tokenizer, doc_name, enrich_json)
         if run is not None:
             runs[column_label(i, config)] = run
 

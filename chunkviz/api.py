@@ -1,33 +1,38 @@
-"""The public Python API: ``chunk`` a text with a named strategy, list ``strategies``."""
+"""The public Python API: ``chunk`` a text or a Document with a named strategy, list ``strategies``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from chunkviz import strategies as _strategies  # noqa: F401 - registers the built-in strategies
+from chunkviz.document.model import Document, as_document
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from chunkviz.types import Chunk
 
 
 def chunk(
-    text: str,
+    text: str | Document,
     strategy: str = "recursive",
     *,
     tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
+    format: str | None = None,
     **params: Any,
 ) -> list[Chunk]:
-    """Chunk ``text`` with a registered strategy; every chunk's text is ``text[start:end]``.
+    """Chunk ``text`` (a string or a :class:`~chunkviz.document.Document`) with a registered
+    strategy; every chunk's text is ``text[start:end]``.
 
     ``params`` are the strategy's parameters (see :func:`strategies`); ``tokenizer`` is a name
-    (``cl100k_base``, ``o200k_base``, ``minilm``, ``words``, ``chars``) or a Tokenizer.
-    Empty or whitespace-only text gives no chunks.
+    (``cl100k_base``, ``o200k_base``, ``minilm``, ``words``, ``chars``) or a Tokenizer;
+    ``format`` (``markdown``, ``rst``, ``text``, ``python`` ...) says how to read the structure
+    of a string (default: sniffed). Empty or whitespace-only text gives no chunks.
     """
     spec = get_strategy(strategy)
     validated = spec.make_params(params)
-    if not text.strip():
+    document = as_document(text, format)
+    if not document.text.strip():
         return []
-    return spec.function(text, validated, get_tokenizer(tokenizer))
+    return spec.function(document, validated, get_tokenizer(tokenizer))
 
 
 def strategies() -> list[dict[str, Any]]:

@@ -1,17 +1,22 @@
-"""Plotly figures for the app (no Streamlit import)."""
+"""Plotly figures for the app (no Streamlit import); plotly is the optional ``app`` extra."""
 
 from __future__ import annotations
 
 import html
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-import plotly.graph_objects as go
+from chunkviz.explain import go, require_plotly
+from chunkviz.render import BAND_COLOURS, N_COLOURS
+
+if TYPE_CHECKING:
+    import plotly.graph_objects
 
 
 def token_distribution_figure(
     series: Mapping[str, Sequence[int]], tokenizer: str, limit: int | None = None
-) -> go.Figure:
+) -> "plotly.graph_objects.Figure":
     """Chunk sizes of every strategy on one axis: a box with all points beside it."""
+    require_plotly()
     fig = go.Figure()
     for label, counts in series.items():
         fig.add_trace(
@@ -63,15 +68,14 @@ def similarity_figure(
     breakpoints: Sequence[int],
     size_splits: Sequence[int],
     chunk_sentences: Sequence[tuple[int, int]],
-) -> go.Figure:
+) -> "plotly.graph_objects.Figure":
     """Similarity (or distance gradient) of each adjacent sentence pair along the document.
 
     Pair ``i`` (sentences i and i+1) sits at x = i + 0.5, between the sentences; chunk regions
     are shaded with the inline highlighting's colours; the threshold is a horizontal line;
     semantic breakpoints and cuts forced by the size limit are marked.
     """
-    from chunkviz.render import BAND_COLOURS, N_COLOURS
-
+    require_plotly()
     x = [i + 0.5 for i in range(len(metric_values))]
     hover = [
         f"pair {i}: {metric_values[i]:.3f}<br><b>sentence {i}</b>: {_hover_text(text[sentences[i][0]:sentences[i][1]])}"
@@ -117,8 +121,9 @@ def similarity_figure(
     return fig
 
 
-def chunk_count_figure(curve: Sequence[tuple[float, int]], current: float | None) -> go.Figure:
-    """How many chunks each percentile gives (before size limits), with the current choice."""
+def chunk_count_figure(curve: Sequence[tuple[float, int]], current: float | None) -> "plotly.graph_objects.Figure":
+    """How many chunks each percentile gives (after the size limits), with the current choice."""
+    require_plotly()
     fig = go.Figure(
         go.Scatter(
             x=[p for p, _ in curve], y=[n for _, n in curve], mode="lines", line={"shape": "hv", "color": "#495057"},

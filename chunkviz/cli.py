@@ -5,10 +5,12 @@ Commands::
     chunkviz strategies [--json]
     chunkviz chunk FILE -s NAME [-p key=value ...] [--tokenizer NAME] [--format jsonl|json|csv|text]
     chunkviz diagnose FILE -s NAME [-p key=value ...] [--tokenizer NAME] [--json]
+    chunkviz explain FILE -s NAME [-p key=value ...] [--tokenizer NAME] [--json]
     chunkviz similarities FILE [-p key=value ...] [--tokenizer NAME] [--json]
 
-``similarities`` runs the ``semantic`` strategy and shows its analysis: sentences, the
-similarity of each adjacent pair, the threshold, breakpoints, size splits and the chunks.
+``explain`` shows the analysis of a strategy with an ``explain`` hook (an
+:class:`~chunkviz.explain.Explanation`: its summary, or its data as JSON) and the chunk count;
+``similarities`` is ``explain -s semantic`` (sentences, similarities, threshold, breakpoints).
 
 ``FILE`` may be ``-`` for standard input. Bad input exits with status 2 and one line on stderr
 starting ``chunkviz: error:``; remarks about reading the document go to stderr as ``note: ...``.
@@ -24,9 +26,13 @@ import os
 import sys
 from typing import Any, NoReturn, Sequence
 
+from chunkviz.api import chunk, strategies
+from chunkviz.diagnostics import diagnose
 from chunkviz.errors import ChunkvizError, InvalidParamError
-from chunkviz.export import RECORD_FIELDS, chunk_records, serialize
-from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, tokenizer_names
+from chunkviz.export import chunk_records, serialize
+from chunkviz.strategies import get_strategy, registered
+from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
+from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
 PROG = "chunkviz"
 FORMATS = ("jsonl", "json", "csv", "text")
@@ -185,8 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_chunking_args(p_diagnose)
     p_diagnose.add_argument("--json", action="store_true", help="machine-readable output")
 
+    p_explain = commands.add_parser("explain", help="a strategy's own analysis (e.g. semantic's similarities)")
+    _add_chunking_args(p_explain)
+    p_explain.add_argument("--json", action="store_true", help="machine-readable output (one JSON object)")
+
     p_similar = commands.add_parser(
-        "similarities", help="semantic chunking analysis: sentence similarities, threshold, breakpoints, chunks"
+        "similarities", help="semantic chunking analysis (same as 'explain -s semantic')"
     )
     _add_chunking_args(p_similar, with_strategy=False)
     p_similar.add_argument("--json", action="store_true", help="machine-readable output (one JSON object)")
@@ -194,8 +204,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_strategies(args: argparse.Namespace) -> int:
-    from chunkviz.api import strategies
-
     described = strategies()
     if args.json:
         print(json.dumps(described, indent=2, ensure_ascii=False, default=str))
@@ -229,14 +237,11 @@ class _Run:
     chunks: list[Any]
 
 
-def _run_chunking(args: argparse.Namespace) -> _Run:
-    """Validate the command line first, then read the document, then chunk."""
-    from chunkviz.api import chunk
-    from chunkviz.documents import read_path, read_stdin
-    from chunkviz.strategies.base import get_strategy
-    from chunkviz.tokenizers import get_tokenizer
+def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run:
+    """Validate the command line first, then read the document (with its format), then chunk."""
+    from chunkviz.document.read import read_path, read_stdin
 
-    spec = get_strategy(args.strategy)
+    spec = get_strategy(strategy or args.strategy)
     raw = parse_param_args(args.param)
     values = convert_param_values(spec, raw)
     validated = spec.make_params(values)
@@ -244,14 +249,14 @@ def _run_chunking(args: argparse.Namespace) -> _Run:
     document = read_stdin() if args.file == "-" else read_path(args.file)
     for note in document.notes:
         print(f"note: {note}", file=sys.stderr)
-    chunks = chunk(document.text, spec.name, tokenizer=tokenizer, **values)
+    chunks = chunk(document, spec.name, tokenizer=tokenizer, **values)  # the Document: its format decides the structure
     params = dataclasses.asdict(validated) if dataclasses.is_dataclass(validated) else dict(values)
     return _Run(document, spec.name, params, tokenizer, chunks)
 
 
 def _cmd_chunk(args: argparse.Namespace) -> int:
     run = _run_chunking(args)
-    records = chunk_records(run.chunks, run.tokenizer)
+    records = chunk_records(run.chunks, run.tokenizer, run.document.text)
     if args.format == "text":
         _write_text(sys.stdout, run, records)
     else:
@@ -263,7 +268,9 @@ def _write_text(out: Any, run: _Run, records: list[dict[str, Any]]) -> None:
     for record in records:
         header = (
             f"--- chunk {record['index']} [{record['start']}:{record['end']}] "
-            f"{record['end'] - record['start']} chars, {record['token_count']} tokens, ends at: {record['reason']}"
+            f"{record['end'] - record['start']} chars, {record['token_count']} tokens, ends at: {record['reason']} "
+            f"({REASON_LABELS.get(record['reason'], record['reason'])}; cut at: "
+            f"{BOUNDARY_LABELS.get(record['boundary'], record['boundary'])})"
         )
         if record["parent"] is not None or record["level"]:
             header += f", level {record['level']}, parent {record['parent']}"
@@ -285,13 +292,8 @@ def _write_text(out: Any, run: _Run, records: list[dict[str, Any]]) -> None:
 
 
 def _cmd_diagnose(args: argparse.Namespace) -> int:
-    try:
-        from chunkviz.diagnostics import diagnose
-    except ImportError as exc:
-        _print_error(f"diagnostics are not available: {exc}")
-        return EXIT_FAILURE
     run = _run_chunking(args)
-    report = diagnose(run.document.text, run.chunks, tokenizer=run.tokenizer, strategy=run.strategy, params=run.params)
+    report = diagnose(run.document, run.chunks, tokenizer=run.tokenizer, strategy=run.strategy, params=run.params)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False, default=str))
     else:
@@ -300,81 +302,39 @@ def _cmd_diagnose(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _finite(value: Any) -> float | None:
-    """A float for JSON, or None for NaN/inf (e.g. the threshold of fewer than two sentences)."""
-    number = float(value)
-    return number if number == number and number not in (float("inf"), float("-inf")) else None
-
-
-def _cmd_similarities(args: argparse.Namespace) -> int:
-    from chunkviz.documents import read_path, read_stdin
-    from chunkviz.strategies.base import get_strategy
-    from chunkviz.tokenizers import get_tokenizer
-
-    spec = get_strategy("semantic")
-    values = convert_param_values(spec, parse_param_args(args.param))
-    params = spec.make_params(values)
-    tokenizer = get_tokenizer(args.tokenizer)
-    document = read_stdin() if args.file == "-" else read_path(args.file)
-    for note in document.notes:
-        print(f"note: {note}", file=sys.stderr)
-    result = spec.explain(document.text, params, tokenizer)
-    analysis, threshold = result.analysis, result.threshold
-    report: dict[str, Any] = {
-        "document": document.name,
-        "characters": len(document.text),
-        "model": analysis.model,
-        "segmenter": analysis.segmenter,
-        "buffer_size": analysis.buffer_size,
-        "threshold_type": threshold.threshold_type,
-        "amount": params.amount(),
-        "metric": threshold.metric,
-        "threshold": _finite(threshold.value) if len(analysis.similarities) else None,
-        "max_tokens": result.max_tokens,
-        "min_tokens": params.min_tokens,
-        "model_tokenizer": result.model_tokenizer,
-        "tokenizer": tokenizer.name,
-        "sentences": [{"start": a, "end": b} for a, b in analysis.sentences],
-        "similarities": [float(v) for v in analysis.similarities],
-        "metric_values": [float(v) for v in threshold.metric_values],
-        "breakpoints": list(threshold.breakpoints),
-        "size_splits": list(result.size_splits),
-        "chunks": chunk_records(result.chunks, tokenizer),
-    }
+def _cmd_explain(args: argparse.Namespace) -> int:
+    """A strategy's own analysis (its ``explain`` hook): ``summary()`` as text, ``to_dict()`` as JSON."""
+    strategy = getattr(args, "strategy", None) or "semantic"
+    spec = get_strategy(strategy)
+    if spec.explain is None:
+        explaining = ", ".join(s.name for s in registered() if s.explain is not None) or "none"
+        raise UsageError(f"strategy {strategy!r} has no analysis to show; strategies that explain themselves: {explaining}")
+    run = _run_chunking(args, strategy)
+    params = spec.make_params(convert_param_values(spec, parse_param_args(args.param)))
+    explanation = spec.explain(run.document, params, run.tokenizer)
     if args.json:
+        report = {
+            "document": run.document.name,
+            "characters": len(run.document.text),
+            "strategy": strategy,
+            "tokenizer": run.tokenizer.name,
+            **explanation.to_dict(),
+            "chunks": chunk_records(run.chunks, run.tokenizer, run.document.text),
+        }
         print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
         return EXIT_OK
-    _write_similarities_summary(sys.stdout, report)
+    print(f"document: {run.document.name} ({len(run.document.text)} characters)")
+    print(explanation.summary())
+    print(f"chunks: {len(run.chunks)}")
     return EXIT_OK
-
-
-def _write_similarities_summary(out: Any, report: dict[str, Any]) -> None:
-    def listing(indices: list[int]) -> str:
-        shown = ", ".join(str(i) for i in indices[:20])
-        return shown + (f", ... ({len(indices)} in all)" if len(indices) > 20 else "") if indices else "none"
-
-    n_sent, n_chunks = len(report["sentences"]), len(report["chunks"])
-    out.write(f"document: {report['document']} ({report['characters']} characters)\n")
-    out.write(f"sentences: {n_sent} (segmenter: {report['segmenter']})\n")
-    out.write(f"model: {report['model']} (buffer_size {report['buffer_size']})\n")
-    if report["threshold"] is None:
-        out.write(f"threshold: none ({report['threshold_type']}; fewer than two sentences)\n")
-    else:
-        side = "above" if report["metric"] == "distance_gradient" else "below"
-        out.write(
-            f"threshold: {report['threshold']:.4f} ({report['threshold_type']} {report['amount']:g}; "
-            f"cut where the {report['metric'].replace('_', ' ')} is {side} it)\n"
-        )
-    out.write(f"breakpoints (cut after sentence): {listing(report['breakpoints'])}\n")
-    out.write(f"size splits (max_tokens {report['max_tokens']}): {listing(report['size_splits'])}\n")
-    out.write(f"chunks: {n_chunks}\n")
 
 
 _COMMANDS = {
     "strategies": _cmd_strategies,
     "chunk": _cmd_chunk,
     "diagnose": _cmd_diagnose,
-    "similarities": _cmd_similarities,
+    "similarities": _cmd_explain,
+    "explain": _cmd_explain,
 }
 
 
@@ -404,3 +364,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAILURE
     except KeyboardInterrupt:  # pragma: no cover - interactive
         return 130
+    except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
+        _print_error(
+            f"unexpected {type(exc).__name__}: {exc} (this is a bug in chunkviz; please report it "
+            "with the command line that caused it)"
+        )
+        return EXIT_FAILURE

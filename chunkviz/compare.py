@@ -8,28 +8,32 @@ the chunk table, and the configuration as query parameters.
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from chunkviz.api import chunk
 from chunkviz.diagnostics import Diagnostics, diagnose
+from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import enrich
 from chunkviz.render import ChunkAnnotation
-from chunkviz.strategies.base import get_strategy
-from chunkviz.structure import split_block_flags
+from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
+from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
 
-#: Flags shown in the app, in display order, with a short human label.
-FLAG_LABELS: dict[str, str] = {
-    "over_limit": "over model limit",
-    "tiny": "tiny (<100 tokens)",
-    "mid_sentence": "cuts a sentence",
-    "mid_word": "cuts a word",
-    "split_table": "splits a table",
-    "split_code": "splits a code block",
-}
+#: Flags shown in the app, in display order (labels: ``vocabulary.FLAG_LABELS``). The
+#: ``starts_*`` flags are left out: they repeat the previous chunk's end.
+SHOWN_FLAGS: tuple[Flag, ...] = (
+    Flag.OVER_SIZE_LIMIT,
+    Flag.OVER_MODEL_LIMIT,
+    Flag.TINY,
+    Flag.MID_SENTENCE,
+    Flag.MID_WORD,
+    Flag.SPLIT_TABLE,
+    Flag.SPLIT_CODE,
+)
 
 
 @dataclass(frozen=True)
@@ -45,14 +49,13 @@ class ColumnConfig:
 
 @dataclass(frozen=True)
 class StrategyRun:
-    """The chunks of one configuration with their diagnostics and extra structure flags."""
+    """The chunks of one configuration with their diagnostics."""
 
     strategy: str
     params: Mapping[str, Any]
     tokenizer: str
     chunks: tuple[Chunk, ...]
     diagnostics: Diagnostics | None
-    block_flags: Mapping[int, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
 
 def full_params(strategy: str, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -62,32 +65,32 @@ def full_params(strategy: str, params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_strategy(
-    text: str,
+    document: Document | str,
     strategy: str,
     params: Mapping[str, Any],
     tokenizer: str,
     enrichment: Mapping[str, Any] | None = None,
 ) -> StrategyRun:
-    """Chunk ``text`` (optionally enriched: ``enrichment`` holds ``enrich``'s keyword arguments)
-    and diagnose the result. Raises the engine's errors for bad params."""
-    chunks = tuple(chunk(text, strategy, tokenizer=tokenizer, **dict(params)))
+    """Chunk ``document`` (its format decides how its structure is read; optionally enriched:
+    ``enrichment`` holds ``enrich``'s keyword arguments) and diagnose the result. Raises the
+    engine's errors for bad params."""
+    doc = as_document(document)
+    chunks = tuple(chunk(doc, strategy, tokenizer=tokenizer, **dict(params)))
     if enrichment is not None and chunks:
-        chunks = tuple(enrich(text, chunks, tokenizer=tokenizer, **dict(enrichment)))
+        chunks = tuple(enrich(doc.text, chunks, tokenizer=tokenizer, **dict(enrichment)))
     complete = full_params(strategy, params)
-    diagnostics = diagnose(text, chunks, tokenizer=tokenizer, strategy=strategy, params=complete) if chunks else None
-    return StrategyRun(strategy, complete, tokenizer, chunks, diagnostics, split_block_flags(text, chunks))
+    diagnostics = diagnose(doc, chunks, tokenizer=tokenizer, strategy=strategy, params=complete) if chunks else None
+    return StrategyRun(strategy, complete, tokenizer, chunks, diagnostics)
 
 
-def chunk_flags(run: StrategyRun) -> dict[int, tuple[str, ...]]:
-    """Display flags per chunk index: diagnostics flags about the chunk's end, plus split blocks."""
-    flags: dict[int, tuple[str, ...]] = {}
+def chunk_flags(run: StrategyRun) -> dict[int, tuple[Flag, ...]]:
+    """Display flags per chunk index (:data:`SHOWN_FLAGS`, from the diagnostics)."""
+    flags: dict[int, tuple[Flag, ...]] = {}
     if run.diagnostics is not None:
         for d in run.diagnostics.chunks:
-            shown = tuple(f for f in d.flags if f in FLAG_LABELS)
+            shown = tuple(f for f in d.flags if f in SHOWN_FLAGS)
             if shown:
                 flags[d.index] = shown
-    for index, extra in run.block_flags.items():
-        flags[index] = (*flags.get(index, ()), *extra)
     return flags
 
 
@@ -102,8 +105,9 @@ def annotations(run: StrategyRun) -> dict[int, ChunkAnnotation]:
     }
 
 
-def flag_counts(run: StrategyRun) -> dict[str, int]:
-    counts = {name: 0 for name in FLAG_LABELS}
+def flag_counts(run: StrategyRun) -> dict[Flag, int]:
+    """How many chunks carry each shown flag."""
+    counts = {name: 0 for name in SHOWN_FLAGS}
     for flags in chunk_flags(run).values():
         for f in flags:
             counts[f] += 1
@@ -131,8 +135,9 @@ def stats_row(label: str, run: StrategyRun) -> dict[str, Any]:
     return row
 
 
-def chunk_table(text: str, run: StrategyRun, preview_chars: int = 80) -> list[dict[str, Any]]:
-    """One row per chunk: index, span, tokens, reason, flags, a preview of its text."""
+def chunk_table(run: StrategyRun, preview_chars: int = 80) -> list[dict[str, Any]]:
+    """One row per chunk: index, span, tokens, why it ends (reason) and where (boundary), flags,
+    a preview of its text. Token counts are the diagnostics' (:mod:`chunkviz.counts`)."""
     flags = chunk_flags(run)
     by_index = {d.index: d for d in run.diagnostics.chunks} if run.diagnostics else {}
     multi_level = any(c.level or c.parent is not None for c in run.chunks)
@@ -152,8 +157,9 @@ def chunk_table(text: str, run: StrategyRun, preview_chars: int = 80) -> list[di
                 **({"tokens with added text": d.added_tokens} if enriched else {}),
                 "model tokens": d.embedding_tokens if d else None,
                 "overlap (tokens)": d.overlap_prev_tokens if d else None,
-                "reason": c.reason,
-                "flags": ", ".join(flags.get(c.index, ())),
+                "reason": REASON_LABELS.get(c.reason, str(c.reason)),
+                "boundary": BOUNDARY_LABELS.get(c.boundary, str(c.boundary)),
+                "flags": ", ".join(FLAG_LABELS[f] for f in flags.get(c.index, ())),
                 "added": bool(c.added_text),
                 "text": preview + ("\u2026" if len(c.text) > preview_chars else ""),
             }
@@ -161,16 +167,13 @@ def chunk_table(text: str, run: StrategyRun, preview_chars: int = 80) -> list[di
     return rows
 
 
-def outline_html(text: str) -> str:
-    """The document's headings as an indented, escaped list (empty when it has none)."""
-    import html
-
-    from chunkviz.structure import sections
-
+def outline_html(document: Document | str) -> str:
+    """The document's headings (``document.structure.sections``) as an indented, escaped list
+    (empty when it has none)."""
     items = [
         f'<div style="margin-left:{(len(s.path) - 1) * 0.9:.1f}rem" title="characters {s.start}–{s.end}">'
         f"{html.escape(s.heading.title or '(untitled)')}</div>"
-        for s in sections(text)
+        for s in as_document(document).structure.sections
     ]
     if not items:
         return ""
@@ -203,8 +206,6 @@ def config_to_query(document: str, tokenizer: str, columns: Sequence[ColumnConfi
 
 def config_from_query(query: Mapping[str, str], max_columns: int = 4) -> tuple[str | None, str | None, list[ColumnConfig]]:
     """Parse query parameters back; unknown strategies and malformed params are dropped."""
-    from chunkviz.strategies.base import registered
-
     names = {s.name for s in registered()}
     try:
         n = max(1, min(max_columns, int(query.get("n", "0"))))

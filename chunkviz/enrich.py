@@ -14,7 +14,7 @@ import dataclasses
 from pathlib import PurePath
 from typing import Sequence
 
-from chunkviz.structure import heading_path_at, sections
+from chunkviz.document.model import Document, as_document
 from chunkviz.tokenizers import (
     DEFAULT_TOKENIZER,
     EMBEDDING_MODEL_MAX_TOKENS,
@@ -24,24 +24,25 @@ from chunkviz.tokenizers import (
     get_tokenizer,
 )
 from chunkviz.types import Chunk
+from chunkviz.vocabulary import Meta
 
 #: The prefix parts ``include`` may name, in the order they appear in the prefix.
 PARTS = ("title", "section", "date")
 SECTION_SEPARATOR = " > "
 
 
-def default_title(text: str, source: str = "") -> str | None:
+def default_title(text: str | Document, source: str = "") -> str | None:
     """The document's first level-1 heading, else the source's file name (None if neither)."""
-    for section in sections(text):
-        if section.heading.level == 1 and section.heading.title:
-            return section.heading.title
+    for heading in as_document(text).structure.headings:
+        if heading.level == 1 and heading.title:
+            return heading.title
     if source:
         return PurePath(source).name or source
     return None
 
 
 def enrich(
-    text: str,
+    text: str | Document,
     chunks: Sequence[Chunk],
     *,
     source: str = "",
@@ -52,7 +53,8 @@ def enrich(
 ) -> list[Chunk]:
     """New chunks with the same spans, indexes, levels and parents, enriched for embedding.
 
-    ``added_text`` becomes ``"Document: <title>\\nSection: <A > B>\\nDate: <date>\\n\\n"`` (only the
+    ``text`` is the chunked text or its :class:`~chunkviz.document.Document` (whose structure
+    gives the heading paths). ``added_text`` becomes ``"Document: <title>\\nSection: <A > B>\\nDate: <date>\\n\\n"`` (only the
     parts named in ``include`` that have a value) followed by the chunk's previous added text.
     ``title`` defaults to the first level-1 heading, else the file name of ``source``; the
     section is the heading path at the chunk's first non-whitespace character.
@@ -72,14 +74,14 @@ def enrich(
         embedding: Tokenizer | None = get_tokenizer(EMBEDDING_TOKENIZER)
     except TokenizerUnavailable:
         embedding = None
-    section_list = sections(text)
+    structure = as_document(text).structure
     if title is None:
         title = default_title(text, source)
     per_level: dict[int, int] = {}
     result = []
     for c in chunks:
         body = c.start + len(c.text) - len(c.text.lstrip())  # the chunk's first non-space character
-        path = heading_path_at(section_list, body) if c.text.strip() else heading_path_at(section_list, c.start)
+        path = structure.heading_path_at(body if c.text.strip() else c.start)
         section = SECTION_SEPARATOR.join(path)
         values = {"title": title, "section": section, "date": date}
         labels = {"title": "Document", "section": "Section", "date": "Date"}
@@ -89,14 +91,14 @@ def enrich(
         embedded = added + c.text
         position = per_level.get(c.level, 0)
         per_level[c.level] = position + 1
-        metadata = dict(c.metadata)
+        metadata: dict[str, object] = dict(c.metadata)
         metadata.update(
             {
                 "source": source,
-                "section": section,
-                "heading_path": list(path),
+                Meta.SECTION: section,
+                Meta.HEADING_PATH: list(path),
                 "position": position,
-                "token_count": tok.count(c.text),
+                Meta.TOKEN_COUNT: tok.count(c.text),
                 "enriched_token_count": tok.count(embedded),
                 "enriched_over_limit": (
                     embedding.count(embedded) + embedding.special_tokens > EMBEDDING_MODEL_MAX_TOKENS
@@ -109,7 +111,7 @@ def enrich(
             metadata["title"] = title
         if date:
             metadata["date"] = date
-        result.append(dataclasses.replace(c, added_text=added, metadata=metadata))
+        result.append(dataclasses.replace(c, added_text=added, metadata={str(k): v for k, v in metadata.items()}))
     return result
 
 

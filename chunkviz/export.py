@@ -8,16 +8,22 @@ import json
 import shlex
 from typing import Any, Mapping, Sequence
 
+from chunkviz.counts import TokenCounter
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
 
-RECORD_FIELDS = ("index", "start", "end", "text", "reason", "parent", "level", "added_text", "token_count", "metadata")
+RECORD_FIELDS = (
+    "index", "start", "end", "text", "reason", "boundary", "parent", "level", "added_text", "token_count", "metadata",
+)
 FORMATS = ("jsonl", "json", "csv")
 
 
-def chunk_records(chunks: Sequence[Chunk], tokenizer: Tokenizer) -> list[dict[str, Any]]:
-    """One JSON-ready record per chunk, with its token count."""
-    return [c.to_record(token_count=tokenizer.count(c.text)) for c in chunks]
+def chunk_records(chunks: Sequence[Chunk], tokenizer: Tokenizer, text: str | None = None) -> list[dict[str, Any]]:
+    """One JSON-ready record per chunk (``Chunk.to_record``: with its ``reason`` and ``boundary``)
+    and its token count from :mod:`chunkviz.counts` (pass the document ``text`` to count spans
+    on its one tokenization)."""
+    counter = TokenCounter(text, tokenizer)
+    return [c.to_record(token_count=counter.tokens(c)) for c in chunks]
 
 
 def to_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
@@ -73,7 +79,7 @@ def python_snippet(file: str, strategy: str, params: Mapping[str, Any], tokenize
     args = "".join(f", {key}={value!r}" for key, value in params.items())
     return (
         "import chunkviz\n"
-        "from chunkviz.documents import read_path\n\n"
+        "from chunkviz.document.read import read_path\n\n"
         f"text = read_path({file!r}).text\n"
         f"chunks = chunkviz.chunk(text, {strategy!r}, tokenizer={tokenizer!r}{args})\n"
         "for c in chunks:\n"

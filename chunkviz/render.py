@@ -4,7 +4,8 @@ One sweep over sorted start/end events cuts the text into segments covered by th
 chunks. A segment covered by one chunk is that chunk's band (the element that carries
 ``data-strategy``, ``data-chunk-index``, ``data-start`` and ``data-end`` of the whole chunk);
 a segment covered by two or more is an overlap region, striped in both colours, its length on
-hover. A thin marker at every chunk end gives the boundary reason; flags show as outlines and
+hover. A thin marker at every chunk end says why the chunk ends there (its ``reason``) and
+where that cut falls (its ``boundary``), with the labels of :mod:`chunkviz.vocabulary`; flags show as outlines and
 marker colours; ``added_text`` is drawn as inserted text, never mixed into the source.
 Multi-level chunkings draw every chunk that has children (parents, chapters …) as a nested
 outline around them and every other chunk as a band; selecting a child also marks its
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from chunkviz.types import Chunk
+from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
 
 N_COLOURS = 8
 #: Pastel band colours (light) and their stronger outline colours.
@@ -32,7 +34,7 @@ class ChunkAnnotation:
 
     tokens: int | None = None
     embedding_tokens: int | None = None
-    flags: tuple[str, ...] = ()
+    flags: tuple[Flag, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,12 +88,19 @@ def _title(chunk: Chunk, note: ChunkAnnotation | None, tokenizer: str) -> str:
         parts.append(f"{note.tokens} {tokenizer} tokens")
     if note is not None and note.embedding_tokens is not None:
         parts.append(f"{note.embedding_tokens} embedding-model tokens")
-    parts.append(f"ends: {chunk.reason}")
+    parts.append(f"ends: {cut_text(chunk)}")
     if chunk.parent is not None:
         parts.append(f"parent {chunk.parent}")
     if note is not None and note.flags:
-        parts.append("flags: " + ", ".join(note.flags))
+        parts.append("flags: " + ", ".join(FLAG_LABELS.get(f, str(f)) for f in note.flags))
     return " \u00b7 ".join(parts)
+
+
+def cut_text(chunk: Chunk) -> str:
+    """Why the chunk ends and where that cut falls, e.g. ``size limit reached (...), at a line break``."""
+    reason = REASON_LABELS.get(chunk.reason, str(chunk.reason))
+    boundary = BOUNDARY_LABELS.get(chunk.boundary, str(chunk.boundary))
+    return f"{reason}; cut at: {boundary}"
 
 
 def _segments(chunks: Sequence[Chunk], length: int) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -251,9 +260,9 @@ def _band_open(c: Chunk, strategy: str, notes: Mapping[int, ChunkAnnotation], op
     note = notes.get(c.index)
     classes = f"cv-c cv-k{c.index % N_COLOURS}"
     if note is not None:
-        if "over_limit" in note.flags:
+        if Flag.OVER_MODEL_LIMIT in note.flags or Flag.OVER_SIZE_LIMIT in note.flags:
             classes += " cv-over"
-        if "tiny" in note.flags:
+        if Flag.TINY in note.flags:
             classes += " cv-tiny"
     if options.selected == c.index:
         classes += " cv-sel"
@@ -266,14 +275,14 @@ def _band_open(c: Chunk, strategy: str, notes: Mapping[int, ChunkAnnotation], op
 
 def _end_marker(c: Chunk, note: ChunkAnnotation | None) -> str:
     classes = "cv-e"
-    label = f"end of chunk {c.index}: {c.reason}"
+    label = f"end of chunk {c.index}: {cut_text(c)}"
     if note is not None:
-        if "mid_word" in note.flags:
+        if Flag.MID_WORD in note.flags:
             classes += " cv-midword"
-            label += " \u2014 cuts a word"
-        elif "mid_sentence" in note.flags:
+            label += f" \u2014 {FLAG_LABELS[Flag.MID_WORD]}"
+        elif Flag.MID_SENTENCE in note.flags:
             classes += " cv-midsent"
-            label += " \u2014 cuts a sentence"
+            label += f" \u2014 {FLAG_LABELS[Flag.MID_SENTENCE]}"
     return f'<i class="{classes}" data-end-of="{c.index}" title="{html.escape(label, quote=True)}"></i>'
 
 
@@ -282,10 +291,13 @@ def legend_html() -> str:
     items = [
         ('<span class="cv-c cv-k0">&nbsp;chunk&nbsp;</span><span class="cv-c cv-k1">&nbsp;next chunk&nbsp;</span>', "each chunk gets a colour band"),
         ('<span class="cv-o cv-o0">&nbsp;overlap&nbsp;</span>', "text in two or more chunks (striped in both colours)"),
-        ('<i class="cv-e"></i>', "chunk end; hover for the boundary reason"),
-        ('<i class="cv-e cv-midsent"></i>', "end cuts a sentence"),
-        ('<i class="cv-e cv-midword"></i>', "end cuts a word"),
-        ('<span class="cv-c cv-k2 cv-over">&nbsp;over limit&nbsp;</span>', "too long for the embedding model"),
+        ('<i class="cv-e"></i>', "chunk end; hover for why it ends there (reason) and where (boundary)"),
+        ('<i class="cv-e cv-midsent"></i>', f"end {FLAG_LABELS[Flag.MID_SENTENCE]}"),
+        ('<i class="cv-e cv-midword"></i>', f"end {FLAG_LABELS[Flag.MID_WORD]}"),
+        (
+            '<span class="cv-c cv-k2 cv-over">&nbsp;over a limit&nbsp;</span>',
+            f"{FLAG_LABELS[Flag.OVER_MODEL_LIMIT]} or {FLAG_LABELS[Flag.OVER_SIZE_LIMIT]}",
+        ),
         ('<span class="cv-c cv-k3 cv-tiny">&nbsp;tiny&nbsp;</span>', "under 100 tokens"),
         ('<span class="cv-gap">&nbsp;gap&nbsp;</span>', "text in no chunk"),
         ('<ins class="cv-add">added</ins>', "text the strategy adds (not in the source)"),

@@ -23,52 +23,64 @@ class SpanCounter:
         self.tokenizer = tokenizer
         self._bounds: TokenBoundaries | None = None
         self._starts: array.array = array.array("q")
+        self._clean = tokenizer.clean_cut_rule
 
     @property
     def bounds(self) -> TokenBoundaries:
         """Token boundaries of the whole text (computed on first use)."""
         if self._bounds is None:
-            self._bounds = self.tokenizer.boundaries(self.text)
+            bounds = self.tokenizer.boundaries(self.text)
             starts = array.array("q")
-            starts.frombytes(self._bounds.positions[:-1].astype("<i8", copy=False).tobytes())
+            starts.frombytes(bounds.positions[:-1].astype("<i8", copy=False).tobytes())
             self._starts = starts
+            self._bounds = bounds
         return self._bounds
+
+    @property
+    def starts(self) -> array.array:
+        """Where each token of the text starts (``bounds.positions`` without the end), for bisecting."""
+        if self._bounds is None:
+            self.bounds
+        return self._starts
 
     @property
     def total(self) -> int:
         return self.bounds.n_tokens
 
     def is_clean(self, pos: int) -> bool:
-        return self.tokenizer.is_clean_cut(self.text, pos)
+        return self._clean(self.text, pos)
 
     def tokens_before_many(self, positions: list[int]) -> list[int]:
         """``tokens_before`` for many positions."""
-        if self._bounds is None:
-            self.bounds
-        starts = self._starts
+        starts = self.starts
         return [bisect.bisect_left(starts, p) for p in positions]
 
     def tokens_before(self, pos: int) -> int:
         """Number of tokens that start before ``pos`` (exact at clean cuts, an estimate elsewhere)."""
-        if self._bounds is None:
-            self.bounds
-        return bisect.bisect_left(self._starts, pos)
+        return bisect.bisect_left(self.starts, pos)
+
+    def char_at_token(self, index: int) -> int:
+        """Where token ``index`` starts (the first token's start below 0, ``len(text)`` from the
+        number of tokens on)."""
+        starts = self.starts
+        if index >= len(starts):
+            return len(self.text)
+        return starts[max(index, 0)]
 
     def estimate(self, start: int, end: int) -> int:
         """A cheap approximation of ``count(start, end)``."""
-        return self.tokens_before(end) - self.tokens_before(start)
+        starts = self.starts
+        return bisect.bisect_left(starts, end) - bisect.bisect_left(starts, start)
 
     def count(self, start: int, end: int) -> int:
         """Exact number of tokens of ``text[start:end]`` as the tokenizer would count it alone."""
         if end <= start:
             return 0
-        clean = self.tokenizer.is_clean_cut
-        if clean(self.text, start) and clean(self.text, end):
-            if self._bounds is None:
-                self.bounds
-            starts = self._starts
+        text = self.text
+        if self._clean(text, start) and self._clean(text, end):
+            starts = self.starts
             return bisect.bisect_left(starts, end) - bisect.bisect_left(starts, start)
-        return self.tokenizer.count(self.text[start:end])
+        return self.tokenizer.count(text[start:end])
 
 
 def best_cut(text: str, start: int, end: int, counter: SpanCounter) -> int:

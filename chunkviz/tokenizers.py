@@ -93,6 +93,11 @@ class Tokenizer(ABC):
         """True when tokenizing ``text[:pos]`` and ``text[pos:]`` separately changes nothing."""
         return pos <= 0 or pos >= len(text)
 
+    @property
+    def clean_cut_rule(self) -> Callable[[str, int], bool]:
+        """``is_clean_cut`` as a plain function (span counters call it in their inner loop)."""
+        return self.is_clean_cut
+
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name}>"
 
@@ -123,22 +128,56 @@ def _regex_bpe_clean_cut(text: str, pos: int) -> bool:
 
 
 _PARALLEL_MIN_CHARS = 100_000
+_MAX_WORKERS = 4
+#: Environment override for the number of threads that encode a long document (1 = never parallel).
+WORKERS_ENV = "CHUNKVIZ_ENCODE_WORKERS"
+
+
+def _usable_cores() -> int:
+    """Cores this process may run on (``taskset`` and cgroups included where the OS says so)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not available on every platform
+        return os.cpu_count() or 1
 
 
 def _idle_cores() -> int:
-    """Cores worth encoding on in parallel (up to 4): on a busy machine threads only add overhead."""
-    cores = os.cpu_count() or 1
+    """Usable cores not busy with other processes (up to 4): on a busy machine threads only add overhead."""
+    cores = _usable_cores()
     try:
         busy = os.getloadavg()[0]
     except OSError:  # pragma: no cover - not available on every platform
         busy = 0.0
     others = max(0.0, busy - 1.0)  # the load average includes this process itself
-    return max(1, min(4, int(cores - others + 0.5)))
+    return max(1, min(_MAX_WORKERS, cores, int(cores - others + 0.5)))
+
+
+def encode_workers(n_chars: int, requested: int | None = None) -> int:
+    """How many threads encode a text of ``n_chars`` characters.
+
+    ``requested`` (a tokenizer's ``workers``) wins, then the environment variable
+    ``CHUNKVIZ_ENCODE_WORKERS``; otherwise texts under 100,000 characters use one thread and
+    longer ones the idle usable cores (so a single-core process never pays for threads).
+    """
+    if requested is None:
+        env = os.environ.get(WORKERS_ENV, "").strip()
+        if env:
+            try:
+                requested = int(env)
+            except ValueError:
+                raise ValueError(f"{WORKERS_ENV} must be a whole number of threads, got {env!r}") from None
+    if requested is not None:
+        return max(1, requested)
+    if n_chars < _PARALLEL_MIN_CHARS:
+        return 1
+    return _idle_cores()
 
 
 def _token_array(tokens: list[int]) -> np.ndarray:
     """Token ids as a numpy array (via the buffer protocol: much faster than np.asarray)."""
     return np.frombuffer(array.array("I", tokens), dtype=np.uint32)
+
+
 _NEWLINE_THEN_TEXT = re.compile(r"\n(?=\S)")
 
 
@@ -148,18 +187,6 @@ def _clean_cut_near(text: str, pos: int, is_clean: Callable[[str, int], bool]) -
         if is_clean(text, match.end()):
             return match.end()
     return None
-
-
-def _utf8_char_index(text: str) -> tuple[np.ndarray, np.ndarray, int]:
-    """For each UTF-8 byte of ``text``: the index of its character and whether it starts one."""
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: tiktoken replaces them by U+FFFD
-        data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
-    raw = np.frombuffer(data, dtype=np.uint8)
-    starts = (raw & 0xC0) != 0x80
-    char_of_byte = np.cumsum(starts, dtype=np.int64) - 1
-    return char_of_byte, starts, len(data)
 
 
 def tiktoken_cache_dir() -> Path:
@@ -197,12 +224,14 @@ def ensure_offline_cl100k() -> None:
 class TiktokenTokenizer(Tokenizer):
     """An OpenAI BPE encoding from tiktoken (special-token text is counted as plain text)."""
 
-    def __init__(self, encoding_name: str) -> None:
+    def __init__(self, encoding_name: str, workers: int | None = None) -> None:
         super().__init__()
+        #: Threads that encode a long document; None = automatic (see :func:`encode_workers`).
+        self.workers = workers
         self.name = encoding_name
         self.description = f"tiktoken {encoding_name} (OpenAI BPE)"
         self._encoding = _load_tiktoken(encoding_name)
-        self._byte_lengths: np.ndarray | None = None
+        self._tables: tuple[np.ndarray, np.ndarray] | None = None
         self._regex_clean = encoding_name in _TIKTOKEN_URLS
 
     @property
@@ -215,23 +244,53 @@ class TiktokenTokenizer(Tokenizer):
     def encode(self, text: str) -> list[int]:
         return self._encoding.encode_ordinary(text)
 
-    def _token_byte_lengths(self) -> np.ndarray:
-        if self._byte_lengths is None:
-            enc = self._encoding
-            lengths = np.zeros(enc.n_vocab, dtype=np.int64)
-            for token in range(enc.n_vocab):
+    def _token_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per token id: how many characters start in its bytes (its UTF-8 lead bytes) and
+        whether its bytes start inside a character (with a continuation byte)."""
+        if self._tables is None:
+            n_vocab = self._encoding.n_vocab
+            char_starts = np.zeros(n_vocab, dtype=np.int64)
+            starts_inside = np.zeros(n_vocab, dtype=bool)
+            ids, blobs = self._token_bytes()
+            lengths = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs))
+            if len(blobs) and lengths.min() > 0:
+                data = np.frombuffer(b"".join(blobs), dtype=np.uint8)
+                first = np.zeros(len(blobs), dtype=np.int64)
+                np.cumsum(lengths[:-1], out=first[1:])
+                leads = ((data & 0xC0) != 0x80).astype(np.int64)
+                char_starts[ids] = np.add.reduceat(leads, first)
+                starts_inside[ids] = (data[first] & 0xC0) == 0x80
+            self._tables = (char_starts, starts_inside)
+        return self._tables
+
+    def _token_bytes(self) -> tuple[np.ndarray, list[bytes]]:
+        """Every ordinary token's id and bytes."""
+        ranks = getattr(self._encoding, "_mergeable_ranks", None)
+        if not isinstance(ranks, dict):  # pragma: no cover - tiktoken without _mergeable_ranks
+            ranks = {}
+            for token in range(self._encoding.n_vocab):
                 try:
-                    lengths[token] = len(enc.decode_single_token_bytes(token))
+                    ranks[self._encoding.decode_single_token_bytes(token)] = token
                 except KeyError:
                     pass
-            self._byte_lengths = lengths
-        return self._byte_lengths
+        return np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks)), list(ranks)
 
-    def _encode_parallel(self, text: str) -> np.ndarray:
-        """Encode a long text in parts cut at clean positions, on all cores; identical result."""
-        workers = _idle_cores()
-        if not self._regex_clean or workers < 2 or len(text) < _PARALLEL_MIN_CHARS:
+    def _encode_array(self, text: str) -> np.ndarray:
+        """``encode_ordinary(text)`` as a numpy array, without building a list of ints."""
+        try:
+            return self._encoding.encode_to_numpy(text, disallowed_special=())
+        except UnicodeEncodeError:  # lone surrogates: what encode_ordinary does
+            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            return self._encoding.encode_to_numpy(text, disallowed_special=())
+        except AttributeError:  # pragma: no cover - tiktoken without encode_to_numpy
             return _token_array(self._encoding.encode_ordinary(text))
+
+    def _encode_parallel(self, text: str, workers: int | None = None) -> np.ndarray:
+        """Encode a long text in parts cut at clean positions, on ``workers`` threads (default:
+        :func:`encode_workers`); the result is identical to one plain encoding."""
+        workers = encode_workers(len(text), workers if workers is not None else self.workers)
+        if not self._regex_clean or workers < 2:
+            return self._encode_array(text)
         cuts = [0]
         for k in range(1, workers):
             cut = _clean_cut_near(text, len(text) * k // workers, self.is_clean_cut)
@@ -240,28 +299,33 @@ class TiktokenTokenizer(Tokenizer):
         cuts.append(len(text))
         parts = [text[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
         if len(parts) == 1:
-            return _token_array(self._encoding.encode_ordinary(text))
+            return self._encode_array(text)
         encoded = self._encoding.encode_ordinary_batch(parts, num_threads=len(parts))
         return np.concatenate([_token_array(part) for part in encoded])
 
     def boundaries(self, text: str) -> TokenBoundaries:
+        """Token starts by counting the characters that start in each token's bytes (a table per
+        token id): no decoding and no pass over the text's bytes. A token whose bytes begin
+        inside a multibyte character is snapped down to that character and marked inexact."""
         tokens = self._encode_parallel(text)
-        byte_pos = np.zeros(len(tokens) + 1, dtype=np.int64)
-        np.cumsum(self._token_byte_lengths()[tokens], out=byte_pos[1:])
-        if text.isascii():
-            return TokenBoundaries(byte_pos, np.ones(len(byte_pos), dtype=bool))
-        char_of_byte, is_start, n_bytes = _utf8_char_index(text)
-        inner = byte_pos < n_bytes
-        positions = np.full(len(byte_pos), len(text), dtype=np.int64)
-        positions[inner] = char_of_byte[byte_pos[inner]]
-        exact = np.ones(len(byte_pos), dtype=bool)
-        exact[inner] = is_start[byte_pos[inner]]
+        char_starts, starts_inside = self._token_tables()
+        positions = np.zeros(len(tokens) + 1, dtype=np.int64)
+        np.cumsum(char_starts[tokens], out=positions[1:])
+        exact = np.ones(len(tokens) + 1, dtype=bool)
+        if not text.isascii():
+            inside = starts_inside[tokens]
+            positions[:-1] -= inside
+            exact[:-1] = ~inside
         return TokenBoundaries(positions, exact)
 
     def is_clean_cut(self, text: str, pos: int) -> bool:
         if not self._regex_clean:
             return super().is_clean_cut(text, pos)
         return _regex_bpe_clean_cut(text, pos)
+
+    @property
+    def clean_cut_rule(self) -> Callable[[str, int], bool]:
+        return _regex_bpe_clean_cut if self._regex_clean else self.is_clean_cut
 
 
 def _load_tiktoken(encoding_name: str):  # noqa: ANN202 - tiktoken.Encoding

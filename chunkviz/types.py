@@ -1,50 +1,30 @@
-"""Core value types: a chunk is an exact span of the document text."""
+"""The chunk: an exact span of the document text, where its cut falls and why."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Mapping
 
-
-class Reason(StrEnum):
-    """Why a chunk ends where it ends (the boundary after its last character)."""
-
-    END_OF_DOCUMENT = "end_of_document"
-    PARAGRAPH = "paragraph"
-    LINE = "line"
-    WORD = "word"
-    CHARACTER = "character"
-    SENTENCE = "sentence"
-    SENTENCE_END = "sentence_end"
-    HEADING = "heading"
-    CLASS = "class"
-    FUNCTION = "function"
-    SEPARATOR = "separator"
-    TOKEN_CAP = "token_cap"
-    CHAR_CAP = "char_cap"
-    SEMANTIC_BREAKPOINT = "semantic_breakpoint"
-    MAX_TOKENS = "max_tokens"
-    TABLE_END = "table_end"
-    ROW_GROUP = "row_group"
-    AST_NODE = "ast_node"
-    PARENT_END = "parent_end"
+from chunkviz.vocabulary import Boundary, Reason
 
 
 @dataclass(frozen=True)
 class Chunk:
     """One chunk: ``text == document[start:end]`` always.
 
-    ``reason`` says why the chunk ends at ``end``; ``added_text`` holds text a strategy
-    adds that is not part of the source (empty for pure span strategies); ``parent`` and
-    ``level`` describe multi-level chunkings (``None``/0 for flat ones).
+    ``reason`` says why the strategy ended the chunk at ``end``; ``boundary`` says where that
+    cut falls in the document's structure (section, paragraph, line, sentence, word, inside a
+    word). ``added_text`` holds text a strategy adds that is not part of the source (empty for
+    pure span strategies); ``parent`` and ``level`` describe multi-level chunkings (``None``/0
+    for flat ones).
     """
 
     index: int
     start: int
     end: int
     text: str
-    reason: str
+    reason: Reason
+    boundary: Boundary = Boundary.DOCUMENT_END
     parent: int | None = None
     level: int = 0
     added_text: str = ""
@@ -63,8 +43,9 @@ class Chunk:
         index: int,
         start: int,
         end: int,
-        reason: str,
+        reason: Reason | str,
         *,
+        boundary: Boundary | str = Boundary.DOCUMENT_END,
         parent: int | None = None,
         level: int = 0,
         added_text: str = "",
@@ -78,7 +59,8 @@ class Chunk:
             start=start,
             end=end,
             text=document[start:end],
-            reason=str(reason),
+            reason=Reason(reason),
+            boundary=Boundary(boundary),
             parent=parent,
             level=level,
             added_text=added_text,
@@ -96,7 +78,8 @@ class Chunk:
             "start": self.start,
             "end": self.end,
             "text": self.text,
-            "reason": self.reason,
+            "reason": str(self.reason),
+            "boundary": str(self.boundary),
             "parent": self.parent,
             "level": self.level,
             "added_text": self.added_text,
@@ -105,3 +88,6 @@ class Chunk:
             record["token_count"] = token_count
         record["metadata"] = dict(self.metadata)
         return record
+
+
+__all__ = ["Boundary", "Chunk", "Reason"]

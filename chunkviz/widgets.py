@@ -2,8 +2,11 @@
 
 Every registered strategy gets its controls from ``Strategy.params_info()``: integers and
 floats become number inputs bounded by the declared range, choices a select box, booleans a
-checkbox, a separator hierarchy a preset picker with a custom JSON list. Widget keys are
-``{prefix}.{strategy}.{param}`` so tests (and query parameters) can address them.
+checkbox, and a list parameter (type ``list[...]``) a preset picker over its declared
+``presets`` plus a custom JSON list text input. Nothing here names a strategy or a parameter:
+a new strategy gets its controls from its declaration alone. Widget keys are
+``{prefix}.{strategy}.{param}`` (the JSON list: ``....custom``) so tests (and query
+parameters) can address them.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from typing import Any, Mapping
 import streamlit as st
 
 from chunkviz.strategies.base import ParamInfo, Strategy
-from chunkviz.strategies.recursive import PRESETS
 
 CUSTOM = "custom…"
 
@@ -25,11 +27,19 @@ def widget_key(prefix: str, strategy: str, param: str) -> str:
 
 def _initial_value(info: ParamInfo, given: Any) -> Any:
     value = info.default if given is None else given
-    if info.name == "separators":
-        if isinstance(value, str) and value in PRESETS:
+    if info.is_list:
+        if isinstance(value, str) and value in (info.presets or {}):
             return value
         return CUSTOM
     return value
+
+
+def _default_list(info: ParamInfo) -> list[Any]:
+    """The list the custom input starts from: the default, or the default preset's list."""
+    if isinstance(info.default, list):
+        return list(info.default)
+    presets = info.presets or {}
+    return list(presets.get(str(info.default), next(iter(presets.values()), [])))
 
 
 def seed_state(prefix: str, strategy: Strategy, given: Mapping[str, Any]) -> None:
@@ -54,9 +64,9 @@ def seed_state(prefix: str, strategy: Strategy, given: Mapping[str, Any]) -> Non
             except (TypeError, ValueError):
                 value = float(info.default)
         st.session_state[key] = value
-        if info.name == "separators" and value == CUSTOM:
+        if info.is_list and value == CUSTOM:
             custom = given.get(info.name)
-            st.session_state[key + ".custom"] = json.dumps(custom if isinstance(custom, list) else ["\n\n", "\n", " ", ""])
+            st.session_state[key + ".custom"] = json.dumps(custom if isinstance(custom, list) else _default_list(info))
 
 
 def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -71,22 +81,10 @@ def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | N
             continue
         label = info.name.replace("_", " ")
         help_text = f"{info.help} (range {info.range_text()}, default {info.default!r})"
-        if info.name == "separators":
-            options = [*PRESETS, CUSTOM]
-            choice = st.selectbox(label, options, key=key, help=help_text)
-            if choice == CUSTOM:
-                if not st.session_state.get(key + ".custom"):
-                    st.session_state[key + ".custom"] = json.dumps(PRESETS.get(str(info.default), PRESETS["default"]))
-                raw = st.text_input(
-                    "separators (JSON list)", key=key + ".custom", help='e.g. ["\\n\\n", "\\n", ". ", " ", ""]'
-                )
-                try:
-                    parsed = json.loads(raw)
-                except json.JSONDecodeError:
-                    parsed = raw  # the engine reports the error
-                values[info.name] = parsed
-            elif choice != info.default:
-                values[info.name] = choice
+        if info.is_list:
+            chosen = list_control(key, label, info, help_text)
+            if chosen != info.default:
+                values[info.name] = chosen
             continue
         if info.choices:
             value = st.selectbox(label, list(info.choices), key=key, help=help_text)
@@ -120,6 +118,23 @@ def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | N
         if value != info.default:
             values[info.name] = value
     return values
+
+
+def list_control(key: str, label: str, info: ParamInfo, help_text: str) -> Any:
+    """A list parameter: a select over its presets (if any) and ``custom…``, which shows a text
+    input for a JSON list. Returns the preset name or the parsed list (or the raw text when it
+    is not JSON: the engine then reports the error)."""
+    choice = st.selectbox(label, [*(info.presets or {}), CUSTOM], key=key, help=help_text)
+    if choice != CUSTOM:
+        return choice
+    if not st.session_state.get(key + ".custom"):
+        st.session_state[key + ".custom"] = json.dumps(_default_list(info))
+    example = json.dumps(_default_list(info)) or "[]"
+    raw = st.text_input(f"{label} (JSON list)", key=key + ".custom", help=f"e.g. {example}")
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
 
 
 def _slider_range(info: ParamInfo) -> bool:

@@ -29,12 +29,7 @@ from streamlit.testing.v1 import AppTest
 import chunkviz
 import chunkviz.tokenizers
 from chunkviz.compare import ColumnConfig, config_from_query, config_to_query
-from chunkviz.documents import decode_bytes
-
-try:  # the app reads samples and uploads through the structure-keeping readers when present
-    from chunkviz.documents import read_bytes as app_read
-except ImportError:  # pragma: no cover - older layout: plain decoding
-    app_read = decode_bytes
+from chunkviz.document.read import read_bytes as app_read
 from chunkviz.errors import DocumentError
 from chunkviz.export import RECORD_FIELDS, chunk_records, serialize
 from chunkviz.strategies.base import ParamInfo, get_strategy
@@ -481,8 +476,8 @@ def defaults_of(strategy: str) -> dict[str, Any]:
 
 
 def widget_value_of_default(info: ParamInfo) -> Any:
-    if info.name == "separators":
-        return "default"
+    if info.is_list:  # a preset select: the default preset, or "custom…" for a default list
+        return info.default if isinstance(info.default, str) else "custom…"
     return info.default
 
 
@@ -612,7 +607,8 @@ def test_semantic_column_shows_its_similarity_charts() -> None:
     set_widget(at, "col0.strategy", "semantic")
     charts = {c.key for c in at.get("plotly_chart")}
     assert {"col0.similarity", "col0.curve", "sizes"} <= charts, charts
-    assert any("sentences" in c.value and "threshold percentile" in c.value for c in at.caption)
+    # the caption is the explanation's summary() (e.g. "... similarity threshold 0.023 (percentile 95) ...")
+    assert any("sentences" in c.value and "threshold" in c.value and "(percentile" in c.value for c in at.caption)
     # the chunk-count curve belongs to the percentile threshold only
     set_widget(at, "col0.semantic.threshold_type", "absolute")
     charts = {c.key for c in at.get("plotly_chart")}
@@ -870,12 +866,13 @@ def test_upload_refuses_binary_and_oversize(name: str, data: bytes, words: str) 
     assert chunk_views(at) == {}
 
 
-@pytest.mark.parametrize("reader", [decode_bytes, app_read], ids=["decode_bytes", "app_reader"])
+# The plain ``decode_bytes`` case is gone: it no longer takes ``max_bytes`` (the size limit is
+# ``read_bytes``'s, which is what the app calls).
+@pytest.mark.parametrize("reader", [app_read], ids=["app_reader"])
 def test_decoding_as_the_upload_path_uses_it(reader: Any) -> None:
     """What the Upload source calls: ``reader(data, name, max_bytes=APP_MAX_BYTES)``.
 
-    ``decode_bytes`` is the plain decoder; the app now reads uploads with ``read_bytes`` (the
-    structure-keeping readers), which decodes plain text the same way.
+    The app reads uploads with ``read_bytes`` (the structure-keeping readers).
     """
     assert APP_MAX_BYTES == 5_000_000  # the value when these tests were written; update together
     ok = reader(b"a" * APP_MAX_BYTES, "max.txt", max_bytes=APP_MAX_BYTES)

@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 import chunkviz
+from chunkviz.document.read import read_bytes
 
 pytestmark = pytest.mark.browser
 
@@ -232,11 +233,7 @@ def screenshot_columns(page: Any, path: Path) -> None:
 
 
 def sample_text(name: str) -> str:
-    try:
-        from chunkviz.documents import read_bytes as read
-    except ImportError:  # pragma: no cover
-        from chunkviz.documents import decode_bytes as read
-    return read((REPO / "sample_docs" / name).read_bytes(), name).text
+    return read_bytes((REPO / "sample_docs" / name).read_bytes(), name).text
 
 
 def app_constant(name: str) -> Any:

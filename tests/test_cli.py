@@ -9,20 +9,22 @@ import json
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
 
 import chunkviz
 from chunkviz import cli
-from chunkviz.documents import MAX_BYTES
+from chunkviz.document.read import MAX_BYTES
+from chunkviz.document import Document
+from chunkviz.export import RECORD_FIELDS
 from chunkviz.strategies.base import get_strategy, registered
+from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-RECORD_KEYS = {"index", "start", "end", "text", "reason", "parent", "level", "added_text", "token_count", "metadata"}
+RECORD_KEYS = {"index", "start", "end", "text", "reason", "boundary", "parent", "level", "added_text", "token_count", "metadata"}
 
 # CRLF line endings, non-ASCII text and a repeated paragraph (a `find`-based splitter would
 # give the second copy the first one's offsets).
@@ -146,7 +148,7 @@ def test_chunk_csv_format(capsys, doc_path: Path) -> None:
     code, out, _ = run(capsys, "chunk", str(doc_path), "-s", "recursive", "-p", "chunk_size=15", "-p", "overlap=5", "--format", "csv")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out, newline="")))
-    assert rows and list(rows[0]) == list(cli.RECORD_FIELDS)
+    assert rows and list(rows[0]) == list(RECORD_FIELDS)
     doc = as_read(doc_path)
     for i, row in enumerate(rows):
         start, end = int(row["start"]), int(row["end"])
@@ -166,7 +168,11 @@ def test_chunk_text_format(capsys, doc_path: Path) -> None:
     assert len(headers) == len(chunks) > 1
     first = chunks[0]
     tokens = get_tokenizer("cl100k_base").count(first.text)
-    assert headers[0] == f"--- chunk 0 [0:60] 60 chars, {tokens} tokens, ends at: {first.reason} ---"
+    # the header names why the chunk ends (reason) and where that cut falls (boundary), with labels
+    assert headers[0] == (
+        f"--- chunk 0 [0:60] 60 chars, {tokens} tokens, ends at: {first.reason} "
+        f"({REASON_LABELS[first.reason]}; cut at: {BOUNDARY_LABELS[first.boundary]}) ---"
+    )
     assert doc[:60] in out
     assert out.splitlines()[-1] == (
         f"{len(headers)} chunks from {doc_path} ({len(doc)} characters), strategy fixed_chars, tokenizer cl100k_base"
@@ -206,7 +212,7 @@ def test_empty_document_gives_zero_chunks(capsys, tmp_path: Path, content: bytes
     expected = {
         "jsonl": "",
         "json": "[]\n",
-        "csv": ",".join(cli.RECORD_FIELDS) + "\n",
+        "csv": ",".join(RECORD_FIELDS) + "\n",
         "text": f"0 chunks from {path} ({len(content)} characters), strategy recursive, tokenizer cl100k_base\n",
     }
     assert out == expected[fmt]
@@ -263,6 +269,7 @@ def test_tokenizer_unavailable_exits_2(capsys, doc_path: Path, monkeypatch) -> N
         raise TokenizerUnavailable(f"tiktoken encoding {name!r} is not available offline:\nits data file is missing")
 
     monkeypatch.setattr(chunkviz.tokenizers, "get_tokenizer", unavailable)
+    monkeypatch.setattr(cli, "get_tokenizer", unavailable)  # the CLI imports it at module level
     code, out, err = run(capsys, "chunk", str(doc_path), "-s", "recursive", "--tokenizer", "o200k_base")
     assert (code, out) == (2, "")
     assert _one_error_line(err) == (
@@ -340,13 +347,11 @@ class _FakeReport:
 def fake_diagnostics(monkeypatch) -> list[dict]:
     calls: list[dict] = []
 
-    def diagnose(text, chunks, *, tokenizer, strategy, params):
-        calls.append({"text": text, "chunks": chunks, "tokenizer": tokenizer, "strategy": strategy, "params": params})
+    def diagnose(document, chunks, *, tokenizer, strategy, params):
+        calls.append({"document": document, "chunks": chunks, "tokenizer": tokenizer, "strategy": strategy, "params": params})
         return _FakeReport(len(chunks))
 
-    module = types.ModuleType("chunkviz.diagnostics")
-    module.diagnose = diagnose  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "chunkviz.diagnostics", module)
+    monkeypatch.setattr(cli, "diagnose", diagnose)
     return calls
 
 
@@ -354,8 +359,10 @@ def test_diagnose_passes_document_chunks_and_params(capsys, doc_path: Path, fake
     code, out, err = run(capsys, "diagnose", str(doc_path), "-s", "recursive", "-p", "chunk_size=20", "-p", "overlap=5", "--tokenizer", "words")
     assert code == 0
     (call,) = fake_diagnostics
-    assert call["text"] == as_read(doc_path)
-    assert call["chunks"] == chunkviz.chunk(call["text"], "recursive", tokenizer="words", chunk_size=20, overlap=5)
+    # the reader's Document (with its format) is passed on, not only its text
+    assert isinstance(call["document"], Document)
+    assert call["document"].text == as_read(doc_path)
+    assert call["chunks"] == chunkviz.chunk(call["document"], "recursive", tokenizer="words", chunk_size=20, overlap=5)
     assert call["tokenizer"].name == "words"
     assert call["strategy"] == "recursive"
     # the full validated parameters, defaults included
@@ -431,3 +438,38 @@ def test_python_m_chunkviz_strategies_json(tmp_path: Path) -> None:
     proc = run_module("strategies", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert [s["name"] for s in json.loads(proc.stdout)] == [s.name for s in registered()]
+
+
+# ----------------------------------------------------------------------------- new model
+
+
+def test_unexpected_error_is_one_line_never_a_traceback(capsys, doc_path: Path, monkeypatch) -> None:
+    def boom(args):  # noqa: ANN001, ANN202
+        raise KeyError("internal")
+
+    monkeypatch.setitem(cli._COMMANDS, "chunk", boom)
+    code, out, err = run(capsys, "chunk", str(doc_path), "-s", "fixed_chars")
+    assert code == 1 and out == ""
+    assert err.startswith("chunkviz: error: unexpected KeyError") and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_chunk_passes_the_readers_document_with_its_format(capsys, tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "guide.rst"
+    path.write_text("Title\n=====\n\nIntro text.\n\nPart\n----\n\nBody.\n", encoding="utf-8")
+    seen = []
+    real_chunk = chunkviz.chunk
+
+    def spy(document, strategy, **kwargs):  # noqa: ANN001, ANN202, ANN003
+        seen.append(document)
+        return real_chunk(document, strategy, **kwargs)
+
+    monkeypatch.setattr(cli, "chunk", spy)
+    code, out, err = run(capsys, "chunk", str(path), "-s", "paragraphs")
+    assert code == 0, err
+    assert isinstance(seen[0], Document) and seen[0].format == "rst"
+
+
+def test_explain_needs_a_strategy_with_an_explain_hook(capsys, doc_path: Path) -> None:
+    code, _, err = run(capsys, "explain", str(doc_path), "-s", "fixed_chars")
+    assert code == 2 and "has no analysis to show" in err

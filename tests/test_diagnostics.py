@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import sys
 import time
 
 import pytest
@@ -22,13 +21,14 @@ from chunkviz.diagnostics import (
     diagnose,
     splits_grapheme,
 )
+from chunkviz.document.structure import Structure
 from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
 from chunkviz.types import Chunk
 
 WORDS = {"tokenizer": "words", "embedding_tokenizer": None}
 
 
-def spans_to_chunks(doc: str, spans, reason: str = "test", level: int = 0) -> list[Chunk]:
+def spans_to_chunks(doc: str, spans, reason: str = "size_limit", level: int = 0) -> list[Chunk]:
     return [Chunk.from_span(doc, i, s, e, reason, level=level) for i, (s, e) in enumerate(spans)]
 
 
@@ -89,7 +89,7 @@ def test_empty_document_empty_chunk_list(monkeypatch):
     def boom(text):  # the segmenter must not run when there is nothing to check
         raise AssertionError("segmenter called")
 
-    monkeypatch.setattr("chunkviz.segment.sentence_spans", boom, raising=False)
+    monkeypatch.setattr(Structure, "sentences", property(boom))
     d = diagnose("", [], tokenizer="words")
     assert d.chunks == ()
     assert d.document_chars == 0
@@ -142,8 +142,8 @@ def test_overlap_chars_and_tokens_exact_cl100k():
 def test_overlap_in_words_and_previous_in_document_order():
     # given out of document order: overlap is still with the previous chunk by position
     chunks = [
-        Chunk.from_span(DOC, 0, 7, 15, "x"),
-        Chunk.from_span(DOC, 1, 0, 10, "x"),
+        Chunk.from_span(DOC, 0, 7, 15, "size_limit"),
+        Chunk.from_span(DOC, 1, 0, 10, "size_limit"),
     ]
     d = diagnose(DOC, chunks, sentence_spans=[], **WORDS)
     assert [c.index for c in d.chunks] == [0, 1]
@@ -222,7 +222,7 @@ def test_mid_word_and_mid_sentence_flags_exact():
     assert (d.summary.mid_sentence_cuts, d.summary.mid_word_cuts) == (2, 1)
     assert d.summary.flag_counts["mid_sentence"] == 2
     assert d.summary.flag_counts["starts_mid_word"] == 1
-    assert d.summary.flag_counts["over_limit"] == 0
+    assert d.summary.flag_counts["over_model_limit"] == 0
 
 
 def test_sentence_spans_without_whitespace_give_the_same_cuts():
@@ -294,24 +294,24 @@ def test_grapheme_split_is_flagged_on_the_chunk():
 # --------------------------------------------------------------------------- sizes
 
 
-def test_over_limit_above_254_minilm_tokens():
+def test_over_model_limit_above_254_minilm_tokens():
     minilm = _need("minilm")
     doc = "word " * 300
     assert minilm.count(doc[: 5 * 255]) == 255
     chunks = spans_to_chunks(doc, [(0, 5 * 254), (0, 5 * 255)])
     d = diagnose(doc, chunks, tokenizer="words", sentence_spans=[])
     fits, over = d.chunks
-    assert (fits.embedding_tokens, fits.over_limit) == (256, False)  # 254 + [CLS] + [SEP]
-    assert (over.embedding_tokens, over.over_limit) == (257, True)
-    assert over.flags == ("over_limit",)
-    assert d.summary.flag_counts["over_limit"] == 1
+    assert (fits.embedding_tokens, fits.over_model_limit) == (256, False)  # 254 + [CLS] + [SEP]
+    assert (over.embedding_tokens, over.over_model_limit) == (257, True)
+    assert over.flags == ("over_model_limit",)
+    assert d.summary.flag_counts["over_model_limit"] == 1
     assert d.embedding_max_tokens == 256
 
 
 def test_embedding_check_can_be_turned_off():
     d = diagnose(DOC, spans_to_chunks(DOC, [(0, 19)]), **WORDS)
     assert d.chunks[0].embedding_tokens is None
-    assert not d.chunks[0].over_limit
+    assert not d.chunks[0].over_model_limit
     assert d.embedding_tokenizer is None
 
 
@@ -328,13 +328,13 @@ def test_tiny_flag_and_token_stats():
 def test_added_text_is_counted_separately():
     minilm = _need("minilm")
     doc = "alpha beta gamma"
-    chunk = Chunk.from_span(doc, 0, 0, 16, "x", added_text="Section: Greek\n")
+    chunk = Chunk.from_span(doc, 0, 0, 16, "size_limit", added_text="Section: Greek\n")
     d = diagnose(doc, [chunk], tokenizer="words", sentence_spans=[])
     c = d.chunks[0]
     assert c.tokens == 3
     assert c.added_tokens == 5
     assert c.embedding_tokens == minilm.count("Section: Greek\nalpha beta gamma") + 2
-    plain = diagnose(doc, [Chunk.from_span(doc, 0, 0, 16, "x")], **WORDS)
+    plain = diagnose(doc, [Chunk.from_span(doc, 0, 0, 16, "size_limit")], **WORDS)
     assert plain.chunks[0].added_tokens is None
 
 
@@ -342,9 +342,9 @@ def test_added_text_is_counted_separately():
 
 
 def test_multi_level_coverage_and_overlap_per_level():
-    parents = [Chunk.from_span(DOC, 0, 0, 10, "p"), Chunk.from_span(DOC, 1, 10, 19, "p")]
+    parents = [Chunk.from_span(DOC, 0, 0, 10, "unit_end"), Chunk.from_span(DOC, 1, 10, 19, "unit_end")]
     children = [
-        Chunk.from_span(DOC, 2 + i, s, e, "c", parent=p, level=1)
+        Chunk.from_span(DOC, 2 + i, s, e, "parent_end", parent=p, level=1)
         for i, (s, e, p) in enumerate([(0, 4, 0), (5, 9, 0), (10, 14, 1), (15, 19, 1)])
     ]
     d = diagnose(DOC, parents + children, sentence_spans=[], **WORDS)
@@ -369,22 +369,26 @@ def test_chunks_of_another_document_are_rejected():
         diagnose("abc", spans_to_chunks(DOC, [(0, 10)]), **WORDS)
 
 
-def test_sentences_come_from_segment_when_not_given(monkeypatch):
+def test_sentences_come_from_the_document_structure_when_not_given(monkeypatch):
     calls = []
 
-    def fake(text):
-        calls.append(text)
+    def fake(structure):
+        calls.append(structure.text)
         return SENT_SPANS
 
-    monkeypatch.setattr("chunkviz.segment.sentence_spans", fake, raising=False)
+    monkeypatch.setattr(Structure, "sentences", property(fake))
     d = diagnose(SENT, spans_to_chunks(SENT, [(0, 20), (20, 29)]), **WORDS)
     assert calls == [SENT]
     assert d.sentences_checked
     assert d.chunks[0].cut_mid_sentence
 
 
+def _no_segmenter(structure):
+    raise ImportError("no sentence segmenter installed")
+
+
 def test_missing_segmenter_is_a_note_not_an_error(monkeypatch):
-    monkeypatch.setitem(sys.modules, "chunkviz.segment", None)  # makes the import fail
+    monkeypatch.setattr(Structure, "sentences", property(_no_segmenter))
     d = diagnose(SENT, spans_to_chunks(SENT, [(0, 20), (20, 29)]), **WORDS)
     assert not d.sentences_checked
     assert not d.chunks[0].cut_mid_sentence
@@ -522,10 +526,40 @@ def test_fifty_thousand_words_seven_hundred_chunks_are_diagnosed_whole():
 
 
 def test_sentence_overlap_without_segmenter_is_not_measured(monkeypatch):
-    monkeypatch.setitem(sys.modules, "chunkviz.segment", None)
+    monkeypatch.setattr(Structure, "sentences", property(_no_segmenter))
     doc = "A b. C d. E f."
     d = diagnose(doc, spans_to_chunks(doc, [(0, 10), (5, 14)]), strategy="sentences",
                  params={"overlap_sentences": 1}, **WORDS)
     assert d.chunks[1].overlap_prev_sentences is None
     assert d.overlap.actual == () and d.overlap.mismatches == 0
     assert any("(not measured)" in line for line in d.summary_lines())
+
+
+# --------------------------------------------------------------------------- new model: Document, flags
+
+
+def test_strategy_over_size_limit_metadata_is_its_own_flag() -> None:
+    doc = "aaaa bbbb cccc dddd"
+    chunks = [
+        Chunk.from_span(doc, 0, 0, 10, "size_limit", metadata={"over_size_limit": True, "indivisible": True}),
+        Chunk.from_span(doc, 1, 10, 19, "end_of_document"),
+    ]
+    d = diagnose(doc, chunks, sentence_spans=[], tiny_tokens=0, **WORDS)
+    assert d.chunks[0].over_size_limit and not d.chunks[0].over_model_limit
+    assert d.chunks[0].flags == ("over_size_limit",)
+    assert d.summary.flag_counts["over_size_limit"] == 1
+    assert any("over the strategy's size limit: 1" in line for line in d.summary_lines())
+
+
+def test_diagnose_takes_a_document_and_reads_blocks_from_its_structure() -> None:
+    from chunkviz.document import Document
+
+    text = "Intro.\n\n```python\nx = 1\ny = 2\n```\n\nAfter.\n"
+    document = Document(text, format="markdown")
+    cut = text.index("y = 2")
+    chunks = spans_to_chunks(text, [(0, cut), (cut, len(text))])
+    from_document = diagnose(document, chunks, sentence_spans=[], tiny_tokens=0, **WORDS)
+    assert from_document.chunks[0].split_block == "code"
+    assert "split_code" in from_document.chunks[0].flags
+    assert from_document.summary.flag_counts["split_code"] == 1
+    assert diagnose(text, chunks, sentence_spans=[], tiny_tokens=0, **WORDS).chunks[0].flags == from_document.chunks[0].flags

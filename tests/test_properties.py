@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 import chunkviz
 from chunkviz import InvalidParamError, chunk
-from chunkviz.strategies.recursive import PRESETS, separator_reason
+from chunkviz.document.structure import LINE_BREAK, PARAGRAPH_BREAK
+from chunkviz.splitting import PRESETS
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
 
@@ -156,7 +157,7 @@ def check_fixed_tokens(text: str, chunks: list[Chunk], tokenizer: str, params: d
         assert ("start" in flags) == (first > 0 and not exact[first])
         if stop < n and not exact[stop]:
             assert "end" in flags
-        assert c.reason == ("end_of_document" if stop == n else "token_cap")
+        assert c.reason == ("end_of_document" if c.end == len(text) else "size_limit")
     for a, b in zip(chunks, chunks[1:]):
         assert a.metadata["token_end"] - b.metadata["token_start"] == overlap, "windows must share exactly `overlap` tokens"
 
@@ -168,7 +169,7 @@ def check_fixed_chars(text: str, chunks: list[Chunk], params: dict[str, Any]) ->
     for k, c in enumerate(chunks):
         assert c.start == k * step
         assert c.end == min(c.start + size, len(text))
-        assert c.reason == ("end_of_document" if c.end == len(text) else "char_cap")
+        assert c.reason == ("end_of_document" if c.end == len(text) else "size_limit")
     assert chunks[-1].end == len(text)
     for a, b in zip(chunks, chunks[1:]):
         assert a.end - b.start == overlap, "neighbours must share exactly `overlap` characters"
@@ -183,16 +184,14 @@ def check_recursive(text: str, chunks: list[Chunk], tokenizer: str, params: dict
     )
     tok = get_tokenizer(tokenizer)
     assert chunks[0].start == 0 and chunks[-1].end == len(text)
-    allowed = {separator_reason(s) for s in seps} | {"character", "end_of_document"}
     for c in chunks:
-        assert c.reason in allowed, (c.reason, seps)
+        assert c.reason in ("size_limit", "end_of_document"), (c.reason, seps)
         if c.metadata.get("indivisible"):
             assert tok.count(c.text) > size
             if "" in seps:
                 assert len(c.text) == 1, "with character-level splitting only a single character may exceed the limit"
-        if c.reason not in ("end_of_document", "character"):
-            sep = c.metadata.get("separator")
-            assert sep in seps and separator_reason(sep) == c.reason
+        if c.reason != "end_of_document":
+            assert c.metadata.get("separator") in seps
     for a, b in zip(chunks, chunks[1:]):
         if overlap == 0:
             assert b.start == a.end, "without overlap the chunks tile the text"
@@ -205,7 +204,7 @@ def _unit_map(chunks: list[Chunk]) -> dict[int, int]:
     cuts: dict[int, int] = {}
     for c in chunks:
         first, last = c.metadata["units"]
-        if c.metadata.get("split_sentence") or c.metadata.get("split_paragraph"):
+        if c.metadata.get("split_unit"):
             assert last == first + 1, "a split chunk comes from exactly one unit"
             continue
         for unit, pos in ((first, c.start), (last, c.end)):
@@ -224,7 +223,7 @@ def check_sentences(text: str, chunks: list[Chunk], tokenizer: str, params: dict
     for a, b in zip(chunks, chunks[1:]):
         a_first, a_last = a.metadata["units"]
         b_first, b_last = b.metadata["units"]
-        split_a, split_b = a.metadata.get("split_sentence"), b.metadata.get("split_sentence")
+        split_a, split_b = a.metadata.get("split_unit"), b.metadata.get("split_unit")
         if split_a and split_b and a_first == b_first:
             assert b.start == a.end, "pieces of one split sentence tile it"
             continue
@@ -365,6 +364,7 @@ def test_crlf_text_chunks_like_lf_text(name: str) -> None:
         b = run(crlf, name, "words", params)
         assert [c.text.replace("\r\n", "\n") for c in b] == [c.text for c in a]
         assert [c.reason for c in b] == [c.reason for c in a]
+        assert [c.boundary for c in b] == [c.boundary for c in a]
 
     prop()
 
@@ -408,6 +408,12 @@ def test_recursive_overlap_is_word_aligned_and_maximal(tokenizer: str) -> None:
 
 
 def _separator_pattern(sep: str) -> re.Pattern[str]:
+    """Separators as the library defines them: "\n\n" and "\n" are the document structure's
+    paragraph and line breaks; any other line break in a separator also matches CRLF."""
+    if sep == "\n\n":
+        return re.compile(PARAGRAPH_BREAK.pattern.replace(r"\s*", ""))
+    if sep == "\n":
+        return LINE_BREAK
     return re.compile(r"\r?\n".join(re.escape(part) for part in sep.split("\n")))
 
 

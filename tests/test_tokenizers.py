@@ -1,4 +1,4 @@
-"""Tokenizers: counts, exact token offsets, clean cuts, span counting, parallel encoding."""
+"""Tokenizers: counts, exact token offsets, clean cuts, parallel encoding."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 import chunkviz
 from chunkviz import tokenizers as tokmod
-from chunkviz.spancount import SpanCounter
 from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
 
 from conftest import ADVERSARIAL_PIECES, adversarial_text
@@ -179,7 +178,8 @@ def test_fixed_token_windows_snap_inside_emoji_and_say_so() -> None:
     assert [(c.metadata["token_start"], c.metadata["token_end"]) for c in chunks] == [
         (0, 3), (3, 6), (6, 9), (9, 12), (12, 15), (15, 18), (18, 20)
     ]
-    assert [c.reason for c in chunks] == ["token_cap"] * 6 + ["end_of_document"]
+    # issue 8 vocabulary: a window cut by its token budget has the reason size_limit (was token_cap)
+    assert [c.reason for c in chunks] == ["size_limit"] * 6 + ["end_of_document"]
     for c in chunks:
         assert c.text == text[c.start : c.end]
 
@@ -193,7 +193,9 @@ def test_fixed_token_window_inside_one_character_takes_the_whole_character() -> 
         ["end"], ["end", "start"], ["start"], ["end"], ["end", "start"], ["start"]
     ]
     assert [c.metadata["token_start"] for c in chunks] == [0, 1, 2, 3, 4, 5]
-    assert [c.reason for c in chunks] == ["token_cap"] * 5 + ["end_of_document"]
+    # issue 8: size_limit was token_cap; to_chunks gives every piece that ends at the end of
+    # the text the reason end_of_document (here the last three windows all end there)
+    assert [c.reason for c in chunks] == ["size_limit"] * 3 + ["end_of_document"] * 3
 
 
 def test_ascii_and_exact_windows_are_not_flagged() -> None:
@@ -205,48 +207,6 @@ def test_ascii_and_exact_windows_are_not_flagged() -> None:
         first, stop = c.metadata["token_start"], c.metadata["token_end"]
         assert ("start" in flags) == (first > 0 and not exact[first])
         assert ("end" in flags) == (stop < len(offsets) - 1 and not exact[stop])
-
-
-# ----------------------------------------------------------------------------- span counting
-
-
-def _check_span_counts(text: str, name: str, all_pairs_limit: int = 70) -> None:
-    tok = get_tokenizer(name)
-    counter = SpanCounter(text, tok)
-    n = len(text)
-    if n <= all_pairs_limit:
-        pairs = [(s, e) for s in range(n + 1) for e in range(s, n + 1)]
-    else:  # clean cuts exhaustively (that is where arithmetic is used), a sample of the rest
-        clean = [p for p in range(n + 1) if tok.is_clean_cut(text, p)]
-        pairs = [(s, e) for s in clean for e in clean if s <= e][:5000]
-        pairs += [(s, e) for s in range(0, n + 1, 7) for e in range(s, n + 1, 5)]
-    for s, e in pairs:
-        expected = tok._count(text[s:e])  # uncached, straight from the tokenizer
-        assert counter.count(s, e) == expected, (name, text, s, e, text[s:e])
-    assert counter.count(5, 2) == 0
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=adversarial_strings(50))
-def test_span_counter_is_exact_cl100k(text: str) -> None:
-    _check_span_counts(text, "cl100k_base")
-
-
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=adversarial_strings(50), name=st.sampled_from(["words", "chars"]))
-def test_span_counter_is_exact_words_chars(text: str, name: str) -> None:
-    _check_span_counts(text, name)
-
-
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=adversarial_strings(40))
-def test_span_counter_is_exact_minilm(text: str) -> None:
-    _check_span_counts(text, "minilm")
-
-
-def test_span_counter_on_a_long_mixed_text() -> None:
-    text = ("Para 😀 one.\r\n\r\n日本語のテキスト. don't  stop\tnow!\n" * 30)[:1500]
-    _check_span_counts(text, "cl100k_base")
 
 
 # ----------------------------------------------------------------------------- clean cuts
@@ -318,9 +278,7 @@ def _long_mixed_text(min_chars: int) -> str:
 
 def test_parallel_encoding_gives_exactly_the_plain_boundaries(monkeypatch: pytest.MonkeyPatch) -> None:
     text = _long_mixed_text(260_000)
-    assert len(text) > tokmod._PARALLEL_MIN_CHARS
-    monkeypatch.setattr(tokmod.os, "cpu_count", lambda: 4)  # force the parallel path even on 1 core
-    tok = tokmod.TiktokenTokenizer("cl100k_base")
+    tok = tokmod.TiktokenTokenizer("cl100k_base", workers=4)  # parallel whatever the machine's load
     calls: list[int] = []
     real_batch = tok.encoding.encode_ordinary_batch
 
@@ -332,17 +290,68 @@ def test_parallel_encoding_gives_exactly_the_plain_boundaries(monkeypatch: pytes
     monkeypatch.setattr(tok.encoding, "encode_ordinary_batch", spy)
     plain = ENC.encode_ordinary(text)
     assert np.asarray(tok._encode_parallel(text)).tolist() == plain
-    assert calls and calls[0] > 1, "the parallel path was not taken"
+    assert calls and calls[0] == 4, "the parallel path was not taken"
     bounds = tok.boundaries(text)
     offsets, exact = reference_offsets(text)
     assert bounds.positions.tolist() == offsets
     assert bounds.exact.tolist() == exact
 
 
-def test_parallel_encoding_without_line_starts_falls_back_to_plain(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_worker_never_takes_the_parallel_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _long_mixed_text(120_000)
+    tok = tokmod.TiktokenTokenizer("cl100k_base", workers=1)
+    monkeypatch.setattr(tok.encoding, "encode_ordinary_batch", lambda *a, **k: pytest.fail("parallel path taken"))
+    assert np.asarray(tok._encode_parallel(text)).tolist() == ENC.encode_ordinary(text)
+
+
+def test_parallel_encoding_without_line_starts_falls_back_to_plain() -> None:
     text = "word " * 30_000  # no line break at all: no clean cut to split at
-    monkeypatch.setattr(tokmod.os, "cpu_count", lambda: 4)
-    assert np.asarray(CL100K._encode_parallel(text)).tolist() == ENC.encode_ordinary(text)
+    assert np.asarray(CL100K._encode_parallel(text, workers=4)).tolist() == ENC.encode_ordinary(text)
+
+
+def test_encode_workers_is_an_explicit_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(tokmod.WORKERS_ENV, raising=False)
+    assert tokmod.encode_workers(10, requested=3) == 3  # a tokenizer's own setting wins
+    assert tokmod.encode_workers(10**7, requested=0) == 1
+    assert tokmod.encode_workers(10) == 1  # short texts are never split
+    monkeypatch.setenv(tokmod.WORKERS_ENV, "2")
+    assert tokmod.encode_workers(10) == 2
+    assert tokmod.encode_workers(10, requested=1) == 1
+    monkeypatch.setenv(tokmod.WORKERS_ENV, "many")
+    with pytest.raises(ValueError, match=tokmod.WORKERS_ENV):
+        tokmod.encode_workers(10)
+
+
+def test_automatic_workers_stay_within_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(tokmod.WORKERS_ENV, raising=False)
+    monkeypatch.setattr(tokmod, "_usable_cores", lambda: 1)
+    monkeypatch.setattr(tokmod.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert tokmod.encode_workers(10**7) == 1  # one core: no threads
+    monkeypatch.setattr(tokmod, "_usable_cores", lambda: 8)
+    assert tokmod.encode_workers(10**7) == 4  # idle machine: capped at 4
+    monkeypatch.setattr(tokmod.os, "getloadavg", lambda: (9.0, 9.0, 9.0))
+    assert tokmod.encode_workers(10**7) == 1  # busy machine
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.sampled_from([*"ab \n.é日😀\u200d", "\ud800", "👍🏽"]), max_size=60).map("".join))
+def test_boundaries_of_dense_multibyte_text_and_lone_surrogates(text: str) -> None:
+    bounds = CL100K.boundaries(text)
+    offsets, exact = reference_offsets(text)
+    assert bounds.positions.tolist() == offsets
+    assert bounds.exact.tolist() == exact
+
+
+def test_token_tables_match_decoding() -> None:
+    """Characters starting in each token's bytes, and whether it starts inside a character."""
+    char_starts, starts_inside = CL100K._token_tables()
+    for token in range(0, ENC.n_vocab, 97):
+        try:
+            data = ENC.decode_single_token_bytes(token)
+        except KeyError:
+            continue
+        assert char_starts[token] == sum(1 for b in data if not 0x80 <= b < 0xC0), token
+        assert starts_inside[token] == (0x80 <= data[0] < 0xC0), token
 
 
 def test_long_document_fixed_tokens_match_independent_offsets() -> None:

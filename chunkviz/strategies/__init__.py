@@ -5,9 +5,12 @@ import pkgutil
 
 from chunkviz.strategies.base import Strategy, get_strategy, register, registered
 
-_INFRASTRUCTURE = {"base", "packing"}
+_INFRASTRUCTURE = {"base"}
 #: Registration (and display) order: simple to structured; any other module follows.
-_ORDER = ("fixed", "sentences", "paragraphs", "recursive", "semantic", "headings", "hierarchical", "tables", "code", "multilevel")
+_ORDER = (
+    "fixed", "sentences", "paragraphs", "recursive", "semantic", "headings", "hierarchical", "tables", "code",
+    "parent_child", "small_to_big",
+)
 _found = {m.name for m in pkgutil.iter_modules(__path__)} - _INFRASTRUCTURE
 for _module in [*(m for m in _ORDER if m in _found), *sorted(_found - set(_ORDER))]:
     importlib.import_module(f"{__name__}.{_module}")

@@ -1,19 +1,38 @@
-"""The strategy registry: names, validated parameter dataclasses, chunking functions."""
+"""The strategy registry: names, self-validating parameter dataclasses, chunking functions.
+
+A strategy is one definition: a frozen params dataclass whose fields are declared with
+:func:`param` (help, range, choices, overlap unit, presets) and a function registered with
+:func:`register`. Everything else (CLI, app controls, diagnostics) reads that declaration.
+
+Validation happens once, centrally: :func:`register` installs :func:`validate_fields` into the
+params class, so *every* construction (``Params(...)``, ``dataclasses.replace``, ``make_params``)
+checks the declared types, ranges and choices first and then runs the class's own
+``__post_init__`` (its cross-field checks). We wrap rather than require a base class so that a
+strategy's params stay a plain dataclass and no strategy file has to change.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, TypeVar
 
+from chunkviz.document.model import Document
 from chunkviz.errors import InvalidParamError, UnknownStrategyError
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
 
+if TYPE_CHECKING:  # chunkviz.explain imports plotly; the registry does not need it at run time
+    from chunkviz.explain import Explanation
+
 P = TypeVar("P")
-ChunkFunction = Callable[[str, Any, Tokenizer], list[Chunk]]
+ChunkFunction = Callable[[Document, Any, Tokenizer], list[Chunk]]
+ExplainFunction = Callable[[Document, Any, Tokenizer], "Explanation"]
+PrepareFunction = Callable[[Document, Any, Tokenizer, Callable[[int, int], None]], None]
 
 
 def param(
@@ -24,13 +43,21 @@ def param(
     maximum: float | None = None,
     choices: tuple[str, ...] | None = None,
     applies_when: Mapping[str, tuple[Any, ...]] | None = None,
+    overlap_unit: str | None = None,
+    presets: Mapping[str, list[str]] | None = None,
 ) -> Any:
     """A dataclass field that carries its description and allowed range.
 
     ``applies_when`` names other parameters' values under which this one matters (e.g. a
     multiplier that only a given threshold type uses); user interfaces may hide it otherwise.
+    ``overlap_unit`` (``tokens``, ``chars``, ``sentences``) marks the strategy's overlap
+    parameter: diagnostics compare it with the overlap the chunks actually have.
+    ``presets`` marks a list-of-strings parameter that also accepts a preset name.
     """
-    meta = {"help": help, "minimum": minimum, "maximum": maximum, "choices": choices, "applies_when": applies_when}
+    meta = {
+        "help": help, "minimum": minimum, "maximum": maximum, "choices": choices, "applies_when": applies_when,
+        "overlap_unit": overlap_unit, "presets": presets,
+    }
     if isinstance(default, list):
         return dataclasses.field(default_factory=lambda: list(default), metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -48,6 +75,15 @@ class ParamInfo:
     maximum: float | None = None
     choices: tuple[str, ...] | None = None
     applies_when: Mapping[str, tuple[Any, ...]] | None = None
+    #: ``tokens``, ``chars`` or ``sentences`` when this is the strategy's overlap parameter.
+    overlap_unit: str | None = None
+    #: Named values of a list parameter (e.g. separator hierarchies); the list may also be a preset name.
+    presets: Mapping[str, list[str]] | None = None
+
+    @property
+    def is_list(self) -> bool:
+        """Whether the parameter takes a list (possibly also a preset name)."""
+        return any(part.strip().startswith("list") for part in self.type.split("|"))
 
     def applies(self, values: Mapping[str, Any]) -> bool:
         """Whether this parameter matters given the other parameters' values."""
@@ -75,31 +111,20 @@ class Strategy(Generic[P]):
     description: str
     params_type: type
     function: ChunkFunction
-    #: Optional: ``explain(text, params, tokenizer)`` returns a strategy-specific analysis object
-    #: (e.g. the similarity curve of semantic chunking) that interfaces can plot.
-    explain: Callable[[str, Any, Tokenizer], Any] | None = None
-    #: Optional: ``prepare(text, params, tokenizer, progress)`` does the expensive, cacheable
+    #: Optional: ``explain(document, params, tokenizer)`` returns an
+    #: :class:`~chunkviz.explain.Explanation` (a caption, figures, JSON data) that interfaces
+    #: show without knowing the strategy.
+    explain: ExplainFunction | None = None
+    #: Optional: ``prepare(document, params, tokenizer, progress)`` does the expensive, cacheable
     #: precomputation (e.g. embeddings) up front, calling ``progress(done, total)``.
-    prepare: Callable[[str, Any, Tokenizer, Callable[[int, int], None]], None] | None = None
+    prepare: PrepareFunction | None = None
 
     def params_info(self) -> list[ParamInfo]:
-        hints = typing.get_type_hints(self.params_type)
-        infos = []
-        for f in dataclasses.fields(self.params_type):
-            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
-            infos.append(
-                ParamInfo(
-                    name=f.name,
-                    type=_type_name(hints[f.name]),
-                    default=default,
-                    help=f.metadata.get("help", ""),
-                    minimum=f.metadata.get("minimum"),
-                    maximum=f.metadata.get("maximum"),
-                    choices=f.metadata.get("choices"),
-                    applies_when=f.metadata.get("applies_when"),
-                )
-            )
-        return infos
+        return params_info(self.params_type)
+
+    def overlap_param(self) -> ParamInfo | None:
+        """The parameter declared with ``overlap_unit`` (None when the strategy has no overlap)."""
+        return next((p for p in self.params_info() if p.overlap_unit), None)
 
     def describe(self) -> dict[str, Any]:
         """A JSON-ready description: name, description and params with ranges."""
@@ -117,6 +142,8 @@ class Strategy(Generic[P]):
                     "choices": list(p.choices) if p.choices else None,
                     "range": p.range_text(),
                     "applies_when": {k: list(v) for k, v in p.applies_when.items()} if p.applies_when else None,
+                    "overlap_unit": p.overlap_unit,
+                    "presets": dict(p.presets) if p.presets else None,
                 }
                 for p in self.params_info()
             ],
@@ -131,14 +158,35 @@ class Strategy(Generic[P]):
                 valid = ", ".join(infos) or "none"
                 raise InvalidParamError(self.name, key, f"is unknown; valid parameters: {valid}")
         values = {key: _coerce(self.name, infos[key], value) for key, value in raw.items()}
-        for key, value in values.items():
-            _check_range(self.name, infos[key], value)
         try:
-            return self.params_type(**values)
+            return self.params_type(**values)  # validates itself (see validate_fields)
         except InvalidParamError:
             raise
         except (TypeError, ValueError) as exc:  # pragma: no cover - defensive
             raise InvalidParamError(self.name, "?", str(exc)) from exc
+
+
+def params_info(params_type: type) -> list[ParamInfo]:
+    """The declared parameters of a params dataclass, in field order."""
+    hints = typing.get_type_hints(params_type)
+    infos = []
+    for f in dataclasses.fields(params_type):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        infos.append(
+            ParamInfo(
+                name=f.name,
+                type=_type_name(hints[f.name]),
+                default=default,
+                help=f.metadata.get("help", ""),
+                minimum=f.metadata.get("minimum"),
+                maximum=f.metadata.get("maximum"),
+                choices=f.metadata.get("choices"),
+                applies_when=f.metadata.get("applies_when"),
+                overlap_unit=f.metadata.get("overlap_unit"),
+                presets=f.metadata.get("presets"),
+            )
+        )
+    return infos
 
 
 def _number(value: float) -> str:
@@ -200,12 +248,84 @@ def _coerce(strategy: str, info: ParamInfo, value: Any) -> Any:
     return value
 
 
+def _check_type(strategy: str, info: ParamInfo, value: Any) -> None:
+    """The declared type: int, float, bool, str and list[str] (a union accepts any of its parts)."""
+    if not any(_matches(part.strip(), value, info) for part in info.type.split("|")):
+        raise InvalidParamError(strategy, info.name, f"must be of type {info.type} ({info.range_text()}), got {value!r}")
+
+
+def _matches(kind: str, value: Any, info: ParamInfo) -> bool:
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "None":
+        return value is None
+    if kind == "list[str]":
+        return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+    if kind.startswith("list"):
+        return isinstance(value, (list, tuple))
+    return True  # other declared types are the strategy's own business
+
+
 def _check_range(strategy: str, info: ParamInfo, value: Any) -> None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if (info.minimum is not None and value < info.minimum) or (info.maximum is not None and value > info.maximum):
             raise InvalidParamError(strategy, info.name, f"must be in {info.range_text()}, got {value!r}")
     if info.choices and isinstance(value, str) and value not in info.choices:
         raise InvalidParamError(strategy, info.name, f"must be {info.range_text()}, got {value!r}")
+
+
+def validate_fields(strategy: str, params: Any) -> None:
+    """Check every declared field of ``params``: type, then range and choices."""
+    for info in _declared(type(params)):
+        value = getattr(params, info.name)
+        _check_type(strategy, info, value)
+        _check_range(strategy, info, value)
+
+
+@functools.lru_cache(maxsize=None)
+def _declared(params_type: type) -> tuple[ParamInfo, ...]:
+    """The declarations, read once per class (validation runs on every construction)."""
+    return tuple(params_info(params_type))
+
+
+_VALIDATING = "__chunkviz_validating__"
+
+
+def make_self_validating(params_type: type, strategy: str) -> None:
+    """Make every construction of ``params_type`` run :func:`validate_fields` first.
+
+    A dataclass's generated ``__init__`` calls ``__post_init__`` only if the class had one when
+    it was decorated: such a hook is wrapped (declared checks, then the class's cross-field
+    checks); otherwise ``__init__`` itself is wrapped. Idempotent: a class shared by several
+    strategies is wrapped once (errors name the first strategy).
+    """
+    if not dataclasses.is_dataclass(params_type):
+        raise TypeError(f"strategy {strategy!r}: params_type must be a dataclass, got {params_type!r}")
+    if params_type.__dict__.get(_VALIDATING):
+        return
+    own_post_init = getattr(params_type, "__post_init__", None)
+    if own_post_init is not None:
+
+        def __post_init__(self: Any) -> None:
+            validate_fields(strategy, self)
+            own_post_init(self)
+
+        params_type.__post_init__ = __post_init__  # type: ignore[attr-defined]
+    else:
+        own_init = params_type.__init__
+
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            own_init(self, *args, **kwargs)
+            validate_fields(strategy, self)
+
+        params_type.__init__ = __init__  # type: ignore[method-assign]
+    setattr(params_type, _VALIDATING, strategy)
 
 
 _REGISTRY: dict[str, Strategy[Any]] = {}
@@ -215,18 +335,49 @@ def register(
     name: str,
     description: str,
     params_type: type,
-    explain: Callable[[str, Any, Tokenizer], Any] | None = None,
-    prepare: Callable[[str, Any, Tokenizer, Callable[[int, int], None]], None] | None = None,
+    explain: ExplainFunction | None = None,
+    prepare: PrepareFunction | None = None,
 ) -> Callable[[ChunkFunction], ChunkFunction]:
-    """Decorator: register ``function(text, params, tokenizer) -> list[Chunk]`` under ``name``."""
+    """Decorator: register ``function(document, params, tokenizer) -> list[Chunk]`` under ``name``.
+
+    The params class becomes self-validating (:func:`make_self_validating`); its defaults must
+    satisfy their own declared ranges (checked here, so a wrong declaration fails at import).
+    """
 
     def decorate(function: ChunkFunction) -> ChunkFunction:
         if name in _REGISTRY:
             raise ValueError(f"strategy {name!r} is registered twice")
+        make_self_validating(params_type, name)
+        params_type()  # the defaults must be valid
         _REGISTRY[name] = Strategy(name, description, params_type, function, explain, prepare)
         return function
 
     return decorate
+
+
+def unregister(name: str) -> Strategy[Any]:
+    """Remove a registered strategy (for tests and plugins that register temporarily)."""
+    try:
+        return _REGISTRY.pop(name)
+    except KeyError:
+        raise UnknownStrategyError(name, sorted(_REGISTRY)) from None
+
+
+@contextlib.contextmanager
+def temporary_strategy(
+    name: str,
+    description: str,
+    params_type: type,
+    function: ChunkFunction,
+    explain: ExplainFunction | None = None,
+    prepare: PrepareFunction | None = None,
+) -> Iterator[Strategy[Any]]:
+    """Register a strategy for the duration of a ``with`` block (tests, notebooks)."""
+    register(name, description, params_type, explain, prepare)(function)
+    try:
+        yield _REGISTRY[name]
+    finally:
+        _REGISTRY.pop(name, None)
 
 
 def get_strategy(name: str) -> Strategy[Any]:

@@ -13,7 +13,7 @@ repeats methods inside their classes); module-level code (imports, constants, ``
 - a function over ``max_tokens`` is split with the recursive ``python`` preset (without its
   ``class``/``def`` separators, which inside one function only match its own def line and would
   cut its decorators off it); its pieces keep the function's ``type`` and ``name``;
-- a class over ``max_tokens`` stays one level-0 chunk (flagged ``over_limit``: it is the parent
+- a class over ``max_tokens`` stays one level-0 chunk (flagged ``over_size_limit``: it is the parent
   context) and gets level-1 children that tile it: the class header (decorators, class line,
   docstring, attributes up to the first method), every method (with its decorators and comments)
   and nested class, and any class-level code after the first method (``class_code``).
@@ -25,6 +25,16 @@ lines are counted as Python counts them (``\\n``, ``\\r\\n`` and a lone ``\\r``)
 Text that does not parse (a syntax error, or not Python at all) is chunked with the recursive
 ``python`` preset (``chunk_size = max_tokens``, no overlap); every chunk's metadata then says
 ``fallback: "syntax error at line N: message"``.
+
+Why the syntax tree and not ``document.structure``: the structure knows functions and classes
+only as blocks (from the Python reader, and only for documents read as Python); this strategy
+needs the statements themselves (decorators, comment lines above a def, statements sharing a
+line, class bodies), which only the parser has. Lines are Python's own (``\n``, ``\r\n``,
+``\r``), because the syntax tree's line numbers count those and nothing else.
+
+Reasons: ``unit_end`` where a def, a class or a run of module code ends, ``size_limit`` between
+the packed or split pieces, ``end_of_document`` at the end. A piece of a split def or statement
+is marked ``split_unit``.
 """
 
 from __future__ import annotations
@@ -32,20 +42,24 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from chunkviz.document.model import Document
 from chunkviz.spancount import SpanCounter, shared_counter
+from chunkviz.splitting import PRESETS, PackPolicy, Piece, RecursiveSplitter, pack_units, to_chunks
+from chunkviz.splitting.units import split_unit, unit_splitter
 from chunkviz.strategies.base import param, register
-from chunkviz.strategies.packing import pack_units
-from chunkviz.strategies.recursive import PRESETS, RecursiveSplitter
 from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk, Reason
+from chunkviz.types import Chunk
+from chunkviz.vocabulary import Meta, Reason
 
 _PYTHON_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _INDENT_CHARS = " \t\x0c"
-#: separators for splitting an oversized def (see ``CodeChunker.splitter``)
+#: separators for splitting an oversized def: the ``python`` preset without its ``"\nclass "``
+#: and ``"\ndef "`` separators, which inside one def's span can only match its own def line
+#: and would cut its decorators and comments off it
 DEF_SPLIT_SEPARATORS = [s for s in PRESETS["python"] if s not in ("\nclass ", "\ndef ")]
 
 
@@ -247,12 +261,10 @@ def _unit_starts(source: Source, segment: Segment) -> list[int]:
 
 
 @dataclass
-class Piece:
-    start: int
-    end: int
-    reason: str
-    level: int
-    metadata: dict[str, Any]
+class _CodePiece:
+    """A piece and where it sits in the class tree (resolved to list indexes at the end)."""
+
+    piece: Piece
     parent_key: int | None = None  # start offset of the parent chunk
     key: int | None = None  # set on parents: their start offset
 
@@ -261,22 +273,13 @@ class CodeChunker:
     def __init__(self, text: str, tokenizer: Tokenizer, max_tokens: int) -> None:
         self.text = text
         self.source = Source(text)
-        self.tokenizer = tokenizer
         self.counter: SpanCounter = shared_counter(text, tokenizer)
         self.max_tokens = max_tokens
-        self._splitter: RecursiveSplitter | None = None
-        self.pieces: list[Piece] = []
+        self.splitter: RecursiveSplitter = unit_splitter(text, self.counter, max_tokens, DEF_SPLIT_SEPARATORS)
+        self.pieces: list[_CodePiece] = []
 
-    @property
-    def splitter(self) -> RecursiveSplitter:
-        """The recursive splitter for oversized functions: the ``python`` preset without its
-        ``"\\nclass "`` and ``"\\ndef "`` separators, which inside one def's span can only match
-        its own def line and would cut its decorators and comments off it."""
-        if self._splitter is None:
-            self._splitter = RecursiveSplitter(
-                self.text, self.tokenizer, self.max_tokens, 0, DEF_SPLIT_SEPARATORS, counter=self.counter
-            )
-        return self._splitter
+    def _add(self, start: int, end: int, reason: Reason, level: int, metadata: dict[str, Any], parent_key: int | None) -> None:
+        self.pieces.append(_CodePiece(Piece(start, end, reason, level=level, metadata=metadata), parent_key))
 
     def _meta(self, start: int, end: int, kind: str, name: str | None, **extra: Any) -> dict[str, Any]:
         first, last = self.source.content_lines(start, end)
@@ -318,16 +321,10 @@ class CodeChunker:
             if cuts[-1] < pos < end:
                 cuts.append(pos)
         cuts.append(end)
-        spans = pack_units(self.text, cuts, self.counter, self.max_tokens, 0, str(Reason.MAX_TOKENS), list(PRESETS["python"]))
-        for span in spans:
-            extra: dict[str, Any] = {}
-            if span.split_unit:
-                extra["split"] = True
-            if span.over_limit:
-                extra["over_limit"] = True
-                extra["indivisible"] = True
-            reason = str(Reason.AST_NODE) if span.end == end else span.reason
-            self.pieces.append(Piece(span.start, span.end, reason, level, self._meta(span.start, span.end, kind, name, **extra), parent_key))
+        policy = PackPolicy(self.max_tokens, min_tokens=None, split_separators=tuple(PRESETS["python"]))
+        for piece in pack_units(self.text, cuts, self.counter, policy):
+            metadata = self._meta(piece.start, piece.end, kind, name)
+            self.pieces.append(_CodePiece(replace(piece, level=level, metadata=metadata), parent_key))
 
     def _def(self, node: ast.stmt, start: int, end: int, level: int, owner: ast.ClassDef | None, parent_key: int | None) -> None:
         name = node.name  # type: ignore[attr-defined]
@@ -346,7 +343,7 @@ class CodeChunker:
                 extra["async"] = True
         tokens = self.counter.count(start, end)
         if tokens <= self.max_tokens:
-            self.pieces.append(Piece(start, end, str(Reason.AST_NODE), level, self._meta(start, end, kind, name, **extra), parent_key))
+            self._add(start, end, Reason.UNIT_END, level, self._meta(start, end, kind, name, **extra), parent_key)
             return
         if isinstance(node, ast.ClassDef) and level == 0:
             self._class_with_children(node, start, end, extra)
@@ -355,26 +352,16 @@ class CodeChunker:
 
     def _split(self, start: int, end: int, level: int, kind: str, name: str, extra: dict[str, Any], parent_key: int | None) -> None:
         """An oversized function (or method, nested class) cut with the recursive python preset."""
-        splitter = self.splitter
-        spans = splitter.split_span(start, end)
-        for k, (s, e, over) in enumerate(spans):
-            reason = str(Reason.AST_NODE) if e == end else splitter.cut_reason.get(e, str(Reason.CHARACTER))
-            meta = self._meta(s, e, kind, name, **extra, split=True, part=k + 1, parts=len(spans))
-            if e != end and e in splitter.cut_separator:
-                meta["separator"] = splitter.cut_separator[e]
-            if over:
-                meta["over_limit"] = True
-                meta["indivisible"] = True
-            self.pieces.append(Piece(s, e, reason, level, meta, parent_key))
+        pieces = split_unit(self.splitter, start, end, Reason.UNIT_END)
+        for k, piece in enumerate(pieces):
+            metadata = self._meta(piece.start, piece.end, kind, name, **extra, part=k + 1, parts=len(pieces))
+            self.pieces.append(_CodePiece(replace(piece, level=level, metadata=metadata), parent_key))
 
     def _class_with_children(self, node: ast.ClassDef, start: int, end: int, extra: dict[str, Any]) -> None:
         source = self.source
-        parent = Piece(
-            start, end, str(Reason.AST_NODE), 0,
-            self._meta(start, end, "class", node.name, **extra, over_limit=True,
-                       note="over max_tokens: kept whole as the parent context; its level-1 children are the header and the methods"),
-            key=start,
-        )
+        note = "over max_tokens: kept whole as the parent context; its level-1 children are the header and the methods"
+        metadata = self._meta(start, end, "class", node.name, **extra, **{Meta.OVER_SIZE_LIMIT: True, Meta.NOTE: note})
+        parent = _CodePiece(Piece(start, end, Reason.UNIT_END, metadata=metadata), key=start)
         self.pieces.append(parent)
         first_line = source.line_of(start)
         last_line = source.line_of(end - 1) if end > start else first_line
@@ -382,7 +369,7 @@ class CodeChunker:
         segments = _segments(source, groups, first_line, last_line)
         before = len(self.pieces)
         self._region(segments, start, end, 1, node, start)
-        parent.metadata["children"] = len(self.pieces) - before
+        metadata["children"] = len(self.pieces) - before
 
 
 def _syntax_error_note(exc: BaseException) -> str:
@@ -391,11 +378,9 @@ def _syntax_error_note(exc: BaseException) -> str:
     return f"syntax error at line {line if line is not None else '?'}: {message}"
 
 
-def _fallback(text: str, tokenizer: Tokenizer, max_tokens: int, note: str) -> list[Chunk]:
-    from chunkviz.strategies.recursive import chunk_recursive_spans, spans_to_recursive_chunks
-
-    spans, splitter = chunk_recursive_spans(text, tokenizer, max_tokens, 0, list(PRESETS["python"]))
-    return spans_to_recursive_chunks(text, spans, splitter, {"fallback": note})
+def _fallback(document: Document, counter: SpanCounter, max_tokens: int, note: str) -> list[Chunk]:
+    splitter = unit_splitter(document.text, counter, max_tokens, PRESETS["python"])
+    return to_chunks(document, [p.with_metadata(fallback=note) for p in splitter.split_span(0, len(document.text))])
 
 
 def parse_python(text: str) -> tuple[ast.Module | None, str | None]:
@@ -413,25 +398,22 @@ def parse_python(text: str) -> tuple[ast.Module | None, str | None]:
     "Python on its syntax tree: functions and classes with their decorators and comments, module-level code kept in chunks of its own; big classes get method children.",
     CodeParams,
 )
-def code(text: str, params: CodeParams, tokenizer: Tokenizer) -> list[Chunk]:
+def code(document: Document, params: CodeParams, tokenizer: Tokenizer) -> list[Chunk]:
+    text = document.text
     if not text.strip():
         return []
     tree, note = parse_python(text)
     if tree is None:
-        return _fallback(text, tokenizer, params.max_tokens, note or "syntax error")
+        return _fallback(document, shared_counter(text, tokenizer), params.max_tokens, note or "syntax error")
     chunker = CodeChunker(text, tokenizer, params.max_tokens)
     chunker.chunk_module(tree)
-    return _to_chunks(text, chunker.pieces)
+    return to_chunks(document, _ordered(chunker.pieces))
 
 
-def _to_chunks(text: str, pieces: list[Piece]) -> list[Chunk]:
-    ordered = sorted(pieces, key=lambda p: (p.level, p.start, p.end))
+def _ordered(pieces: list[_CodePiece]) -> list[Piece]:
+    """Level by level, in document order, each child's ``parent`` the index of its class."""
+    ordered = sorted(pieces, key=lambda p: (p.piece.level, p.piece.start, p.piece.end))
     index_of_key = {p.key: k for k, p in enumerate(ordered) if p.key is not None}
-    chunks = []
-    for k, piece in enumerate(ordered):
-        reason = str(Reason.END_OF_DOCUMENT) if piece.end >= len(text) else piece.reason
-        parent = index_of_key[piece.parent_key] if piece.parent_key is not None else None
-        chunks.append(
-            Chunk.from_span(text, k, piece.start, piece.end, reason, parent=parent, level=piece.level, metadata=piece.metadata)
-        )
-    return chunks
+    return [
+        p.piece if p.parent_key is None else replace(p.piece, parent=index_of_key[p.parent_key]) for p in ordered
+    ]

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chunkviz.document.model import Document
+from chunkviz.splitting import Piece, to_chunks
+from chunkviz.splitting.windows import window_starts
 from chunkviz.strategies.base import check_overlap_below_size, param, register
 from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk, Reason
+from chunkviz.types import Chunk
+from chunkviz.vocabulary import Meta, Reason
 
 
 @dataclass(frozen=True)
 class FixedTokensParams:
     chunk_size: int = param(400, "tokens per chunk", minimum=1, maximum=100_000)
-    overlap: int = param(50, "tokens shared by adjacent chunks", minimum=0, maximum=100_000)
+    overlap: int = param(50, "tokens shared by adjacent chunks", minimum=0, maximum=100_000, overlap_unit="tokens")
 
     def __post_init__(self) -> None:
         check_overlap_below_size("fixed_tokens", self.chunk_size, self.overlap, 50)
@@ -26,19 +30,10 @@ class FixedTokensParams:
 @dataclass(frozen=True)
 class FixedCharsParams:
     chunk_size: int = param(1600, "characters per chunk", minimum=1, maximum=10_000_000)
-    overlap: int = param(200, "characters shared by adjacent chunks", minimum=0, maximum=10_000_000)
+    overlap: int = param(200, "characters shared by adjacent chunks", minimum=0, maximum=10_000_000, overlap_unit="chars")
 
     def __post_init__(self) -> None:
         check_overlap_below_size("fixed_chars", self.chunk_size, self.overlap, 200)
-
-
-def window_starts(n_units: int, chunk_size: int, overlap: int) -> range:
-    """Start unit of every window; the last window reaches the end."""
-    step = chunk_size - overlap
-    if n_units == 0:
-        return range(0)
-    last = max(0, -(-(n_units - chunk_size) // step)) if n_units > chunk_size else 0
-    return range(0, last * step + 1, step)
 
 
 @register(
@@ -46,13 +41,14 @@ def window_starts(n_units: int, chunk_size: int, overlap: int) -> range:
     "Windows of chunk_size tokens, each starting chunk_size - overlap tokens after the previous one.",
     FixedTokensParams,
 )
-def fixed_tokens(text: str, params: FixedTokensParams, tokenizer: Tokenizer) -> list[Chunk]:
+def fixed_tokens(document: Document, params: FixedTokensParams, tokenizer: Tokenizer) -> list[Chunk]:
+    text = document.text
     bounds = tokenizer.boundaries(text)
     n = bounds.n_tokens
     positions = bounds.positions
     if n == 0:  # text the tokenizer ignores entirely (e.g. only zero-width characters): keep it
-        return [Chunk.from_span(text, 0, 0, len(text), Reason.END_OF_DOCUMENT, metadata={"token_start": 0, "token_end": 0, "token_count": 0})]
-    chunks: list[Chunk] = []
+        return to_chunks(document, [Piece(0, len(text), Reason.END_OF_DOCUMENT, metadata={"token_start": 0, "token_end": 0, Meta.TOKEN_COUNT: 0})])
+    pieces: list[Piece] = []
     for first in window_starts(n, params.chunk_size, params.overlap):
         stop = min(first + params.chunk_size, n)
         start = 0 if first == 0 else int(positions[first])
@@ -65,12 +61,11 @@ def fixed_tokens(text: str, params: FixedTokensParams, tokenizer: Tokenizer) -> 
         if end <= start:  # a window inside one multibyte character: take the whole character
             end = min(len(text), start + 1)
             snapped.append("end")
-        reason = Reason.END_OF_DOCUMENT if stop == n else Reason.TOKEN_CAP
-        metadata: dict[str, object] = {"token_start": first, "token_end": stop, "token_count": stop - first}
+        metadata: dict[str, object] = {"token_start": first, "token_end": stop, Meta.TOKEN_COUNT: stop - first}
         if snapped:
-            metadata["snapped_to_character"] = sorted(set(snapped))
-        chunks.append(Chunk.from_span(text, len(chunks), start, end, reason, metadata=metadata))
-    return chunks
+            metadata[Meta.SNAPPED] = sorted(set(snapped))
+        pieces.append(Piece(start, end, Reason.SIZE_LIMIT, metadata=metadata))
+    return to_chunks(document, pieces)
 
 
 @register(
@@ -78,11 +73,10 @@ def fixed_tokens(text: str, params: FixedTokensParams, tokenizer: Tokenizer) -> 
     "Windows of chunk_size characters with overlap (shows why token-based sizes are more predictable).",
     FixedCharsParams,
 )
-def fixed_chars(text: str, params: FixedCharsParams, tokenizer: Tokenizer) -> list[Chunk]:
-    n = len(text)
-    chunks: list[Chunk] = []
-    for start in window_starts(n, params.chunk_size, params.overlap):
-        end = min(start + params.chunk_size, n)
-        reason = Reason.END_OF_DOCUMENT if end == n else Reason.CHAR_CAP
-        chunks.append(Chunk.from_span(text, len(chunks), start, end, reason))
-    return chunks
+def fixed_chars(document: Document, params: FixedCharsParams, tokenizer: Tokenizer) -> list[Chunk]:
+    n = len(document.text)
+    pieces = [
+        Piece(start, min(start + params.chunk_size, n), Reason.SIZE_LIMIT)
+        for start in window_starts(n, params.chunk_size, params.overlap)
+    ]
+    return to_chunks(document, pieces)

@@ -2,65 +2,59 @@
 
 §13.5.1 defines a section as running from a heading to the next heading of the same or a higher
 level, so a section *contains* its subsections. A flat chunking cannot use those nested spans
-(they overlap), so this strategy cuts at *leaf-level* sections: a chunk runs from a heading to
-the next heading of **any** level, and a subsection is a chunk of its own. What the nesting
-carried is kept in metadata instead: every chunk has the full ``heading_path`` (the titles from
-the top-level ancestor down, e.g. ``["Guide", "Authentication", "OAuth 2.0"]``) and ``section``
-(the same path joined with `` > ``). Text before the first heading is a chunk with the empty
-path ``[]``; when it is only whitespace it is no chunk of its own but the start of the first
-section (so the chunks tile the whole document, as recursive chunks do).
+(they overlap), so this strategy cuts at *leaf-level* sections (the document structure's
+``leaf_sections``): a chunk runs from a heading to the next heading of **any** level, and a
+subsection is a chunk of its own. What the nesting carried is kept in metadata instead: every
+chunk has the full ``heading_path`` (the titles from the top-level ancestor down, e.g.
+``["Guide", "Authentication", "OAuth 2.0"]``) and ``section`` (the same path joined with
+`` > ``). Text before the first heading is a chunk with the empty path ``[]``; when it is only
+whitespace it is no chunk of its own but the start of the first section (so the chunks tile the
+whole document, as recursive chunks do).
 
-Headings are those of :func:`chunkviz.structure.document_elements`: ATX (``#``) and setext
-(``===``/``---`` underlines) in Markdown, over- and underlines in reStructuredText; a ``#`` line
-inside fenced or indented code is not a heading. Every chunk is an exact span and the chunks
-tile the document ``[0, len(text))`` (each boundary is the start of a heading's line).
+Headings are the document structure's (:mod:`chunkviz.document.structure`): Markdown parsed by
+markdown-it-py, reStructuredText by its own layer, so a ``# ...`` line of an ``.rst`` document
+is no heading here either; a ``#`` line inside fenced or indented code is not a heading.
 
 Parameters
 ----------
 ``max_tokens``
-    The section's *post-processing* limit (§13.5.1: "post-processing applies fixed-size
-    splitting to chunks that exceed the embedding model's context limit"). A section over it is
-    split with the recursive splitter on the Markdown preset *minus its heading separators*
+    The section's *post-processing* limit (§13.5.1). A section over it is split by the engine
     (paragraph, line, word, character: the headings are already the outer level); every piece
-    keeps the section's ``heading_path`` and is marked ``split_section``. A single character
-    over the limit is flagged ``over_limit``/``indivisible``.
+    keeps the section's ``heading_path`` and is marked ``split_unit``. A single character over
+    the limit is flagged ``over_size_limit``/``indivisible``.
 ``max_level``
     Cut only at headings of level ``<= max_level``; deeper headings stay inside their section
-    (and are not in any ``heading_path``). It is worth having because sections vary enormously
-    in length (§13.5.1) and the deepest headings are the usual source of tiny chunks (an H4 per
-    parameter, per FAQ entry, per changelog item), which embed poorly (the guide: chunks under
-    ~100 tokens retrieve worse). ``merge_small`` fixes the same problem by *size*;
-    ``max_level`` fixes it by *structure* ("chunk per chapter and section, never finer"), which
-    is predictable, and keeps the heading path at a level users filter on. Default 6: every
-    heading cuts. (In reStructuredText the levels are the order in which underline styles first
-    appear, as docutils assigns them.)
+    (and are not in any ``heading_path``). The deepest headings are the usual source of tiny
+    chunks (an H4 per parameter, per FAQ entry), which embed poorly; ``merge_small`` fixes that
+    by *size*, ``max_level`` by *structure* ("chunk per chapter and section, never finer").
+    Default 6: every heading cuts. (In reStructuredText the levels are the order in which
+    underline styles first appear, as docutils assigns them.)
 ``merge_small``
     0 = off. A section with fewer tokens merges with the NEXT section when the merged span still
     fits ``max_tokens``; while the merged chunk is still under ``merge_small`` it keeps taking
-    the next section on the same condition. The chunk's ``heading_path`` is then the first
-    section's path and ``merged_sections`` lists the paths of all merged sections. A small last
-    section has no next section and stays as it is.
+    the next section on the same condition (the packer's "reach a minimum" policy). The chunk's
+    ``heading_path`` is then the first section's path and ``merged_sections`` lists the paths
+    of all merged sections. A small last section has no next section and stays as it is.
 
-Boundary reasons: ``heading`` where a chunk ends at the next (kept) heading, the recursive
-splitter's reason (``paragraph``, ``line``, ``word``, ``character``) inside a split section,
-``end_of_document`` for the last chunk.
+Reasons: ``unit_end`` where a chunk of whole sections ends (at the next kept heading),
+``size_limit`` between the pieces of a split section, ``end_of_document`` for the last chunk.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
 
+from chunkviz.document.blocks import LeafSection
+from chunkviz.document.model import Document
 from chunkviz.errors import InvalidParamError
-from chunkviz.spancount import SpanCounter, shared_counter
+from chunkviz.spancount import shared_counter
+from chunkviz.splitting import PackPolicy, Piece, pack_units, to_chunks
+from chunkviz.splitting.units import SECTION_SEPARATORS
 from chunkviz.strategies.base import param, register
-from chunkviz.strategies.recursive import PRESETS, RecursiveSplitter
-from chunkviz.structure import Element, document_elements, sections
 from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk, Reason
-
-#: The Markdown preset without its heading separators: paragraph, line, word, character.
-SECTION_SEPARATORS: list[str] = [s for s in PRESETS["markdown"] if not s.lstrip("\n").startswith("#")]
+from chunkviz.types import Chunk
+from chunkviz.vocabulary import Meta, Reason
 
 
 @dataclass(frozen=True)
@@ -93,74 +87,21 @@ def validate_int(strategy: str, name: str, value: object, low: int, high: int) -
         raise InvalidParamError(strategy, name, f"must be in {low}..{high:,}, got {value!r}")
 
 
-@dataclass(frozen=True)
-class SectionSpan:
-    """A leaf-level section: from its heading to the next kept heading (or the end)."""
-
-    start: int
-    end: int
-    path: tuple[str, ...]  # () for the text before the first heading
-    heading_level: int  # the heading's level (1 = top); 0 for the text before the first heading
+def section_metadata(path: Sequence[str], heading_level: int) -> dict[str, Any]:
+    """The metadata every section chunk carries: its heading path, joined, and heading level."""
+    return {Meta.HEADING_PATH: list(path), Meta.SECTION: " > ".join(path), Meta.HEADING_LEVEL: heading_level}
 
 
-def section_spans(text: str, max_level: int = 6, elements: Sequence[Element] | None = None) -> list[SectionSpan]:
-    """Leaf-level sections cut at every heading of level ``<= max_level``; they tile the whole
-    text (a blank preamble belongs to the first section)."""
-    if elements is None:
-        elements = document_elements(text)
-    kept = [s for s in sections(text, elements) if s.heading.level <= max_level]
-    first = kept[0].start if kept else len(text)
-    out: list[SectionSpan] = []
-    if text[:first].strip():
-        out.append(SectionSpan(0, first, (), 0))
-    for k, s in enumerate(kept):
-        end = kept[k + 1].start if k + 1 < len(kept) else len(text)
-        # a kept heading's ancestors have lower levels, so they are kept too: its path is complete
-        out.append(SectionSpan(s.start if out else 0, end, s.path, s.heading.level))
-    return out
-
-
-def merge_groups(spans: Sequence[SectionSpan], counter: SpanCounter, merge_small: int, max_tokens: int) -> list[list[SectionSpan]]:
-    """Consecutive sections grouped by the ``merge_small`` rule (one group per section when 0)."""
-    groups: list[list[SectionSpan]] = []
-    i = 0
-    while i < len(spans):
-        j = i
-        if merge_small:
-            while (
-                j + 1 < len(spans)
-                and counter.count(spans[i].start, spans[j].end) < merge_small
-                and counter.count(spans[i].start, spans[j + 1].end) <= max_tokens
-            ):
-                j += 1
-        groups.append(list(spans[i : j + 1]))
-        i = j + 1
-    return groups
-
-
-def section_metadata(path: Sequence[str], heading_level: int) -> dict[str, object]:
-    return {"heading_path": list(path), "section": " > ".join(path), "heading_level": heading_level}
-
-
-def split_oversized_span(
-    text: str, start: int, end: int, splitter: RecursiveSplitter, final_reason: str
-) -> list[tuple[int, int, str, dict[str, object]]]:
-    """Pieces of ``[start, end)`` within the splitter's size: (start, end, reason, extra metadata)."""
-    pieces = splitter.split_span(start, end)
-    out = []
-    for k, (a, b, over) in enumerate(pieces):
-        extra: dict[str, object] = {"split_section": True}
-        if k == len(pieces) - 1:
-            reason = final_reason
-        else:
-            reason = splitter.cut_reason.get(b, str(Reason.CHARACTER))
-            if b in splitter.cut_separator:
-                extra["separator"] = splitter.cut_separator[b]
-        if over:
-            extra["over_limit"] = True
-            extra["indivisible"] = True
-        out.append((a, b, reason, extra))
-    return out
+def _section_piece(piece: Piece, sections: Sequence[LeafSection]) -> Piece:
+    """A packed piece with its sections' metadata instead of the packer's unit indexes."""
+    first, stop = piece.metadata[Meta.UNITS]
+    group = sections[first:stop]
+    metadata = section_metadata(group[0].path, group[0].heading_level)
+    if len(group) > 1:
+        metadata["merged_sections"] = [list(s.path) for s in group]
+    # a chunk of whole sections ends where a section ends, whatever stopped the merging
+    reason = piece.reason if piece.split_unit else Reason.UNIT_END
+    return replace(piece, reason=reason, metadata=metadata)
 
 
 @register(
@@ -168,25 +109,16 @@ def split_oversized_span(
     "One chunk per section, cut at every heading (up to max_level) with its heading path; long sections split at paragraphs, small ones optionally merged.",
     HeadingsParams,
 )
-def headings(text: str, params: HeadingsParams, tokenizer: Tokenizer) -> list[Chunk]:
+def headings(document: Document, params: HeadingsParams, tokenizer: Tokenizer) -> list[Chunk]:
+    text = document.text
     if not text.strip():
         return []
     counter = shared_counter(text, tokenizer)
-    spans = section_spans(text, params.max_level)
-    splitter: RecursiveSplitter | None = None
-    chunks: list[Chunk] = []
-    for group in merge_groups(spans, counter, params.merge_small, params.max_tokens):
-        first = group[0]
-        start, end = first.start, group[-1].end
-        metadata = section_metadata(first.path, first.heading_level)
-        if len(group) > 1:
-            metadata["merged_sections"] = [list(s.path) for s in group]
-        final_reason = str(Reason.END_OF_DOCUMENT) if end >= len(text) else str(Reason.HEADING)
-        if counter.count(start, end) <= params.max_tokens:
-            chunks.append(Chunk.from_span(text, len(chunks), start, end, final_reason, metadata=metadata))
-            continue
-        if splitter is None:
-            splitter = RecursiveSplitter(text, tokenizer, params.max_tokens, 0, SECTION_SEPARATORS, counter=counter)
-        for a, b, reason, extra in split_oversized_span(text, start, end, splitter, final_reason):
-            chunks.append(Chunk.from_span(text, len(chunks), a, b, reason, metadata={**metadata, **extra}))
-    return chunks
+    sections = document.structure.leaf_sections(params.max_level)
+    cuts = [s.start for s in sections] + [len(text)]
+    # min_tokens=0 stops after every section (no merging); merge_small > 0 merges small ones
+    policy = PackPolicy(params.max_tokens, min_tokens=params.merge_small, split_separators=SECTION_SEPARATORS)
+    return to_chunks(document, [_section_piece(p, sections) for p in pack_units(text, cuts, counter, policy)])
+
+
+__all__ = ["HeadingsParams", "headings", "section_metadata", "validate_int"]

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chunkviz.document.model import Document
 from chunkviz.errors import InvalidParamError
-from chunkviz.segment import PARAGRAPH_BREAK
-from chunkviz.spancount import SpanCounter, shared_counter
+from chunkviz.spancount import shared_counter
+from chunkviz.splitting import PackPolicy, pack_units, to_chunks, unit_cuts
 from chunkviz.strategies.base import param, register
-from chunkviz.strategies.packing import PackedSpan, pack_units, spans_to_chunks, unit_cuts
 from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk, Reason
-
+from chunkviz.types import Chunk
 
 
 @dataclass(frozen=True)
@@ -36,44 +35,18 @@ class ParagraphsParams:
             )
 
 
-def paragraph_starts(text: str) -> list[int]:
-    """Offsets where paragraphs start (the first non-space after a blank line)."""
-    starts = [0]
-    for match in PARAGRAPH_BREAK.finditer(text):
-        if match.end() < len(text):
-            starts.append(match.end())
-    return starts
-
-
-def _merge_small_tail(spans: list[PackedSpan], counter: SpanCounter, min_tokens: int, max_tokens: int) -> list[PackedSpan]:
-    if len(spans) < 2:
-        return spans
-    last, prev = spans[-1], spans[-2]
-    if last.split_unit or prev.split_unit or counter.count(last.start, last.end) >= min_tokens:
-        return spans
-    if prev.end != last.start or counter.count(prev.start, last.end) > max_tokens:
-        return spans
-    merged = PackedSpan(prev.start, last.end, last.reason, prev.first_unit, last.last_unit)
-    return [*spans[:-2], merged]
-
-
 @register(
     "paragraphs",
     "Blank-line paragraphs as chunks; small ones merged until min_tokens, never over max_tokens; long ones split and flagged.",
     ParagraphsParams,
 )
-def paragraphs(text: str, params: ParagraphsParams, tokenizer: Tokenizer) -> list[Chunk]:
+def paragraphs(document: Document, params: ParagraphsParams, tokenizer: Tokenizer) -> list[Chunk]:
+    text = document.text
     counter = shared_counter(text, tokenizer)
-    cuts = unit_cuts(text, paragraph_starts(text), counter)
-    spans = pack_units(
-        text, cuts, counter, params.max_tokens, 0, str(Reason.PARAGRAPH), ["\n", " ", ""], target_tokens=params.min_tokens
+    cuts = unit_cuts(text, document.structure.paragraph_starts or [0], counter)
+    policy = PackPolicy(params.max_tokens, min_tokens=params.min_tokens, merge_small_tail=True)
+    pieces = pack_units(text, cuts, counter, policy)
+    return to_chunks(
+        document,
+        [p.with_metadata(below_min_tokens=True) if counter.count(p.start, p.end) < params.min_tokens else p for p in pieces],
     )
-    spans = _merge_small_tail(spans, counter, params.min_tokens, params.max_tokens)
-    chunks = spans_to_chunks(text, spans, counter, "split_paragraph")
-    result = []
-    for c in chunks:
-        metadata = dict(c.metadata)
-        if counter.count(c.start, c.end) < params.min_tokens:
-            metadata["below_min_tokens"] = True
-        result.append(Chunk.from_span(text, c.index, c.start, c.end, c.reason, metadata=metadata))
-    return result

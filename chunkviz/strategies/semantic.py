@@ -1,13 +1,26 @@
-"""The ``semantic`` strategy: cut where adjacent sentence embeddings drift apart (seed 000 §13.6)."""
+"""The ``semantic`` strategy: cut where adjacent sentence embeddings drift apart (seed 000 §13.6).
+
+Reasons: ``semantic_breakpoint`` (adjacent sentences least similar), ``size_limit`` (a cut forced
+by ``max_tokens``, or inside a sentence split at words: ``split_unit``), ``end_of_document``; a
+piece that cannot be cut further is ``over_size_limit`` and ``indivisible``. Needs the
+``semantic`` extra (torch, sentence-transformers, the packaged model).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from typing import Callable
 
-from chunkviz.semantic import DEFAULT_MODEL, THRESHOLD_TYPES, SemanticChunking, semantic_chunking, sentence_similarities
+from chunkviz.document.model import Document, as_document
 from chunkviz.errors import InvalidParamError
+from chunkviz.semantic import (
+    DEFAULT_MODEL,
+    THRESHOLD_TYPES,
+    SemanticExplanation,
+    require_semantic_extra,
+    semantic_chunking,
+    sentence_similarities,
+)
 from chunkviz.strategies.base import param, register
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
@@ -63,10 +76,12 @@ class SemanticParams:
         }[self.threshold_type]
 
 
-def explain_semantic(text: str, params: SemanticParams, tokenizer: Tokenizer) -> SemanticChunking:
-    """The full analysis: sentences, similarities, threshold, breakpoints and chunks."""
+def explain_semantic(document: Document | str, params: SemanticParams, tokenizer: Tokenizer) -> SemanticExplanation:
+    """The full analysis: sentences, similarities, threshold, breakpoints and chunks (an
+    :class:`~chunkviz.explain.Explanation`)."""
+    require_semantic_extra()
     return semantic_chunking(
-        text,
+        as_document(document),
         model=params.model,
         buffer_size=params.buffer_size,
         threshold_type=params.threshold_type,
@@ -76,9 +91,12 @@ def explain_semantic(text: str, params: SemanticParams, tokenizer: Tokenizer) ->
     )
 
 
-def prepare_semantic(text: str, params: SemanticParams, tokenizer: Tokenizer, progress: Callable[[int, int], None]) -> None:
+def prepare_semantic(
+    document: Document | str, params: SemanticParams, tokenizer: Tokenizer, progress: Callable[[int, int], None]
+) -> None:
     """Segment and embed once (cached), reporting progress in sentences."""
-    sentence_similarities(text, params.model, params.buffer_size, progress)
+    require_semantic_extra()
+    sentence_similarities(as_document(document), params.model, params.buffer_size, progress)
 
 
 @register(
@@ -88,5 +106,5 @@ def prepare_semantic(text: str, params: SemanticParams, tokenizer: Tokenizer, pr
     explain=explain_semantic,
     prepare=prepare_semantic,
 )
-def semantic(text: str, params: SemanticParams, tokenizer: Tokenizer) -> list[Chunk]:
-    return list(explain_semantic(text, params, tokenizer).chunks)
+def semantic(document: Document, params: SemanticParams, tokenizer: Tokenizer) -> list[Chunk]:
+    return list(explain_semantic(document, params, tokenizer).chunks)

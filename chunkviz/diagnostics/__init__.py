@@ -1,0 +1,52 @@
+"""Diagnostics of any chunking, as plain data: flags per chunk, overlap, coverage, overhead.
+
+Everything here is arithmetic on the chunks' spans (``chunk.text == text[start:end]``), so
+every number is exact for the spans given. The package is split by what is diagnosed:
+
+- :mod:`~chunkviz.diagnostics.per_chunk`: token counts (from :mod:`chunkviz.counts`) and the
+  flags of :class:`chunkviz.vocabulary.Flag`: over the strategy's own size limit (its
+  ``over_size_limit`` metadata), over the embedding model's limit, *tiny* (under
+  ``tiny_tokens``; chunks under 100 tokens retrieve worse), cuts mid-word / mid-sentence at its
+  end and start, splits a table or a code block; and the actual overlap with the previous chunk;
+- :mod:`~chunkviz.diagnostics.per_level`: per level of a multi-level chunking, the coverage
+  audit (:mod:`~chunkviz.diagnostics.coverage`: gaps with text, whitespace gaps, text covered
+  more than once), the storage overhead of overlap and the overlap check
+  (:mod:`~chunkviz.diagnostics.overlap`: the overlap a strategy declares with
+  ``param(..., overlap_unit=...)`` against the overlap the chunks have);
+- :mod:`~chunkviz.diagnostics.results`: the frozen result types with ``to_dict()`` and
+  :meth:`Diagnostics.summary_lines`, the short human report.
+
+Sentences, tables and code blocks come from ``Document.structure``.
+"""
+
+from chunkviz.diagnostics.analysis import diagnose
+from chunkviz.diagnostics.coverage import audit_coverage
+from chunkviz.diagnostics.cuts import cuts_mid_word, split_block_flags, splits_grapheme
+from chunkviz.diagnostics.overlap import configured_overlap
+from chunkviz.diagnostics.results import (
+    ChunkDiagnostics,
+    Coverage,
+    Diagnostics,
+    LevelDiagnostics,
+    OverlapCheck,
+    Overhead,
+    Summary,
+    TokenStats,
+)
+
+__all__ = [
+    "ChunkDiagnostics",
+    "Coverage",
+    "Diagnostics",
+    "LevelDiagnostics",
+    "OverlapCheck",
+    "Overhead",
+    "Summary",
+    "TokenStats",
+    "audit_coverage",
+    "configured_overlap",
+    "cuts_mid_word",
+    "diagnose",
+    "split_block_flags",
+    "splits_grapheme",
+]

@@ -1,0 +1,66 @@
+"""Per-chunk diagnostics: token counts, size flags, where its start and end cut, its overlap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chunkviz.counts import ChunkTokens
+from chunkviz.diagnostics.cuts import CutFacts
+from chunkviz.diagnostics.overlap import PairOverlap
+from chunkviz.diagnostics.results import ChunkDiagnostics
+from chunkviz.types import Chunk
+from chunkviz.vocabulary import Flag, Meta
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The thresholds of the size flags."""
+
+    embedding_max_tokens: int
+    tiny_tokens: int
+
+
+def chunk_diagnostics(
+    chunk: Chunk,
+    counts: ChunkTokens,
+    overlap: PairOverlap,
+    cuts: CutFacts,
+    limits: Limits,
+    split_block: Flag | None = None,
+) -> ChunkDiagnostics:
+    """What is notable about one chunk; ``flags`` lists the set ones in :class:`Flag` order."""
+    on = {
+        Flag.OVER_SIZE_LIMIT: bool(chunk.metadata.get(Meta.OVER_SIZE_LIMIT)),
+        Flag.OVER_MODEL_LIMIT: counts.embedding_tokens is not None and counts.embedding_tokens > limits.embedding_max_tokens,
+        Flag.TINY: counts.tokens < limits.tiny_tokens,
+        Flag.MID_SENTENCE: cuts.mid_sentence(chunk.end),
+        Flag.MID_WORD: cuts.mid_word(chunk.end),
+        Flag.STARTS_MID_SENTENCE: cuts.mid_sentence(chunk.start),
+        Flag.STARTS_MID_WORD: cuts.mid_word(chunk.start),
+        Flag.SPLIT_TABLE: split_block is Flag.SPLIT_TABLE,
+        Flag.SPLIT_CODE: split_block is Flag.SPLIT_CODE,
+    }
+    return ChunkDiagnostics(
+        index=chunk.index,
+        start=chunk.start,
+        end=chunk.end,
+        level=chunk.level,
+        parent=chunk.parent,
+        reason=str(chunk.reason),
+        boundary=str(chunk.boundary),
+        tokens=counts.tokens,
+        embedding_tokens=counts.embedding_tokens,
+        added_tokens=counts.added_tokens,
+        over_size_limit=on[Flag.OVER_SIZE_LIMIT],
+        over_model_limit=on[Flag.OVER_MODEL_LIMIT],
+        tiny=on[Flag.TINY],
+        cut_mid_word=on[Flag.MID_WORD],
+        cut_mid_sentence=on[Flag.MID_SENTENCE],
+        start_mid_word=on[Flag.STARTS_MID_WORD],
+        start_mid_sentence=on[Flag.STARTS_MID_SENTENCE],
+        overlap_prev_chars=overlap.chars,
+        overlap_prev_tokens=overlap.tokens,
+        overlap_prev_sentences=overlap.sentences,
+        split_block=split_block.removeprefix("split_") if split_block else None,
+        flags=tuple(flag for flag in Flag if on[flag]),
+    )

@@ -1,0 +1,8 @@
+"""Documents: reading bytes into text, and the structure built once per document."""
+
+from chunkviz.document.blocks import Block, LeafSection, Section
+from chunkviz.document.model import FORMATS, Document, as_document
+from chunkviz.document.read import read_bytes, read_path
+from chunkviz.document.structure import Structure
+
+__all__ = ["Block", "Document", "FORMATS", "LeafSection", "Section", "Structure", "as_document", "read_bytes", "read_path"]

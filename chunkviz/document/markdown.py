@@ -1,0 +1,131 @@
+"""Markdown blocks as exact spans, parsed by markdown-it-pyrs (CommonMark plus pipe tables).
+
+markdown-it-pyrs is the Rust port of markdown-it with Python bindings: every node of its syntax
+tree carries its source range (``srcmap``, in UTF-8 bytes), which is mapped back to character
+offsets of the original text. It parses a 3 MB document in about 60 ms, against about a second
+for the pure-Python markdown-it-py, so that knowing where the headings are costs a fraction of
+tokenizing the document (see ``bench/bench_engine.py``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Callable, Iterator
+
+from markdown_it_pyrs import MarkdownIt
+
+from chunkviz.document.blocks import Block
+
+_CONTAINERS = ("bullet_list", "ordered_list", "list_item", "blockquote")
+_BLOCK_NODES = frozenset({"heading", "lheading", "table", "fence", "code_block", "paragraph", "html_block", "list_item", "blockquote"})
+_KINDS = {
+    "fence": "code",
+    "code_block": "code",
+    "table": "table",
+    "list_item": "list_item",
+    "blockquote": "blockquote",
+    "paragraph": "paragraph",
+    "html_block": "paragraph",
+}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _parseable(text: str) -> str:
+    """The text as the parser may read it: lone surrogates, which are not UTF-8, become U+FFFD
+    (one character for one, so character offsets stay)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def _char_map(safe: str, byte_offsets: list[int]) -> Callable[[int], int]:
+    """A map from the given UTF-8 byte offsets of ``safe`` (at character boundaries) to character
+    offsets, by decoding the stretches between them once (linear in the text, in C)."""
+    if safe.isascii():
+        return lambda offset: min(offset, len(safe))
+    data = safe.encode("utf-8")
+    chars: dict[int, int] = {}
+    pos = chars_so_far = 0
+    for offset in sorted(set(min(o, len(data)) for o in byte_offsets)):
+        chars_so_far += len(data[pos:offset].decode("utf-8", "replace"))
+        chars[offset] = chars_so_far
+        pos = offset
+    return lambda offset: chars[min(offset, len(data))]
+
+
+def markdown_blocks(text: str) -> list[Block]:
+    """Headings, code, tables, list items, quotes and paragraphs, in document order.
+
+    Nested blocks (a paragraph inside a list item or a quote) are not repeated: only the
+    outermost container is a block, except headings, code and tables, which are always kept.
+    """
+    safe = _parseable(text)
+    nodes = [(node, node.name, node.srcmap, depth) for node, depth in _walk(_parser().tree(safe), 0)]
+    nodes = [item for item in nodes if item[2] is not None and item[1] in _BLOCK_NODES]
+    offsets = [o for _, _, srcmap, _ in nodes for o in srcmap]
+    offsets += [o for node, name, _, _ in nodes if name in ("heading", "lheading") for child in node.children if child.srcmap for o in child.srcmap]
+    char = _char_map(safe, offsets)
+    blocks: list[Block] = []
+    for node, name, srcmap, depth in nodes:
+        span = _span(text, char(srcmap[0]), char(srcmap[1]))
+        if span is None:
+            continue
+        start, end = span
+        if name in ("heading", "lheading"):
+            blocks.append(Block("heading", start, end, int(node.meta["level"]), _title(text, node, char)))
+        elif name == "table":
+            blocks.append(Block("table", start, end, rows=_line_spans(text, start, end)))
+        elif depth == 0 or _KINDS[name] == "code":
+            blocks.append(Block(_KINDS[name], start, end))
+    return blocks
+
+
+def _walk(node: Any, depth: int) -> Iterator[tuple[Any, int]]:
+    """Every node below ``node`` in document order with the number of containers around it."""
+    for child in node.children:
+        yield child, depth
+        if child.name in _BLOCK_NODES and child.name not in _CONTAINERS:
+            continue  # leaf blocks: their children are inline
+        yield from _walk(child, depth + (child.name in _CONTAINERS and child.name not in ("bullet_list", "ordered_list")))
+
+
+def _title(text: str, node: Any, char: Callable[[int], int]) -> str:
+    """A heading's inline source (emphasis markers kept), its lines joined by spaces."""
+    mapped = [child.srcmap for child in node.children if child.srcmap is not None]
+    if not mapped:
+        return ""
+    raw = text[char(mapped[0][0]) : min(char(mapped[-1][1]), char(node.srcmap[1]))]
+    return " ".join(line.strip() for line in raw.splitlines() if line.strip())
+
+
+def _line_spans(text: str, start: int, end: int) -> tuple[tuple[int, int], ...]:
+    """(start, end) of every line of ``text[start:end]``, line breaks excluded."""
+    spans = []
+    pos = start
+    for line in text[start:end].splitlines(keepends=True):
+        spans.append((pos, pos + len(line.rstrip("\r\n"))))
+        pos += len(line)
+    return tuple(spans)
+
+
+def _span(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """From the first non-space character (or the start of its line, when only indentation
+    precedes it there) to the last non-space character."""
+    first = start
+    while first < end and text[first].isspace():
+        first += 1
+    while end > first and text[end - 1].isspace():
+        end -= 1
+    if end <= first:
+        return None
+    newline = text.rfind("\n", 0, first)
+    line_start = max(newline, text.rfind("\r", newline + 1, first)) + 1  # bounded: never scans the whole prefix
+    if not text[line_start:first].strip():
+        first = line_start
+    return first, end

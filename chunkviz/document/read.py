@@ -1,0 +1,196 @@
+"""Reading input into a :class:`~chunkviz.document.Document`: choosing the reader.
+
+:func:`read_bytes` picks the reader by file extension (:data:`EXTENSION_FORMATS`), then by
+magic bytes (``%PDF-``; a ZIP holding ``word/document.xml``), else decodes the bytes as text
+(:mod:`~chunkviz.document.readers.text`, which refuses other binary input) and sniffs HTML.
+Markdown, reStructuredText and plain text keep the decoded text as it is; the document's
+``structure`` parses it on first use. HTML and DOCX are converted to Markdown, PDF is the
+text of its pages, Python gets its functions and classes as blocks. The HTML, DOCX and PDF
+readers are imported on first use: their libraries take about 0.6 s to import, which reading
+a Markdown or text file should not pay.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+from chunkviz.document.model import Document
+from chunkviz.document.readers.python import python_document
+from chunkviz.document.readers.text import binary_kind, decode_bytes
+from chunkviz.errors import DocumentError
+
+#: Largest input accepted, in bytes (20 MB).
+MAX_BYTES = 20_000_000
+
+#: File extensions (lower case) that choose a reader.
+EXTENSION_FORMATS: dict[str, str] = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdown": "markdown",
+    ".mkd": "markdown",
+    ".rst": "rst",
+    ".rest": "rst",
+    ".txt": "text",
+    ".text": "text",
+    ".py": "python",
+    ".pyw": "python",
+    ".pyi": "python",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".pdf": "pdf",
+    ".docx": "docx",
+}
+
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_PDF_MAGIC = b"%PDF-"
+_DOCX_MAIN_PART = "word/document.xml"
+_HTML_SNIFF = re.compile(
+    r"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)[\s>/]",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def format_size(n_bytes: int) -> str:
+    """``20000000`` -> ``'20 MB'``; ``1500`` -> ``'1.5 kB'`` (decimal units)."""
+    for unit, scale in (("MB", 1_000_000), ("kB", 1_000)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.1f}".rstrip("0").rstrip(".") + f" {unit}"
+    return f"{n_bytes} bytes"
+
+
+def _too_large(name: str, size: int, max_bytes: int) -> DocumentError:
+    return DocumentError(
+        f"{name} is too large: {size:,} bytes ({format_size(size)}); "
+        f"the limit is {format_size(max_bytes)} ({max_bytes:,} bytes)"
+    )
+
+
+def format_for_name(name: str) -> str | None:
+    """The format a file name's extension chooses (``None`` when the extension says nothing)."""
+    return EXTENSION_FORMATS.get(Path(name).suffix.lower())
+
+
+def looks_like_html(text: str) -> bool:
+    """True when the text starts (after comments and an XML declaration) with an HTML doctype
+    or an ``<html>``, ``<head>`` or ``<body>`` tag."""
+    return bool(_HTML_SNIFF.match(text[:4096]))
+
+
+def _format_by_magic(data: bytes, name: str) -> str | None:
+    """``pdf`` or ``docx`` when the magic bytes say so (a ZIP holding ``word/document.xml``,
+    or any ZIP named ``.docx``), else None."""
+    if data.startswith(_PDF_MAGIC):
+        return "pdf"
+    if data.startswith(_ZIP_MAGIC) and (name.lower().endswith(".docx") or _zip_has_docx_part(data)):
+        return "docx"
+    return None
+
+
+def _zip_has_docx_part(data: bytes) -> bool:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return _DOCX_MAIN_PART in archive.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return _DOCX_MAIN_PART.encode() in data  # a damaged archive: the DOCX reader reports it
+
+
+def read_bytes(data: bytes, name: str = "document", max_bytes: int = MAX_BYTES) -> Document:
+    """Read raw input into a :class:`Document` with the reader its name or content chooses.
+
+    Input over ``max_bytes`` and binary input that is not PDF or DOCX raise
+    :class:`DocumentError` with a message that says what the input looks like.
+    """
+    if len(data) > max_bytes:
+        raise _too_large(name, len(data), max_bytes)
+    by_name = format_for_name(name)
+    by_magic = _format_by_magic(data, name)
+    if by_name in ("pdf", "docx") and by_magic is None:
+        kind = binary_kind(data)  # e.g. a PNG or a legacy .doc renamed to .docx
+        if kind is not None:
+            raise DocumentError(f"{name} looks like {kind}")
+    fmt = by_magic or by_name
+    if fmt == "pdf":
+        from chunkviz.document.readers.pdf import (
+            read_pdf,  # loads pypdf only for PDF input
+        )
+
+        return read_pdf(data, name)
+    if fmt == "docx":
+        from chunkviz.document.readers.docx import (
+            read_docx,  # loads mammoth only for DOCX input
+        )
+
+        return read_docx(data, name)
+    document = decode_bytes(data, name)
+    if fmt is None and looks_like_html(document.text):
+        fmt = "html"
+    if fmt == "html":
+        from chunkviz.document.readers.html import (
+            html_document,  # loads markdownify only for HTML
+        )
+
+        return html_document(document)
+    if fmt == "python":
+        return python_document(document)
+    return replace(document, format=fmt or "text")
+
+
+def read_path(path: str | Path, max_bytes: int = MAX_BYTES) -> Document:
+    """Read a file with :func:`read_bytes`; a missing or unreadable file is a :class:`DocumentError`."""
+    p = Path(path)
+    name = str(path)
+    try:
+        if p.is_dir():
+            raise DocumentError(f"{name} is a directory, not a file")
+        size = p.stat().st_size
+        if size > max_bytes:
+            raise _too_large(name, size, max_bytes)
+        with p.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise DocumentError(f"file not found: {name}") from None
+    except PermissionError:
+        raise DocumentError(f"permission denied: cannot read {name}") from None
+    except OSError as exc:
+        raise DocumentError(f"cannot read {name}: {exc.strerror or exc}") from None
+    return read_bytes(data, name=name, max_bytes=max_bytes)
+
+
+def read_stdin(max_bytes: int = MAX_BYTES) -> Document:
+    """Read standard input with :func:`read_bytes` (its raw bytes, so the same rules apply as
+    for files; the format comes from the content since there is no file name)."""
+    stream = sys.stdin
+    if stream is None:
+        raise DocumentError("no standard input to read from")
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        data = buffer.read(max_bytes + 1)
+    else:  # a text stream without bytes underneath (e.g. io.StringIO)
+        data = _text_bytes(stream.read())
+    return read_bytes(data, name="<stdin>", max_bytes=max_bytes)
+
+
+def _text_bytes(text: str) -> bytes:
+    """UTF-8 bytes of text read from a text stream (bytes it could not decode restored)."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that is not an escaped byte
+        return text.encode("utf-8", "replace")
+
+
+__all__ = [
+    "EXTENSION_FORMATS",
+    "MAX_BYTES",
+    "format_for_name",
+    "format_size",
+    "looks_like_html",
+    "read_bytes",
+    "read_path",
+    "read_stdin",
+]

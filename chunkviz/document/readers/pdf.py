@@ -1,0 +1,182 @@
+"""PDF with pypdf: the text of every page, pages joined by a blank line.
+
+Each page is a ``page`` block (``level`` = 1-based page number, title ``"page N"``) given to
+the document as an extra block; the text's own structure is parsed as Markdown. pypdf's log
+warnings and Python warnings are collected into the document's notes instead of printed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import logging
+import threading
+import warnings
+from typing import Any
+
+from chunkviz.document.blocks import Block
+from chunkviz.document.model import Document
+from chunkviz.document.readers import needs_formats_extra, one_line
+from chunkviz.errors import DocumentError
+
+try:
+    import pypdf
+    from pypdf.errors import DependencyError, FileNotDecryptedError
+
+    HAVE_PYPDF = True
+except ImportError:  # the formats extra is not installed
+    HAVE_PYPDF = False
+
+_PAGE_SEPARATOR = "\n\n"
+_PYPDF_LOCK = threading.Lock()  # pypdf's logger is adjusted while reading
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.messages.append(record.getMessage())
+        except Exception:  # pragma: no cover - a broken log record
+            pass
+
+
+class _QuietPypdf:
+    """Collects pypdf's log warnings and Python warnings instead of printing them."""
+
+    def __enter__(self) -> list[str]:
+        _PYPDF_LOCK.acquire()
+        self.logger = logging.getLogger("pypdf")
+        self.handler = _Collect()
+        self.propagate = self.logger.propagate
+        self.logger.addHandler(self.handler)
+        self.logger.propagate = False
+        self.warnings = warnings.catch_warnings(record=True)
+        self.caught = self.warnings.__enter__()
+        warnings.simplefilter("always")
+        return self.handler.messages
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.warnings.__exit__(*exc)
+            self.handler.messages.extend(str(w.message) for w in self.caught)
+            self.logger.removeHandler(self.handler)
+            self.logger.propagate = self.propagate
+        finally:
+            _PYPDF_LOCK.release()
+
+
+def read_pdf(data: bytes, name: str = "document") -> Document:
+    """A PDF's page texts (``page.extract_text()``) joined by a blank line, one ``page`` block
+    per page. Encrypted PDFs that do not open with an empty password and unreadable files raise
+    :class:`DocumentError`."""
+    if not HAVE_PYPDF:
+        raise needs_formats_extra("reading PDF")
+    notes: list[str] = []
+    with _QuietPypdf() as problems:
+        pages = _open_pages(data, name, notes)
+        texts, failed = _page_texts(pages, name)
+    text, page_blocks = _join_pages(texts)
+    notes.extend(_page_notes(texts, failed, text))
+    notes.extend(_problem_notes(problems))
+    return Document(text=text, name=name, encoding="", notes=tuple(notes), format="pdf", extra_blocks=tuple(page_blocks))
+
+
+def _aes_error(name: str) -> DocumentError:
+    return DocumentError(
+        f"{name} is encrypted with AES; decrypt it first (or install the 'cryptography' package, "
+        "which pypdf needs to open AES-encrypted PDFs)"
+    )
+
+
+def _open_pages(data: bytes, name: str, notes: list[str]) -> list[Any]:
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            if not reader.decrypt(""):
+                raise DocumentError(f"{name} is encrypted; decrypt it first (it needs a password to open)")
+            notes.append("the PDF is encrypted but opens without a password")
+        return list(reader.pages)
+    except DocumentError:
+        raise
+    except DependencyError:
+        raise _aes_error(name) from None
+    except FileNotDecryptedError:
+        raise DocumentError(f"{name} is encrypted; decrypt it first") from None
+    except Exception as exc:  # pypdf raises many kinds of errors on damaged files
+        raise DocumentError(f"{name} could not be read as a PDF: {one_line(exc)}") from None
+
+
+def _page_texts(pages: list[Any], name: str) -> tuple[list[str], list[int]]:
+    """Every page's text, and the numbers of the pages whose text could not be extracted."""
+    texts: list[str] = []
+    failed: list[int] = []
+    for number, page in enumerate(pages, 1):
+        try:
+            page_text = page.extract_text() or ""
+        except DependencyError:
+            raise _aes_error(name) from None
+        except Exception:  # a damaged content stream: keep the other pages
+            page_text = ""
+            failed.append(number)
+        texts.append(page_text.replace("\x00", ""))
+    return texts, failed
+
+
+def _join_pages(texts: list[str]) -> tuple[str, list[Block]]:
+    blocks: list[Block] = []
+    pos = 0
+    for number, page_text in enumerate(texts, 1):
+        if number > 1:
+            pos += len(_PAGE_SEPARATOR)
+        blocks.append(Block("page", pos, pos + len(page_text), number, f"page {number}"))
+        pos += len(page_text)
+    return _PAGE_SEPARATOR.join(texts), blocks
+
+
+def _page_notes(texts: list[str], failed: list[int], text: str) -> list[str]:
+    count = len(texts)
+    if count == 0:
+        return ["the PDF has no pages"]
+    plural = "s" if count != 1 else ""
+    notes = [f"text extracted from {count} PDF page{plural}; pages are joined by a blank line and offsets index the extracted text"]
+    if not text.strip():
+        notes.append("no text could be extracted (scanned PDF?)")
+    else:
+        empty = [n for n, page in enumerate(texts, 1) if not page.strip() and n not in failed]
+        if empty:
+            notes.append(f"no text on page{'s' if len(empty) > 1 else ''} {_number_list(empty)}")
+    if failed:
+        notes.append(f"text could not be extracted from page{'s' if len(failed) > 1 else ''} {_number_list(failed)}")
+    return notes
+
+
+def _problem_notes(problems: list[str]) -> list[str]:
+    unique = list(dict.fromkeys(" ".join(p.split()) for p in problems if p.strip()))
+    if not unique:
+        return []
+    more = f" (and {len(unique) - 3} more)" if len(unique) > 3 else ""
+    return [f"pypdf reported problems reading the file: {'; '.join(unique[:3])}{more}"]
+
+
+def _number_list(numbers: list[int], limit: int = 10) -> str:
+    shown = ", ".join(str(n) for n in numbers[:limit])
+    return shown + (f" and {len(numbers) - limit} more" if len(numbers) > limit else "")
+
+
+def page_of(document: Document, pos: int) -> int | None:
+    """The page number (1-based) of the page that holds character position ``pos``.
+
+    A position in the blank line between two pages belongs to the page before it, and
+    ``len(text)`` to the last page. ``None`` for documents without pages (anything but PDF)
+    and for positions outside ``0..len(text)``.
+    """
+    if pos < 0 or pos > len(document.text):
+        return None
+    pages = [b for b in document.extra_blocks if b.kind == "page"]
+    if not pages:
+        return None
+    k = bisect.bisect_right([p.start for p in pages], pos) - 1
+    return pages[max(k, 0)].level

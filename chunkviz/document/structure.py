@@ -1,0 +1,345 @@
+"""The structure of one document, built once: the only place that defines its units.
+
+Lines, paragraphs, sentences, blocks (headings, code, tables with rows, list items, quotes, and
+what a reader adds: pages, functions, classes) and sections with heading paths are all exact
+ranges of the text. Everything is computed on first use and cached on the object, so a
+strategy that needs only paragraphs never parses Markdown and one that needs no sentences
+never loads spaCy.
+
+``boundary_at(pos)`` names the strongest structural boundary at an offset (see
+:class:`chunkviz.vocabulary.Boundary`); every chunk's ``boundary`` comes from it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import threading
+from functools import cached_property
+from typing import Sequence
+
+from chunkviz.document.blocks import Block, LeafSection, Section
+from chunkviz.document.markdown import markdown_blocks
+from chunkviz.document.rst import detect_markup, rst_blocks
+from chunkviz.document.sentences import Segmenter, expected_segmenter_name, get_segmenter, sentence_starts
+from chunkviz.vocabulary import Boundary
+
+#: The line breaks of ``str.splitlines`` ("\r\n" counts as one).
+LINE_BREAK_CHARS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_LB = "(?:\r\n|\r(?!\n)|[" + LINE_BREAK_CHARS.replace("\r", "") + "])"
+_INLINE_SPACE = "[^\\S" + LINE_BREAK_CHARS + "]"
+LINE_BREAK = re.compile(_LB)
+#: A paragraph break: a line break, blank (whitespace-only) lines, and the whitespace after
+#: them; or a Unicode paragraph separator. The one definition of "paragraph" in chunkviz.
+PARAGRAPH_BREAK = re.compile(_LB + _INLINE_SPACE + "*" + _LB + r"\s*|\u2029\s*")
+_SPACE_RUN = re.compile(r"\s*")
+_LINE = re.compile("([^" + LINE_BREAK_CHARS + "]*)(?:" + _LB + "|$)")
+#: a setext underline (Markdown) or an rst adornment line under a title
+_UNDERLINE = re.compile(r" {0,3}(?:=+|-+|([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,})[ \t]*$")
+_ADORNMENT = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}[ \t]*$")
+#: Lines that could start or underline a heading; when none occurs, no parse is needed to know
+#: that a document has no headings.
+_HEADING_HINT = re.compile(
+    r"^ {0,3}#|^ {0,3}(?:=+|-+)[ \t]*\r?$|^([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}[ \t]*\r?$", re.MULTILINE
+)
+
+#: Markup a document format is parsed as.
+MARKUP_OF_FORMAT = {
+    "markdown": "markdown",
+    "rst": "rst",
+    "html": "markdown",  # converted to Markdown by its reader
+    "docx": "markdown",
+    "pdf": "markdown",
+    "python": "none",
+}
+
+
+def markup_for(format: str, text: str) -> str:
+    """``markdown``, ``rst`` or ``none``; plain text is sniffed (rst directives, else Markdown)."""
+    return MARKUP_OF_FORMAT.get(format) or detect_markup(text)
+
+
+def paragraph_spans(text: str) -> list[tuple[int, int]]:
+    """The non-blank paragraphs of ``text``, from first to last non-space character."""
+    breaks = [m.span() for m in PARAGRAPH_BREAK.finditer(text)]
+    # a paragraph break takes the whitespace after it, so every paragraph but the first starts
+    # at text; only its end may need trimming (spaces before the line break)
+    starts = [_SPACE_RUN.match(text).end(), *(end for _, end in breaks)]  # type: ignore[union-attr]
+    ends = [start for start, _ in breaks] + [len(text)]
+    spans = []
+    for start, end in zip(starts, ends):
+        if end > start and text[end - 1].isspace():
+            end = start + len(text[start:end].rstrip())
+        if end > start:
+            spans.append((start, end))
+    return spans
+
+
+def count_line_breaks(gap: str) -> int:
+    return len(LINE_BREAK.findall(gap))
+
+
+#: Characters of context on each side of a cut when only the paragraph around it is segmented.
+SENTENCE_WINDOW = 400
+_SENTENCE_FINAL = ".!?…。！？"
+_CLOSERS = "\"')]}»”’"
+
+
+def _after_sentence_punctuation(text: str, end: int) -> bool:
+    """Whether ``text[:end]`` ends with sentence-final punctuation (closing quotes and brackets
+    after it allowed)."""
+    k = end
+    while k > 0 and end - k < 3 and text[k - 1] in _CLOSERS:
+        k -= 1
+    return k > 0 and text[k - 1] in _SENTENCE_FINAL
+
+
+class Structure:
+    """Lines, paragraphs, sentences, blocks and sections of one text, computed lazily."""
+
+    def __init__(self, text: str, markup: str = "markdown", extra_blocks: Sequence[Block] = (), segmenter: Segmenter | None = None):
+        self.text = text
+        self.markup = markup
+        self._extra = tuple(extra_blocks)
+        self._segmenter = segmenter
+        self._lock = threading.Lock()
+        self._window_sentences: dict[tuple[int, int], frozenset[int]] = {}
+
+    # ---- blocks and sections ---------------------------------------------------------------
+    @cached_property
+    def blocks(self) -> tuple[Block, ...]:
+        """Markup blocks and reader blocks (pages, functions, classes) in document order."""
+        if self.markup == "markdown":
+            parsed = markdown_blocks(self.text) if self._may_have_blocks() else []
+        elif self.markup == "rst":
+            parsed = rst_blocks(self.text)
+        else:
+            parsed = []
+        return tuple(sorted([*parsed, *self._extra], key=lambda b: (b.start, -b.end)))
+
+    def _may_have_blocks(self) -> bool:
+        """Markdown without any heading-, fence-, table- or list-like line parses to paragraphs
+        only; skipping the parse then keeps plain prose fast."""
+        return bool(_HEADING_HINT.search(self.text) or re.search(r"^ {0,3}(?:[-*+>|]|\d+[.)]|```|~~~)|^(?: {4}|\t)\S|\|", self.text, re.MULTILINE))
+
+    def of_kind(self, *kinds: str) -> list[Block]:
+        return [b for b in self.blocks if b.kind in kinds]
+
+    @cached_property
+    def headings(self) -> tuple[Block, ...]:
+        if self.markup == "markdown" and not self.headings_possible:
+            return ()
+        return tuple(b for b in self.blocks if b.kind == "heading")
+
+    @cached_property
+    def _heading_anchors(self) -> frozenset[int]:
+        """The first non-space character of every heading."""
+        return frozenset(_SPACE_RUN.match(self.text, h.start).end() for h in self.headings)  # type: ignore[union-attr]
+
+    @cached_property
+    def tables(self) -> tuple[Block, ...]:
+        return tuple(b for b in self.blocks if b.kind == "table")
+
+    @cached_property
+    def sections(self) -> tuple[Section, ...]:
+        """Every heading's section: from the heading to the next heading of the same or higher level."""
+        heads = self.headings
+        out: list[Section] = []
+        stack: list[int] = []  # indices into out of the open ancestors
+        for k, head in enumerate(heads):
+            end = len(self.text)
+            for later in heads[k + 1 :]:
+                if later.level <= head.level:
+                    end = later.start
+                    break
+            while stack and out[stack[-1]].heading.level >= head.level:
+                stack.pop()
+            parent = stack[-1] if stack else None
+            path = (*(out[parent].path if parent is not None else ()), head.title)
+            out.append(Section(head, head.start, end, path, parent))
+            stack.append(len(out) - 1)
+        return tuple(out)
+
+    def leaf_sections(self, max_level: int = 6) -> list[LeafSection]:
+        """Sections cut at every heading of level ``<= max_level``; they tile the whole text (a
+        blank preamble belongs to the first section, a document without headings is one)."""
+        text = self.text
+        kept = [s for s in self.sections if s.heading.level <= max_level]
+        first = kept[0].start if kept else len(text)
+        out: list[LeafSection] = []
+        if text[:first].strip():
+            out.append(LeafSection(0, first, (), 0))
+        for k, s in enumerate(kept):
+            end = kept[k + 1].start if k + 1 < len(kept) else len(text)
+            # a kept heading's ancestors have lower levels, so they are kept too: its path is complete
+            out.append(LeafSection(s.start if out else 0, end, s.path, s.heading.level))
+        return out
+
+    def heading_path_at(self, pos: int) -> tuple[str, ...]:
+        """Titles of the sections that contain ``pos`` (innermost last); () before the first heading."""
+        best: tuple[str, ...] = ()
+        for section in self.sections:
+            if section.start <= pos < section.end and len(section.path) > len(best):
+                best = section.path
+        return best
+
+    def _could_start_heading(self, pos: int) -> bool:
+        """A cheap necessary condition for a heading at ``pos`` (a line's first non-space): the
+        line starts with ``#`` or is an rst overline, or a line of its paragraph below it is an
+        underline. Only then does :attr:`headings` need the full parse."""
+        if self.markup == "none" or not self.headings_possible:
+            return False
+        text = self.text
+        if text.startswith("#", pos):
+            return True
+        for k, match in enumerate(_LINE.finditer(text, pos)):
+            line = match.group(1)
+            if (k == 0 and _ADORNMENT.match(line)) or (k > 0 and _UNDERLINE.match(line)):
+                return True
+            if (k > 0 and not line.strip()) or match.end() >= len(text):
+                return False
+        return False
+
+    @cached_property
+    def headings_possible(self) -> bool:
+        """False when no line of the text could start or underline a heading."""
+        return bool(_HEADING_HINT.search(self.text))
+
+    # ---- lines and paragraphs ------------------------------------------------------------------
+    @cached_property
+    def paragraphs(self) -> tuple[tuple[int, int], ...]:
+        """Non-blank paragraphs from their first to their last non-space character."""
+        return tuple(paragraph_spans(self.text))
+
+    @cached_property
+    def paragraph_starts(self) -> list[int]:
+        return [start for start, _ in self.paragraphs]
+
+    # ---- sentences ------------------------------------------------------------------------------
+    @property
+    def segmenter(self) -> Segmenter:
+        if self._segmenter is None:
+            self._segmenter = get_segmenter()
+        return self._segmenter
+
+    @cached_property
+    def sentence_starts(self) -> tuple[int, ...]:
+        """Where sentences start (a non-space character); a sentence never spans a blank line."""
+        return tuple(sentence_starts(self.text, self.paragraphs, self.segmenter))
+
+    def adopt_sentence_starts(self, starts: Sequence[int], segmenter_name: str) -> None:
+        """Use sentence starts computed earlier by the segmenter named ``segmenter_name`` (e.g.
+        read from a disk cache) instead of segmenting again. Ignored when this structure has
+        segmented already, or when another segmenter would run here (the starts would differ)."""
+        if "sentence_starts" in self.__dict__:
+            return
+        if self._segmenter is not None and self._segmenter.name != segmenter_name:
+            return
+        if self._segmenter is None and expected_segmenter_name() != segmenter_name:
+            return
+        self.__dict__["sentence_starts"] = tuple(starts)
+
+    @cached_property
+    def sentences(self) -> tuple[tuple[int, int], ...]:
+        """Sentence spans that tile the text: the whitespace after a sentence belongs to it."""
+        starts = self.sentence_starts
+        if not starts:
+            return ()
+        bounds = [0, *starts[1:], len(self.text)]
+        return tuple(zip(bounds[:-1], bounds[1:]))
+
+    @cached_property
+    def trimmed_sentences(self) -> tuple[tuple[int, int], ...]:
+        """Sentence spans from their first to their last non-space character."""
+        text = self.text
+        starts = self.sentence_starts
+        out = []
+        for k, start in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(text)
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            out.append((start, end))
+        return tuple(out)
+
+    def _starts_sentence(self, pos: int) -> bool:
+        """Whether a sentence of the document's segmenter starts at ``pos``.
+
+        When the whole document is not segmented yet, only a window of the paragraph around
+        ``pos`` is: the senter model decides from a few tokens of context on each side, so a
+        window reaching ``SENTENCE_WINDOW`` characters past ``pos`` on both sides (or the
+        paragraph's ends) gives the same answer (``tests/test_structure.py`` checks this on the
+        sample and real documents) at a fraction of the cost of a long paragraph.
+        """
+        if "sentence_starts" in self.__dict__:
+            k = bisect.bisect_left(self.sentence_starts, pos)
+            return k < len(self.sentence_starts) and self.sentence_starts[k] == pos
+        k = bisect.bisect_right(self.paragraph_starts, pos) - 1
+        if k < 0:
+            return False
+        window = self._sentence_window(*self.paragraphs[k], pos)
+        with self._lock:
+            found = self._window_sentences.get(window)
+            if found is None:
+                found = frozenset(sentence_starts(self.text, [window], self.segmenter))
+                self._window_sentences[window] = found
+        return pos in found
+
+    def _sentence_window(self, start: int, end: int, pos: int) -> tuple[int, int]:
+        """The paragraph ``[start, end)`` cut to about ``SENTENCE_WINDOW`` characters each side of
+        ``pos``, at whitespace (a window edge never falls inside a word)."""
+        text = self.text
+        lo, hi = start, end
+        if pos - start > 2 * SENTENCE_WINDOW:
+            lo = text.rfind(" ", start, pos - SENTENCE_WINDOW)
+            lo = start if lo < 0 else _SPACE_RUN.match(text, lo).end()  # type: ignore[union-attr]
+        if end - pos > 2 * SENTENCE_WINDOW:
+            hi = text.find(" ", pos + SENTENCE_WINDOW, end)
+            hi = end if hi < 0 else hi
+        return lo, hi
+
+    # ---- boundaries -----------------------------------------------------------------------------
+    def boundary_at(self, pos: int) -> Boundary:
+        """The strongest structural boundary at ``pos`` (between ``text[pos-1]`` and ``text[pos]``).
+
+        The whitespace run around ``pos`` decides: the next text is a heading (section), the run
+        has a blank line (paragraph) or a line break (line), the next text starts a sentence
+        (sentence), or it is only spaces (word). A cut with no whitespace at it is inside a word.
+        A sentence boundary needs both: sentence-final punctuation before the spaces, and a
+        sentence of the document's segmenter starting after them. The punctuation test comes
+        first, so most cuts between words never load the segmenter (spaCy).
+        """
+        text = self.text
+        n = len(text)
+        after = _SPACE_RUN.match(text, min(max(pos, 0), n)).end()  # type: ignore[union-attr]
+        if after >= n:
+            return Boundary.DOCUMENT_END
+        before = pos
+        while before > 0 and text[before - 1].isspace():
+            before -= 1
+        if before == after:
+            return Boundary.INSIDE_WORD
+        breaks = count_line_breaks(text[before:after])
+        if (breaks or before == 0) and self._could_start_heading(after) and after in self._heading_anchors:
+            return Boundary.SECTION
+        gap = text[before:after]
+        if before == 0 or breaks >= 2 or "\u2029" in gap:
+            return Boundary.PARAGRAPH
+        if breaks == 1:
+            return Boundary.LINE
+        if _after_sentence_punctuation(text, before) and self._starts_sentence(after):
+            return Boundary.SENTENCE
+        return Boundary.WORD
+
+
+__all__ = [
+    "Block",
+    "LINE_BREAK",
+    "LINE_BREAK_CHARS",
+    "LeafSection",
+    "PARAGRAPH_BREAK",
+    "Section",
+    "Structure",
+    "count_line_breaks",
+    "markup_for",
+    "paragraph_spans",
+]

@@ -1,0 +1,75 @@
+"""Pieces: what the splitting engine and every strategy produce before they become Chunks.
+
+A piece is a span with the *reason* its strategy ended it there and what the engine knows about
+it (the separator it was cut at, whether it is a piece of a split unit, whether it is over the
+size limit because it cannot be cut further). :func:`to_chunks` is the one routine that turns
+pieces into :class:`~chunkviz.types.Chunk` objects; it reads each cut's *boundary* from the
+document's structure, so every strategy reports the same boundary at the same offset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Sequence
+
+from chunkviz.document.model import Document
+from chunkviz.types import Chunk
+from chunkviz.vocabulary import Meta, Reason
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A span ``[start, end)`` of the document and why it ends at ``end``."""
+
+    start: int
+    end: int
+    reason: Reason
+    separator: str | None = None  # the separator the recursive splitter cut at
+    over_limit: bool = False  # over the strategy's size limit: one indivisible unit
+    split_unit: bool = False  # a piece of a unit (sentence, paragraph, section, def) that was split
+    level: int = 0
+    parent: int | None = None  # index of the parent piece in the same list
+    added_text: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def with_reason(self, reason: Reason) -> "Piece":
+        return replace(self, reason=reason)
+
+    def with_metadata(self, **extra: Any) -> "Piece":
+        return replace(self, metadata={**self.metadata, **extra})
+
+
+def engine_metadata(piece: Piece) -> dict[str, Any]:
+    """The piece's metadata plus the engine facts under their vocabulary names."""
+    metadata: dict[str, Any] = dict(piece.metadata)
+    if piece.separator is not None:
+        metadata[Meta.SEPARATOR] = piece.separator
+    if piece.split_unit:
+        metadata[Meta.SPLIT_UNIT] = True
+    if piece.over_limit:
+        metadata[Meta.OVER_SIZE_LIMIT] = True
+        metadata[Meta.INDIVISIBLE] = True
+    return {str(k): v for k, v in metadata.items()}
+
+
+def to_chunks(document: Document, pieces: Sequence[Piece]) -> list[Chunk]:
+    """Chunks for ``pieces`` in the given order: ``index`` is the position in the list, a piece
+    ending at the end of the text gets the reason ``end_of_document``, and every chunk's
+    ``boundary`` is the document structure's boundary at its end."""
+    text = document.text
+    n = len(text)
+    boundary_at = document.structure.boundary_at
+    chunks = []
+    for index, piece in enumerate(pieces):
+        reason = Reason.END_OF_DOCUMENT if piece.end >= n else piece.reason
+        metadata = engine_metadata(piece)
+        if piece.end >= n:
+            metadata.pop(str(Meta.SEPARATOR), None)
+        chunks.append(
+            Chunk.from_span(
+                text, index, piece.start, piece.end, reason,
+                boundary=boundary_at(piece.end), parent=piece.parent, level=piece.level,
+                added_text=piece.added_text, metadata=metadata,
+            )
+        )
+    return chunks

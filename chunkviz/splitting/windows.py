@@ -1,0 +1,131 @@
+"""Token windows: fixed-size runs of tokens as exact character spans.
+
+A window of tokens ``[first, stop)`` becomes the span from the character where token ``first``
+starts to the one where token ``stop`` starts, read from the tokenizer's exact token offsets
+(never by decoding and searching). ``fixed_tokens`` windows the whole document;
+``parent_child`` windows each parent (:class:`SpanTokens` are the tokens of one span).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Sequence
+
+from chunkviz.spancount import SpanCounter
+
+
+def window_starts(n_units: int, chunk_size: int, overlap: int) -> range:
+    """Start unit of every window; the last window reaches the end."""
+    step = chunk_size - overlap
+    if n_units == 0:
+        return range(0)
+    last = max(0, -(-(n_units - chunk_size) // step)) if n_units > chunk_size else 0
+    return range(0, last * step + 1, step)
+
+
+@dataclass(frozen=True)
+class SpanTokens:
+    """The tokens of a span ``[start, end)``: where each starts (clamped into the span) and
+    whether that start is exact (not snapped down to a multibyte character's start)."""
+
+    start: int
+    end: int
+    starts: Sequence[int]
+    exact: Sequence[bool]
+
+    @property
+    def n(self) -> int:
+        return len(self.starts)
+
+    def char_at(self, k: int) -> int:
+        """Character position of token boundary ``k`` (0 = span start, n = span end)."""
+        if k <= 0:
+            return self.start
+        if k >= self.n:
+            return self.end
+        return min(max(int(self.starts[k]), self.start), self.end)
+
+    def exact_at(self, k: int) -> bool:
+        return k <= 0 or k >= self.n or bool(self.exact[k])
+
+    def slice(self, first: int, stop: int, start: int, end: int) -> "SpanTokens":
+        return SpanTokens(start, end, self.starts[first:stop], self.exact[first:stop])
+
+
+def document_tokens(text: str, counter: SpanCounter) -> SpanTokens:
+    """The tokens of the whole text (the counter's tokenization, done once per document)."""
+    bounds = counter.bounds
+    n = bounds.n_tokens
+    return SpanTokens(0, len(text), bounds.positions[:n], bounds.exact[:n])
+
+
+def tokens_of_span(text: str, counter: SpanCounter, doc: SpanTokens, start: int, end: int) -> SpanTokens:
+    """Tokens of ``text[start:end]``: the document's own where both ends are clean cuts (so the
+    span tokenizes exactly like that part of the document), else the span tokenized alone."""
+    if counter.is_clean(start) and counter.is_clean(end):
+        first = bisect.bisect_left(doc.starts, start)
+        stop = bisect.bisect_left(doc.starts, end)
+        return doc.slice(first, stop, start, end)
+    bounds = counter.tokenizer.boundaries(text[start:end])
+    n = bounds.n_tokens
+    return SpanTokens(start, end, [int(p) + start for p in bounds.positions[:n]], list(bounds.exact[:n]))
+
+
+@dataclass(frozen=True)
+class Window:
+    """A window of tokens ``[first, stop)`` (indexes into its span's tokens) and its span."""
+
+    start: int
+    end: int
+    first: int
+    stop: int  # exclusive
+    snapped: tuple[str, ...] = ()  # "start"/"end" snapped to a character start
+
+    @property
+    def tokens(self) -> int:
+        return self.stop - self.first
+
+
+def tiles(tokens: SpanTokens, size: int) -> list[Window]:
+    """Windows of ``size`` tokens without overlap that tile the span.
+
+    A cut that snapping to a character start would leave empty (all tokens of the window start
+    inside one multibyte character) is dropped, so its tokens join the window before it.
+    """
+    if tokens.n == 0:
+        return [Window(tokens.start, tokens.end, 0, 0)]
+    cuts = [0]
+    for k in range(size, tokens.n, size):
+        pos = tokens.char_at(k)
+        if tokens.char_at(cuts[-1]) < pos < tokens.end:
+            cuts.append(k)
+    cuts.append(tokens.n)
+    windows = []
+    for first, stop in zip(cuts[:-1], cuts[1:]):
+        snapped = tuple(side for side, k in (("start", first), ("end", stop)) if not tokens.exact_at(k))
+        windows.append(Window(tokens.char_at(first), tokens.char_at(stop), first, stop, snapped))
+    return windows
+
+
+def overlapping_windows(tokens: SpanTokens, size: int, overlap: int) -> list[Window]:
+    """Windows like ``fixed_tokens`` (``size`` tokens, ``overlap`` shared), confined to the span."""
+    if tokens.n == 0:
+        return [Window(tokens.start, tokens.end, 0, 0)]
+    windows = []
+    for first in window_starts(tokens.n, size, overlap):
+        stop = min(first + size, tokens.n)
+        start, end = tokens.char_at(first), tokens.char_at(stop)
+        snapped = [side for side, k in (("start", first), ("end", stop)) if not tokens.exact_at(k)]
+        if end <= start:
+            if start >= tokens.end:
+                # every token of the window starts inside the character just past the span (its
+                # start was snapped down to the span's end): the span has no text left for it
+                continue
+            end = start + 1  # a window inside one multibyte character: take the whole character
+            snapped.append("end")
+        windows.append(Window(start, end, first, stop, tuple(sorted(set(snapped)))))
+    return windows
+
+
+__all__ = ["SpanTokens", "Window", "document_tokens", "overlapping_windows", "tiles", "tokens_of_span", "window_starts"]

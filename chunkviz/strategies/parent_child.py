@@ -1,0 +1,128 @@
+"""Parent-child chunking (seed 000 §13.9.1, guide strategy 4): small chunks to embed inside
+large chunks to return.
+
+ONE list is returned: every parent (``level`` 0) first, then every child (``level`` 1), each
+level in document order; ``index`` is the list position and a child's ``parent`` is the index
+of the parent whose span contains it. Parents are token windows without overlap (or the
+document structure's leaf sections, split into windows when too long); children are token
+windows with ``child_overlap`` cut *inside* each parent, so a child never straddles two parents.
+Token windows become character spans through exact token offsets
+(:mod:`chunkviz.splitting.windows`, as in ``fixed_tokens``); sizes are real token counts, not the
+guide's word estimate.
+
+Reasons: parents ``size_limit`` (window full) or ``unit_end`` (a section ended), children
+``size_limit`` or ``parent_end``; ``end_of_document`` at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from chunkviz.document.model import Document
+from chunkviz.errors import InvalidParamError
+from chunkviz.spancount import SpanCounter, shared_counter
+from chunkviz.splitting import Piece, to_chunks
+from chunkviz.splitting.windows import SpanTokens, Window, document_tokens, overlapping_windows, tiles, tokens_of_span
+from chunkviz.strategies.base import param, register
+from chunkviz.tokenizers import Tokenizer
+from chunkviz.types import Chunk
+from chunkviz.vocabulary import Meta, Reason
+
+
+@dataclass(frozen=True)
+class ParentChildParams:
+    parent_size: int = param(1000, "tokens per parent chunk (the context returned to the model)", minimum=2, maximum=100_000)
+    child_size: int = param(200, "tokens per child chunk (what is embedded and searched)", minimum=1, maximum=100_000)
+    child_overlap: int = param(
+        30, "tokens shared by adjacent children of the same parent", minimum=0, maximum=100_000, overlap_unit="tokens"
+    )
+    parents: str = param(
+        "fixed",
+        "fixed: parent_size token windows without overlap; sections: one parent per Markdown section "
+        "(a section over parent_size is split into windows)",
+        choices=("fixed", "sections"),
+    )
+
+    def __post_init__(self) -> None:
+        if self.child_overlap >= self.child_size:
+            hint = " (the default child_overlap is 30)" if self.child_overlap == 30 else ""
+            raise InvalidParamError(
+                "parent_child",
+                "child_overlap",
+                f"must be smaller than child_size ({self.child_size}), got {self.child_overlap}{hint}",
+            )
+        if self.child_size >= self.parent_size:
+            raise InvalidParamError(
+                "parent_child", "child_size", f"must be smaller than parent_size ({self.parent_size}), got {self.child_size}"
+            )
+        if self.parents not in ("fixed", "sections"):
+            raise InvalidParamError("parent_child", "parents", f"must be one of fixed, sections, got {self.parents!r}")
+
+
+@dataclass(frozen=True)
+class _Parent:
+    piece: Piece
+    tokens: SpanTokens  # the parent's own tokens
+
+
+def _window_metadata(window: Window, size: int, **extra: Any) -> tuple[dict[str, Any], bool]:
+    """A window's metadata and whether it is over ``size`` (only when snapping merged the
+    tokens of one character)."""
+    metadata: dict[str, Any] = {**extra, Meta.TOKEN_COUNT: window.tokens}
+    if window.snapped:
+        metadata[Meta.SNAPPED] = list(window.snapped)
+    return metadata, window.tokens > size
+
+
+def _parents_fixed(params: ParentChildParams, doc: SpanTokens) -> list[_Parent]:
+    parents = []
+    for w in tiles(doc, params.parent_size):
+        metadata, over = _window_metadata(w, params.parent_size, token_start=w.first, token_end=w.stop)
+        piece = Piece(w.start, w.end, Reason.SIZE_LIMIT, over_limit=over, metadata=metadata)
+        parents.append(_Parent(piece, doc.slice(w.first, w.stop, w.start, w.end)))
+    return parents
+
+
+def _parents_sections(document: Document, params: ParentChildParams, doc: SpanTokens, counter: SpanCounter) -> list[_Parent]:
+    parents = []
+    for section in document.structure.leaf_sections():
+        tokens = tokens_of_span(document.text, counter, doc, section.start, section.end)
+        split = tokens.n > params.parent_size
+        windows = tiles(tokens, params.parent_size) if split else [Window(section.start, section.end, 0, tokens.n)]
+        for k, w in enumerate(windows):
+            reason = Reason.UNIT_END if k == len(windows) - 1 else Reason.SIZE_LIMIT
+            metadata, over = _window_metadata(w, params.parent_size, heading_path=list(section.path))
+            piece = Piece(w.start, w.end, reason, over_limit=over, split_unit=split, metadata=metadata)
+            parents.append(_Parent(piece, tokens.slice(w.first, w.stop, w.start, w.end)))
+    return parents
+
+
+def _children(parent: _Parent, index: int, params: ParentChildParams) -> list[Piece]:
+    """Overlapping child windows inside one parent."""
+    children = []
+    for w in overlapping_windows(parent.tokens, params.child_size, params.child_overlap):
+        reason = Reason.PARENT_END if w.end >= parent.piece.end else Reason.SIZE_LIMIT
+        metadata, _ = _window_metadata(w, params.child_size)
+        children.append(Piece(w.start, w.end, reason, level=1, parent=index, metadata=metadata))
+    return children
+
+
+@register(
+    "parent_child",
+    "Parents of parent_size tokens (or Markdown sections) to return as context; children of child_size tokens "
+    "with child_overlap, cut inside each parent, to embed and search (guide defaults 1000/200/30).",
+    ParentChildParams,
+)
+def parent_child(document: Document, params: ParentChildParams, tokenizer: Tokenizer) -> list[Chunk]:
+    counter = shared_counter(document.text, tokenizer)
+    doc = document_tokens(document.text, counter)
+    if params.parents == "sections":
+        parents = _parents_sections(document, params, doc, counter)
+    else:
+        parents = _parents_fixed(params, doc)
+    children = [child for k, p in enumerate(parents) for child in _children(p, k, params)]
+    return to_chunks(document, [p.piece for p in parents] + children)
+
+
+__all__ = ["ParentChildParams", "parent_child"]

