@@ -212,3 +212,16 @@ def test_windowed_sentence_checks_agree_with_the_whole_document(document: Docume
     assert whole.sentence_starts  # segment the whole document first: boundary_at then reads it
     assert [windowed.boundary_at(p) for p in candidates] == [whole.boundary_at(p) for p in candidates]
     assert "sentence_starts" not in windowed.__dict__
+
+
+def test_the_headings_only_parse_finds_the_same_headings() -> None:
+    from chunkviz.document.markdown import markdown_blocks
+
+    samples = Path(__file__).resolve().parent.parent / "sample_docs"
+    texts = [MARKDOWN, *(p.read_text(encoding="utf-8") for p in sorted(samples.glob("*.md")))]
+    if REALDOCS.is_dir():
+        texts.append(read_realdoc(REALDOCS / "ripgrep_README.md"))
+    for text in texts:
+        full = [b for b in markdown_blocks(text) if b.kind == "heading"]
+        assert markdown_blocks(text, headings_only=True) == full
+        assert Structure(text, "markdown").headings == tuple(full)

@@ -17,6 +17,7 @@ from markdown_it_pyrs import MarkdownIt
 from chunkviz.document.blocks import Block
 
 _CONTAINERS = ("bullet_list", "ordered_list", "list_item", "blockquote")
+_HEADINGS = frozenset({"heading", "lheading"})
 _BLOCK_NODES = frozenset({"heading", "lheading", "table", "fence", "code_block", "paragraph", "html_block", "list_item", "blockquote"})
 _KINDS = {
     "fence": "code",
@@ -59,15 +60,17 @@ def _char_map(safe: str, byte_offsets: list[int]) -> Callable[[int], int]:
     return lambda offset: chars[min(offset, len(data))]
 
 
-def markdown_blocks(text: str) -> list[Block]:
+def markdown_blocks(text: str, headings_only: bool = False) -> list[Block]:
     """Headings, code, tables, list items, quotes and paragraphs, in document order.
 
     Nested blocks (a paragraph inside a list item or a quote) are not repeated: only the
     outermost container is a block, except headings, code and tables, which are always kept.
+    ``headings_only`` gives just the headings (the same ones) without visiting the rest.
     """
     safe = _parseable(text)
-    nodes = [(node, node.name, node.srcmap, depth) for node, depth in _walk(_parser().tree(safe), 0)]
-    nodes = [item for item in nodes if item[2] is not None and item[1] in _BLOCK_NODES]
+    wanted = _HEADINGS if headings_only else _BLOCK_NODES
+    nodes = [(node, name, node.srcmap, depth) for node, name, depth in _walk(_parser().tree(safe), 0) if name in wanted]
+    nodes = [item for item in nodes if item[2] is not None]
     offsets = [o for _, _, srcmap, _ in nodes for o in srcmap]
     offsets += [o for node, name, _, _ in nodes if name in ("heading", "lheading") for child in node.children if child.srcmap for o in child.srcmap]
     char = _char_map(safe, offsets)
@@ -86,13 +89,14 @@ def markdown_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def _walk(node: Any, depth: int) -> Iterator[tuple[Any, int]]:
-    """Every node below ``node`` in document order with the number of containers around it."""
+def _walk(node: Any, depth: int) -> Iterator[tuple[Any, str, int]]:
+    """Every block node below ``node`` in document order: (node, name, number of containers
+    around it). Inline nodes are not visited."""
     for child in node.children:
-        yield child, depth
-        if child.name in _BLOCK_NODES and child.name not in _CONTAINERS:
-            continue  # leaf blocks: their children are inline
-        yield from _walk(child, depth + (child.name in _CONTAINERS and child.name not in ("bullet_list", "ordered_list")))
+        name = child.name
+        yield child, name, depth
+        if name in _CONTAINERS:
+            yield from _walk(child, depth + (name not in ("bullet_list", "ordered_list")))
 
 
 def _title(text: str, node: Any, char: Callable[[int], int]) -> str:

@@ -1,7 +1,8 @@
-"""reStructuredText blocks as exact spans: a small line scanner (tested in tests/test_structure.py).
+"""reStructuredText blocks as exact spans: a small line scanner (tested in tests/test_rst.py).
 
 Headings are over- and underlined titles; their levels follow the order in which adornment
-styles first appear, as docutils assigns them. ``#`` never makes a heading. Indented blocks
+styles first appear, as docutils assigns them. A line starting with ``#`` is never a heading
+(``#`` is only an adornment character, as in ``#####`` lines). Indented blocks
 after ``::`` and directive bodies (``.. name::``) are code; pipe tables, list items, block
 quotes and paragraphs are recognised as in Markdown. Markdown itself is parsed by
 markdown-it-py (:mod:`chunkviz.document.markdown`).
@@ -28,9 +29,12 @@ def _lines(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+#: a line like a Markdown ATX heading: never a heading in rst, but it ends a list item
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_SETEXT_1 = re.compile(r"^ {0,3}=+[ \t]*$")
-_SETEXT_2 = re.compile(r"^ {0,3}-+[ \t]*$")
+#: lines of "=" or "-" (up to three spaces in): under one line they are adornments; under several
+#: lines they still make a title, of level 1 ("=") or 2 ("-")
+_EQUALS_LINE = re.compile(r"^ {0,3}=+[ \t]*$")
+_DASH_LINE = re.compile(r"^ {0,3}-+[ \t]*$")
 _RST_ADORNMENT = re.compile(r"^([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}[ \t]*$")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
 _BLOCKQUOTE = re.compile(r"^ {0,3}>")
@@ -47,137 +51,183 @@ def detect_markup(text: str) -> str:
     return "rst" if _RST_MARKERS.search(text) else "markdown"
 
 
-def _rst_literal_end(text: str, lines: list[tuple[int, int]], i: int) -> int:
-    """Last line of the indented literal block that follows line ``i`` (a ``::`` line)."""
-    base = len(text[lines[i][0] : lines[i][1]]) - len(text[lines[i][0] : lines[i][1]].lstrip())
-    j = i
-    last = i
-    while j + 1 < len(lines):
-        body = text[lines[j + 1][0] : lines[j + 1][1]]
-        if body.strip():
-            indent = len(body) - len(body.lstrip())
-            if indent <= base:
-                break
-            last = j + 1
+class _Lines:
+    """The lines of a text and the heading level of every adornment style met so far."""
+
+    def __init__(self, text: str) -> None:
+        self.spans = _lines(text)
+        self.text = text
+        self._levels: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def __getitem__(self, i: int) -> str:
+        start, end = self.spans[i]
+        return self.text[start:end]
+
+    def block(self, kind: str, first: int, last: int, level: int = 0, title: str = "") -> Block:
+        """A block from the start of line ``first`` to the end of line ``last``."""
+        return Block(kind, self.spans[first][0], self.spans[last][1], level, title)
+
+    def level(self, style: str) -> int:
+        """The level of an adornment style: styles get levels in the order they first appear."""
+        return min(self._levels.setdefault(style, len(self._levels) + 1), 6)
+
+
+#: a block and the index of the line after it
+_Found = tuple[Block, int]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _fenced_code(lines: _Lines, i: int) -> _Found | None:
+    """A ``` or ~~~ fence up to its closing fence (or the end of the text)."""
+    fence = _FENCE.match(lines[i])
+    if not fence:
+        return None
+    marker = fence.group(1)
+    j = i + 1
+    while j < len(lines):
+        close = _FENCE.match(lines[j])
+        if close and close.group(1)[0] == marker[0] and len(close.group(1)) >= len(marker) and not lines[j].strip(" `~"):
+            break
         j += 1
-    return last
+    last = min(j, len(lines) - 1)
+    return lines.block("code", i, last), last + 1
 
 
-def rst_blocks(text: str) -> list[Block]:  # noqa: C901 - one line scanner; each branch is one block kind
+def _indented_code(lines: _Lines, i: int) -> _Found | None:
+    """Lines indented by four spaces or a tab after a blank line (not a list item)."""
+    after_blank = i == 0 or not lines[i - 1].strip()
+    if not (after_blank and _INDENTED_CODE.match(lines[i]) and not _LIST_ITEM.match(lines[i].lstrip())):
+        return None
+    j = i
+    while j + 1 < len(lines) and (_INDENTED_CODE.match(lines[j + 1]) or not lines[j + 1].strip()):
+        j += 1
+    while j > i and not lines[j].strip():
+        j -= 1
+    return lines.block("code", i, j), j + 1
+
+
+def _overlined_title(lines: _Lines, i: int) -> _Found | None:
+    """An adornment line, a title line and the same adornment again."""
+    over = _RST_ADORNMENT.match(lines[i])
+    if not over or i + 2 >= len(lines):
+        return None
+    title = lines[i + 1].strip()
+    under = _RST_ADORNMENT.match(lines[i + 2])
+    if not title or not under or under.group(1) != over.group(1):
+        return None
+    return lines.block("heading", i, i + 2, lines.level("over" + over.group(1)), title), i + 3
+
+
+def _literal_block(lines: _Lines, i: int) -> _Found | None:
+    """A line ending in ``::`` or a ``.. directive`` with the lines indented deeper after it."""
+    line = lines[i]
+    if not (line.rstrip().endswith("::") or line.lstrip().startswith(".. ")):
+        return None
+    base = _indent(line)
+    last = i
+    for j in range(i + 1, len(lines)):
+        if lines[j].strip():
+            if _indent(lines[j]) <= base:
+                break
+            last = j
+    if last == i:
+        return None
+    return lines.block("code", i, last), last + 1
+
+
+def _table(lines: _Lines, i: int) -> _Found | None:
+    """A pipe table: a row, a delimiter row, and the non-blank lines with ``|`` after them."""
+    if "|" not in lines[i] or i + 1 >= len(lines) or not _TABLE_DELIMITER.match(lines[i + 1]):
+        return None
+    j = i + 2
+    while j < len(lines) and "|" in lines[j] and lines[j].strip():
+        j += 1
+    return lines.block("table", i, j - 1), j
+
+
+def _list_item(lines: _Lines, i: int) -> _Found | None:
+    """A bullet or enumerated item up to a blank line, the next item, a ``#`` line or a fence."""
+    if not _LIST_ITEM.match(lines[i]):
+        return None
+    j = i
+    while j + 1 < len(lines):
+        nxt = lines[j + 1]
+        if not nxt.strip() or _LIST_ITEM.match(nxt) or _ATX.match(nxt) or _FENCE.match(nxt):
+            break
+        j += 1
+    return lines.block("list_item", i, j), j + 1
+
+
+def _block_quote(lines: _Lines, i: int) -> _Found | None:
+    """Consecutive lines starting with ``>``."""
+    if not _BLOCKQUOTE.match(lines[i]):
+        return None
+    j = i
+    while j + 1 < len(lines) and _BLOCKQUOTE.match(lines[j + 1]):
+        j += 1
+    return lines.block("blockquote", i, j), j + 1
+
+
+def _paragraph_or_title(lines: _Lines, i: int) -> _Found:
+    """Lines up to a blank line or the start of a fence, list item or quote; underlined, a title."""
+    j = i
+    while j + 1 < len(lines):
+        nxt = lines[j + 1]
+        if not nxt.strip():
+            break
+        title = _underlined_title(lines, i, j)
+        if title is not None:
+            return title, j + 2
+        if _FENCE.match(nxt) or _LIST_ITEM.match(nxt) or _BLOCKQUOTE.match(nxt):
+            break
+        j += 1
+    return lines.block("paragraph", i, j), j + 1
+
+
+def _underlined_title(lines: _Lines, i: int, j: int) -> Block | None:
+    """Lines ``i``..``j`` as a title when line ``j + 1`` underlines them, else None."""
+    underline = lines[j + 1]
+    adornment = _RST_ADORNMENT.match(underline)
+    if _EQUALS_LINE.match(underline) or _DASH_LINE.match(underline):
+        if j == i and adornment:
+            level = lines.level(adornment.group(1))
+        else:
+            level = 1 if _EQUALS_LINE.match(underline) else 2
+        title = " ".join(lines[k].strip() for k in range(i, j + 1))
+        return lines.block("heading", i, j + 1, level, title)
+    if adornment and j == i and len(underline.strip()) >= len(lines[i].strip()):
+        return lines.block("heading", i, j + 1, lines.level(adornment.group(1)), lines[i].strip())
+    return None
+
+
+#: the block kinds tried at a non-blank line, in this order; a paragraph (or title) when none fits
+_BLOCK_KINDS = (_fenced_code, _indented_code, _overlined_title, _literal_block, _table, _list_item, _block_quote)
+
+
+def _block_at(lines: _Lines, i: int) -> _Found:
+    """The block that starts at the non-blank line ``i``."""
+    for kind in _BLOCK_KINDS:
+        found = kind(lines, i)
+        if found is not None:
+            return found
+    return _paragraph_or_title(lines, i)
+
+
+def rst_blocks(text: str) -> list[Block]:
     """Headings, code, tables, list items, quotes and paragraphs of reStructuredText, in order."""
-    rst = True
-    lines = _lines(text)
-    elements: list[Block] = []
-    rst_levels: dict[str, int] = {}
+    lines = _Lines(text)
+    blocks: list[Block] = []
     i = 0
-    previous_blank = True
     while i < len(lines):
-        start, end = lines[i]
-        line = text[start:end]
-        if not line.strip():
-            previous_blank = True
+        if lines[i].strip():
+            block, i = _block_at(lines, i)
+            blocks.append(block)
+        else:
             i += 1
-            continue
-        fence = _FENCE.match(line)
-        if fence:
-            marker = fence.group(1)
-            j = i + 1
-            while j < len(lines):
-                body = text[lines[j][0] : lines[j][1]]
-                close = _FENCE.match(body)
-                if close and close.group(1)[0] == marker[0] and len(close.group(1)) >= len(marker) and not body.strip(" `~"):
-                    break
-                j += 1
-            last = min(j, len(lines) - 1)
-            elements.append(Block("code", start, lines[last][1]))
-            i, previous_blank = last + 1, False
-            continue
-        if previous_blank and _INDENTED_CODE.match(line) and not _LIST_ITEM.match(line.lstrip()):
-            j = i
-            while j + 1 < len(lines) and (_INDENTED_CODE.match(text[lines[j + 1][0] : lines[j + 1][1]]) or not text[lines[j + 1][0] : lines[j + 1][1]].strip()):
-                j += 1
-            while j > i and not text[lines[j][0] : lines[j][1]].strip():
-                j -= 1
-            elements.append(Block("code", start, lines[j][1]))
-            i, previous_blank = j + 1, False
-            continue
-        # reStructuredText overline + title + underline
-        over = _RST_ADORNMENT.match(line)
-        if over and i + 2 < len(lines):
-            title_line = text[lines[i + 1][0] : lines[i + 1][1]]
-            under = _RST_ADORNMENT.match(text[lines[i + 2][0] : lines[i + 2][1]])
-            if title_line.strip() and under and under.group(1) == over.group(1):
-                style = "over" + over.group(1)
-                level = rst_levels.setdefault(style, len(rst_levels) + 1)
-                elements.append(Block("heading", start, lines[i + 2][1], min(level, 6), title_line.strip()))
-                i, previous_blank = i + 3, False
-                continue
-        if rst and (line.rstrip().endswith("::") or line.lstrip().startswith(".. ")):
-            last = _rst_literal_end(text, lines, i)
-            if last > i:
-                elements.append(Block("code", start, lines[last][1]))
-                i, previous_blank = last + 1, False
-                continue
-        atx = None if rst else _ATX.match(line)
-        if atx:
-            elements.append(Block("heading", start, end, len(atx.group(1)), (atx.group(2) or "").strip()))
-            i, previous_blank = i + 1, False
-            continue
-        if _TABLE_CANDIDATE(line) and i + 1 < len(lines) and _TABLE_DELIMITER.match(text[lines[i + 1][0] : lines[i + 1][1]]):
-            j = i + 2
-            while j < len(lines) and "|" in text[lines[j][0] : lines[j][1]] and text[lines[j][0] : lines[j][1]].strip():
-                j += 1
-            elements.append(Block("table", start, lines[j - 1][1]))
-            i, previous_blank = j, False
-            continue
-        if _LIST_ITEM.match(line):
-            j = i
-            while j + 1 < len(lines):
-                nxt = text[lines[j + 1][0] : lines[j + 1][1]]
-                if not nxt.strip() or _LIST_ITEM.match(nxt) or _ATX.match(nxt) or _FENCE.match(nxt):
-                    break
-                j += 1
-            elements.append(Block("list_item", start, lines[j][1]))
-            i, previous_blank = j + 1, False
-            continue
-        if _BLOCKQUOTE.match(line):
-            j = i
-            while j + 1 < len(lines) and _BLOCKQUOTE.match(text[lines[j + 1][0] : lines[j + 1][1]]):
-                j += 1
-            elements.append(Block("blockquote", start, lines[j][1]))
-            i, previous_blank = j + 1, False
-            continue
-        # a paragraph: contiguous lines up to a blank line or another block; maybe a setext heading
-        j = i
-        heading: Block | None = None
-        while j + 1 < len(lines):
-            nxt = text[lines[j + 1][0] : lines[j + 1][1]]
-            if not nxt.strip():
-                break
-            if _SETEXT_1.match(nxt) or _SETEXT_2.match(nxt):
-                level = 1 if _SETEXT_1.match(nxt) else 2
-                if rst and j == i and len(nxt.strip()) >= 3 and _RST_ADORNMENT.match(nxt):
-                    # reStructuredText: levels follow the order in which adornment styles appear
-                    level = rst_levels.setdefault(nxt.strip()[0], len(rst_levels) + 1)
-                title = " ".join(text[s:e].strip() for s, e in lines[i : j + 1])
-                heading = Block("heading", start, lines[j + 1][1], min(level, 6), title)
-                j += 1
-                break
-            underline = _RST_ADORNMENT.match(nxt)
-            if underline and j == i and len(nxt.strip()) >= len(line.strip()):
-                level = rst_levels.setdefault(underline.group(1), len(rst_levels) + 1)
-                heading = Block("heading", start, lines[j + 1][1], min(level, 6), line.strip())
-                j += 1
-                break
-            if (not rst and _ATX.match(nxt)) or _FENCE.match(nxt) or _LIST_ITEM.match(nxt) or _BLOCKQUOTE.match(nxt):
-                break
-            j += 1
-        elements.append(heading or Block("paragraph", start, lines[j][1]))
-        i, previous_blank = j + 1, False
-    return elements
-
-
-def _TABLE_CANDIDATE(line: str) -> bool:  # noqa: N802 - reads like a pattern
-    return "|" in line
-
-
+    return blocks
