@@ -30,11 +30,10 @@ from chunkviz.compare import (
     token_counts,
 )
 from chunkviz.document import Document
-from chunkviz.document.read import read_bytes
-from chunkviz.errors import DocumentError
-from chunkviz.errors import ChunkvizError
-from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
 from chunkviz.document.model import as_document
+from chunkviz.document.read import MAX_BYTES, read_bytes
+from chunkviz.errors import ChunkvizError, DocumentError
+from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
 from chunkviz.render import RenderOptions, cut_text, legend_html, render_html, stylesheet
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
@@ -91,6 +90,19 @@ def cached_stats(text: str, tokenizer: str) -> dict[str, int]:
     return document_stats(text, tokenizer)
 
 
+# One Document object per input across re-runs: its structure (paragraphs, sentences, headings)
+# is built once, not again after every parameter change. A Document is immutable, so sharing it
+# (cache_resource: no copy) is safe.
+@st.cache_resource(max_entries=8, show_spinner="Reading the document…")
+def cached_read(data: bytes, name: str, max_bytes: int) -> Document:
+    return read_bytes(data, name, max_bytes=max_bytes)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def cached_pasted(text: str) -> Document:
+    return Document(text, "pasted text", "utf-8", ())
+
+
 # --- input ------------------------------------------------------------------------------------
 def sample_names() -> list[str]:
     return sorted(p.name for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md")
@@ -117,7 +129,7 @@ def read_input() -> tuple[Document | None, str]:
             st.session_state["sample"] = str(given) if given is not None else DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0]
         name = sidebar.selectbox("Sample document", names, key="sample")
         path = Path(name) if Path(name).is_absolute() else SAMPLES / name
-        return read_bytes(path.read_bytes(), path.name), str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
+        return cached_read(path.read_bytes(), path.name, MAX_BYTES), str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
     if source == "Upload":
         upload = sidebar.file_uploader(
             f"A document (txt, md, rst, py, html, pdf, docx; up to {APP_MAX_BYTES // 1_000_000} MB)", key="upload"
@@ -125,11 +137,11 @@ def read_input() -> tuple[Document | None, str]:
         if upload is None:
             st.info("Choose a file in the sidebar to see it chunked.")
             return None, ""
-        return read_bytes(upload.getvalue(), upload.name, max_bytes=APP_MAX_BYTES), upload.name
+        return cached_read(upload.getvalue(), upload.name, APP_MAX_BYTES), upload.name
     pasted = sidebar.text_area("Paste text", key="paste", height=200)
     if len(pasted.encode("utf-8", "surrogatepass")) > APP_MAX_BYTES:
         raise DocumentError(f"pasted text is over the app's limit of {APP_MAX_BYTES // 1_000_000} MB")
-    return Document(pasted, "pasted text", "utf-8", ()), "document.txt"
+    return cached_pasted(pasted), "document.txt"
 
 
 # --- configuration ------------------------------------------------------------------------------

@@ -1,14 +1,18 @@
 """chunkviz: see exactly how RAG chunking strategies cut a document."""
 
 from chunkviz.api import chunk, strategies
+from chunkviz.document import Document, read_bytes, read_path
 from chunkviz.enrich import enrich
 from chunkviz.errors import ChunkvizError, DocumentError, InvalidParamError, UnknownStrategyError
 from chunkviz.tokenizers import Tokenizer, get_tokenizer
-from chunkviz.types import Chunk, Reason
+from chunkviz.types import Chunk
+from chunkviz.vocabulary import Boundary, Reason
 
 __all__ = [
+    "Boundary",
     "Chunk",
     "ChunkvizError",
+    "Document",
     "DocumentError",
     "InvalidParamError",
     "Reason",
@@ -17,6 +21,8 @@ __all__ = [
     "chunk",
     "enrich",
     "get_tokenizer",
+    "read_bytes",
+    "read_path",
     "strategies",
 ]
 __version__ = "0.1.0"

@@ -61,6 +61,8 @@ def stylesheet() -> str:
         ".cv-e.cv-midword{background:#e03131;width:5px}",
         ".cv-over::before{content:'\\26A0';color:#c92a2a;font-weight:bold;margin-right:1px}",
         ".cv-tiny::before{content:'\\00B7';color:#495057;font-weight:bold}",
+        # a chunk both over a limit and tiny keeps its warning sign (one ::before per element)
+        ".cv-over.cv-tiny::before{content:'\\26A0\\00B7';color:#c92a2a}",
         ".cv-tiny{outline:1px dotted #495057}",
         ".cv-gap{background:repeating-linear-gradient(135deg,#eee 0 3px,#fff 3px 6px);color:#868e96;text-decoration:line-through}",
         ".cv-add{text-decoration:none;background:#fff;border:1px dashed #1c7ed6;color:#1864ab;font-style:italic;"
@@ -146,99 +148,159 @@ def render_html(text: str, chunks: Sequence[Chunk], options: RenderOptions) -> s
     """The document with every chunk drawn inline; pure, escaped, one element per region."""
     if not chunks:
         return f'<div class="cv-doc" data-strategy="{html.escape(options.strategy)}">{html.escape(text)}</div>'
-    # chunks with children are drawn as outlines around them; every other chunk is a colour band
-    has_children = {c.parent for c in chunks if c.parent is not None}
-    inner = [c for c in chunks if c.index not in has_children]
-    outer = sorted((c for c in chunks if c.index in has_children), key=lambda c: (c.start, c.level, -c.end))
-    gaps = sorted(options.content_gaps)
-    segments = _segments(inner, len(text))
-    cut_points = [c.start for c in outer] + [c.end for c in outer] + [p for g in gaps for p in g]
-    if cut_points:
-        segments = _split_at(segments, cut_points)
+    sweep = _Sweep(text, chunks, options)
+    out: list[str] = [f'<div class="cv-doc" data-strategy="{sweep.strategy}">']
+    for a, b, cover in sweep.stretches():
+        out.append(sweep.close_parents_ended_at(a))
+        out.append(sweep.open_parents_at(a))
+        out.append(sweep.chunk_starts_at(a))
+        out.append(sweep.stretch(a, b, cover))
+        out.append(sweep.chunk_ends_at(b))
+    out.append("</span>" * len(sweep.open_parents))
+    out.append("</div>")
+    return "".join(out)
 
-    strategy = html.escape(options.strategy, quote=True)
-    notes = options.annotations
-    by_index = {c.index: c for c in chunks}
-    selected_ancestors: set[int] = set()
-    current = by_index.get(options.selected) if options.selected is not None else None
-    while current is not None and current.parent is not None and current.parent not in selected_ancestors:
-        selected_ancestors.add(current.parent)
-        current = by_index.get(current.parent)
-    out: list[str] = [f'<div class="cv-doc" data-strategy="{strategy}">']
-    ends_at: dict[int, list[int]] = {}
-    for pos, c in enumerate(inner):
-        ends_at.setdefault(c.end, []).append(pos)
-    starts_at: dict[int, list[int]] = {}
-    for pos, c in enumerate(inner):
-        starts_at.setdefault(c.start, []).append(pos)
-    outer_starts: dict[int, list[Chunk]] = {}
-    for c in outer:
-        outer_starts.setdefault(c.start, []).append(c)
-    emitted: set[int] = set()
-    stack: list[Chunk] = []  # open ancestor bands, outermost first
-    gap_index = 0
 
-    for a, b, cover in segments:
-        if any(parent.end <= a for parent in stack):
-            # close from the innermost band down to the deepest one that ends here, then reopen
-            # the ones still running (only needed when levels do not nest perfectly)
-            deepest = max(k for k, parent in enumerate(stack) if parent.end <= a)
-            reopen = [parent for parent in stack[deepest:] if parent.end > a]
-            out.append("</span>" * (len(stack) - deepest))
-            del stack[deepest:]
-            for parent in reopen:
-                out.append(_parent_open(parent, strategy, notes, options, selected_ancestors, continues=True))
-                stack.append(parent)
-        for parent in outer_starts.get(a, ()):
+class _Sweep:
+    """One left-to-right pass of :func:`render_html` over the stretches of the text.
+
+    Chunks with children (parents) are drawn as outlines around them and every other chunk as a
+    colour band. The pass remembers which parent outlines are open and which bands are drawn.
+    """
+
+    def __init__(self, text: str, chunks: Sequence[Chunk], options: RenderOptions) -> None:
+        self.text = text
+        self.options = options
+        self.notes = options.annotations
+        self.strategy = html.escape(options.strategy, quote=True)
+        has_children = {c.parent for c in chunks if c.parent is not None}
+        self.bands = [c for c in chunks if c.index not in has_children]
+        self.parents = sorted((c for c in chunks if c.index in has_children), key=lambda c: (c.start, c.level, -c.end))
+        self.gaps = sorted(options.content_gaps)
+        self.selected_ancestors = _ancestors(chunks, options.selected)
+        self.bands_starting = _positions_by_offset([c.start for c in self.bands])
+        self.bands_ending = _positions_by_offset([c.end for c in self.bands])
+        self.parents_starting: dict[int, list[Chunk]] = {}
+        for c in self.parents:
+            self.parents_starting.setdefault(c.start, []).append(c)
+        self.drawn: set[int] = set()  # positions in self.bands whose band element is out
+        self.open_parents: list[Chunk] = []  # outermost first
+        self._gap_index = 0
+
+    def stretches(self) -> list[tuple[int, int, tuple[int, ...]]]:
+        """(start, end, covering band positions), cut also where a parent or a content gap starts or ends."""
+        segments = _segments(self.bands, len(self.text))
+        cut_points = [c.start for c in self.parents] + [c.end for c in self.parents] + [p for g in self.gaps for p in g]
+        return _split_at(segments, cut_points) if cut_points else segments
+
+    def close_parents_ended_at(self, a: int) -> str:
+        """Close every parent outline that ends at ``a``.
+
+        Outlines close from the innermost down to the deepest one that ends here; the ones still
+        running are reopened (only needed when levels do not nest perfectly).
+        """
+        stack = self.open_parents
+        if not any(parent.end <= a for parent in stack):
+            return ""
+        deepest = max(k for k, parent in enumerate(stack) if parent.end <= a)
+        reopen = [parent for parent in stack[deepest:] if parent.end > a]
+        out = ["</span>" * (len(stack) - deepest)]
+        del stack[deepest:]
+        for parent in reopen:
+            out.append(self._parent_open(parent, continues=True))
+            stack.append(parent)
+        return "".join(out)
+
+    def open_parents_at(self, a: int) -> str:
+        out = []
+        for parent in self.parents_starting.get(a, ()):
             if parent.end > a:
-                out.append(_parent_open(parent, strategy, notes, options, selected_ancestors, continues=False))
-                stack.append(parent)
-        for pos in starts_at.get(a, ()):
-            c = inner[pos]
+                out.append(self._parent_open(parent, continues=False))
+                self.open_parents.append(parent)
+        return "".join(out)
+
+    def chunk_starts_at(self, a: int) -> str:
+        """Added text in front of every band that starts at ``a``; empty chunks as empty bands."""
+        out = []
+        for pos in self.bands_starting.get(a, ()):
+            c = self.bands[pos]
             if c.added_text:
                 out.append(
                     f'<ins class="cv-add" data-added-to="{c.index}" title="added by the strategy, not in the source">'
                     f"{html.escape(c.added_text)}</ins>"
                 )
             if c.start == c.end:
-                out.append(_band_open(c, strategy, notes, options, "") + "</span>")
-                emitted.add(pos)
-        piece = html.escape(text[a:b])
-        while gap_index < len(gaps) and gaps[gap_index][1] <= a:
-            gap_index += 1
-        in_gap = gap_index < len(gaps) and gaps[gap_index][0] <= a < gaps[gap_index][1]
+                out.append(self._band_open(c) + "</span>")
+                self.drawn.add(pos)
+        return "".join(out)
+
+    def stretch(self, a: int, b: int, cover: tuple[int, ...]) -> str:
+        """The text ``[a, b)``: plain, a content gap, one chunk's band or an overlap region."""
+        piece = html.escape(self.text[a:b])
         if not cover:
-            if in_gap:
-                out.append(f'<span class="cv-gap" data-gap-start="{a}" data-gap-end="{b}" title="not in any chunk">{piece}</span>')
-            else:
-                out.append(piece)
-        elif len(cover) == 1:
-            pos = cover[0]
-            c = inner[pos]
-            if pos in emitted:  # a chunk's second own stretch (after a parent boundary)
-                out.append(f'<span class="cv-c cv-k{c.index % N_COLOURS}" data-continues="{c.index}">{piece}</span>')
-            else:
-                out.append(_band_open(c, strategy, notes, options, "") + piece + "</span>")
-                emitted.add(pos)
-        else:
-            first = inner[cover[0]]
-            indexes = " ".join(str(inner[p].index) for p in cover)
-            size = b - a
-            label = f"overlap of chunks {', '.join(str(inner[p].index) for p in cover)}: {size} characters"
-            out.append(
-                f'<span class="cv-o cv-o{first.index % N_COLOURS}" data-strategy="{strategy}" data-overlap="{indexes}" '
-                f'data-start="{a}" data-end="{b}" title="{html.escape(label, quote=True)}">{piece}</span>'
-            )
-        for pos in ends_at.get(b, ()):
-            c = inner[pos]
-            if pos not in emitted:  # a chunk lying entirely inside overlaps still gets its element
-                out.append(_band_open(c, strategy, notes, options, "") + "</span>")
-                emitted.add(pos)
-            out.append(_end_marker(c, notes.get(c.index)))
-    if stack:
-        out.append("</span>" * len(stack))
-    out.append("</div>")
-    return "".join(out)
+            if self._in_gap(a):
+                return f'<span class="cv-gap" data-gap-start="{a}" data-gap-end="{b}" title="not in any chunk">{piece}</span>'
+            return piece
+        if len(cover) > 1:
+            return self._overlap(a, b, cover, piece)
+        pos = cover[0]
+        c = self.bands[pos]
+        if pos in self.drawn:  # a chunk's second own stretch (after a parent boundary)
+            return f'<span class="cv-c cv-k{c.index % N_COLOURS}" data-continues="{c.index}">{piece}</span>'
+        self.drawn.add(pos)
+        return self._band_open(c) + piece + "</span>"
+
+    def chunk_ends_at(self, b: int) -> str:
+        """The end marker of every band that ends at ``b``."""
+        out = []
+        for pos in self.bands_ending.get(b, ()):
+            c = self.bands[pos]
+            if pos not in self.drawn:  # a chunk lying entirely inside overlaps still gets its element
+                out.append(self._band_open(c) + "</span>")
+                self.drawn.add(pos)
+            out.append(_end_marker(c, self.notes.get(c.index)))
+        return "".join(out)
+
+    def _in_gap(self, a: int) -> bool:
+        """Whether ``a`` lies in a content gap (asked with ``a`` never decreasing)."""
+        gaps = self.gaps
+        while self._gap_index < len(gaps) and gaps[self._gap_index][1] <= a:
+            self._gap_index += 1
+        return self._gap_index < len(gaps) and gaps[self._gap_index][0] <= a < gaps[self._gap_index][1]
+
+    def _overlap(self, a: int, b: int, cover: tuple[int, ...], piece: str) -> str:
+        first = self.bands[cover[0]]
+        indexes = " ".join(str(self.bands[p].index) for p in cover)
+        label = f"overlap of chunks {', '.join(str(self.bands[p].index) for p in cover)}: {b - a} characters"
+        return (
+            f'<span class="cv-o cv-o{first.index % N_COLOURS}" data-strategy="{self.strategy}" data-overlap="{indexes}" '
+            f'data-start="{a}" data-end="{b}" title="{html.escape(label, quote=True)}">{piece}</span>'
+        )
+
+    def _parent_open(self, parent: Chunk, continues: bool) -> str:
+        return _parent_open(parent, self.strategy, self.notes, self.options, self.selected_ancestors, continues=continues)
+
+    def _band_open(self, c: Chunk) -> str:
+        return _band_open(c, self.strategy, self.notes, self.options, "")
+
+
+def _ancestors(chunks: Sequence[Chunk], index: int | None) -> set[int]:
+    """The indexes of the parent, grandparent ... of chunk ``index`` (empty when None)."""
+    by_index = {c.index: c for c in chunks}
+    ancestors: set[int] = set()
+    current = by_index.get(index) if index is not None else None
+    while current is not None and current.parent is not None and current.parent not in ancestors:
+        ancestors.add(current.parent)
+        current = by_index.get(current.parent)
+    return ancestors
+
+
+def _positions_by_offset(offsets: Sequence[int]) -> dict[int, list[int]]:
+    """The positions in ``offsets`` grouped by their value (which chunks start, or end, where)."""
+    grouped: dict[int, list[int]] = {}
+    for pos, offset in enumerate(offsets):
+        grouped.setdefault(offset, []).append(pos)
+    return grouped
 
 
 def _parent_open(

@@ -842,6 +842,26 @@ def test_upload_text_file() -> None:
     assert_columns_match(at, text, [(s, {}) for s in DEFAULT_COLUMNS])
 
 
+def test_a_parameter_change_does_not_read_the_document_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The input is read into one Document that later re-runs reuse, so its structure
+    (paragraphs, sentences, headings) is not built again after every parameter change."""
+    import chunkviz.document.read as read_module
+
+    names: list[str] = []
+    original = read_module.read_bytes
+
+    def counting(data: bytes, name: str = "document", max_bytes: int = read_module.MAX_BYTES) -> Any:
+        names.append(name)
+        return original(data, name, max_bytes)
+
+    monkeypatch.setattr(read_module, "read_bytes", counting)
+    text = "# Read once\n\n" + "Words that the app reads only once per upload. " * 200
+    at = upload(new_app(), "read_once.md", text.encode("utf-8"))
+    set_widget(at, "col0.fixed_tokens.chunk_size", 120)
+    assert names.count("read_once.md") == 1
+    assert_columns_match(at, text, [("fixed_tokens", {"chunk_size": 120}), *[(s, {}) for s in DEFAULT_COLUMNS[1:]]])
+
+
 def test_upload_cp1252_is_decoded_and_noted() -> None:
     text = "Caf\u00e9 na\u00efve \u201cquoted\u201d \u2014 text. " * 40
     at = upload(new_app(), "legacy.txt", text.encode("cp1252"))

@@ -70,21 +70,10 @@ class HeadingsParams:
     )
 
     def __post_init__(self) -> None:
-        validate_int("headings", "max_tokens", self.max_tokens, 1, 100_000)
-        validate_int("headings", "max_level", self.max_level, 1, 6)
-        validate_int("headings", "merge_small", self.merge_small, 0, 100_000)
         if self.merge_small >= self.max_tokens:
             raise InvalidParamError(
                 "headings", "merge_small", f"must be smaller than max_tokens ({self.max_tokens}), got {self.merge_small}"
             )
-
-
-def validate_int(strategy: str, name: str, value: object, low: int, high: int) -> None:
-    """Raise InvalidParamError naming ``name`` unless ``value`` is an int in ``low..high``."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidParamError(strategy, name, f"must be an integer ({low}..{high:,}), got {value!r}")
-    if not low <= value <= high:
-        raise InvalidParamError(strategy, name, f"must be in {low}..{high:,}, got {value!r}")
 
 
 def section_metadata(path: Sequence[str], heading_level: int) -> dict[str, Any]:
@@ -121,4 +110,4 @@ def headings(document: Document, params: HeadingsParams, tokenizer: Tokenizer) -
     return to_chunks(document, [_section_piece(p, sections) for p in pack_units(text, cuts, counter, policy)])
 
 
-__all__ = ["HeadingsParams", "headings", "section_metadata", "validate_int"]
+__all__ = ["HeadingsParams", "headings", "section_metadata"]

@@ -45,12 +45,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from chunkviz.document.model import Document
-from chunkviz.errors import InvalidParamError
 from chunkviz.spancount import shared_counter
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.units import SECTION_SEPARATORS, split_unit, unit_splitter
 from chunkviz.strategies.base import param, register
-from chunkviz.strategies.headings import section_metadata, validate_int
+from chunkviz.strategies.headings import section_metadata
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Meta, Reason
@@ -63,12 +62,6 @@ class HierarchicalParams:
         1000, "chunks over this many tokens are flagged over_size_limit (kept whole unless split_oversized)", minimum=1, maximum=100_000
     )
     split_oversized: bool = param(False, "split oversized leaf chunks (no subsections) at paragraphs, lines, words")
-
-    def __post_init__(self) -> None:
-        validate_int("hierarchical", "depth", self.depth, 1, 6)
-        validate_int("hierarchical", "max_tokens", self.max_tokens, 1, 100_000)
-        if not isinstance(self.split_oversized, bool):
-            raise InvalidParamError("hierarchical", "split_oversized", f"must be true or false, got {self.split_oversized!r}")
 
 
 @dataclass
