@@ -105,6 +105,10 @@ def test_markup_of_each_format() -> None:
     assert markup_for("python", "# comment") == "none"
     assert markup_for("text", ".. note::\n\n   body\n") == "rst"
     assert markup_for("text", "# Title\n") == "markdown"
+    assert markup_for("text", "Use std::vector and a::b here.\n") == "markdown"
+    assert markup_for("text", "Example:::\n\n    code\n") == "rst"  # the last two colons make the literal block
+    assert markup_for("text", "text\r\n.. code-block:: python\r\n") == "rst"
+    assert markup_for("text", "not .. a directive:: here") == "markdown"
     assert Structure("def f():\n    # x\n    pass\n", "none").headings == ()
 
 

@@ -41,14 +41,28 @@ _BLOCKQUOTE = re.compile(r"^ {0,3}>")
 _INDENTED_CODE = re.compile(r"^(?: {4}|\t)")
 
 
-_RST_MARKERS = re.compile(r"^\.\. [\w-]+::|::[ \t]*\r?\n[ \t]*\r?\n[ \t]+\S", re.MULTILINE)
+_RST_DIRECTIVE = re.compile(r"\.\. [\w-]+::")
+_RST_LITERAL = re.compile(r"::[ \t]*\r?\n[ \t]*\r?\n[ \t]+\S")
 
 
 def detect_markup(text: str) -> str:
-    """``rst`` when the text has reStructuredText directives or literal blocks, else ``markdown``."""
-    if "::" not in text:  # both markers contain it: a plain substring test skips the regex
-        return "markdown"
-    return "rst" if _RST_MARKERS.search(text) else "markdown"
+    """``rst`` when the text has a reStructuredText directive (a line ``.. name::``) or a literal
+    block (``::``, a blank line, indented text), else ``markdown``. Both contain ``::``: only
+    its occurrences are examined (a regex over the whole text costs ~70 ms on 3 MB)."""
+    pos = text.find("::")
+    while pos >= 0:
+        if _RST_LITERAL.match(text, pos) or _ends_a_directive(text, pos):
+            return "rst"
+        pos = text.find("::", pos + 1)
+    return "markdown"
+
+
+def _ends_a_directive(text: str, pos: int) -> bool:
+    """Whether the ``::`` at ``pos`` ends a ``.. name::`` at the start of its line."""
+    newline = text.rfind("\n", 0, pos)
+    line_start = max(newline, text.rfind("\r", newline + 1, pos)) + 1
+    match = _RST_DIRECTIVE.match(text, line_start)
+    return match is not None and match.end() == pos + 2
 
 
 class _Lines:

@@ -111,20 +111,35 @@ def _lf_form(block: str) -> tuple[str, list[int] | None]:
 
 def sentence_starts(text: str, paragraphs: Sequence[tuple[int, int]], segmenter: Segmenter | None = None) -> list[int]:
     """Sorted offsets where sentences start (each at a non-space character) inside ``paragraphs``."""
-    segmenter = segmenter or get_segmenter()
     blocks = [piece for block in paragraphs for piece in _split_long(*block, text)]
+    starts: list[int] = []
+    for block_starts in sentence_starts_per_block(text, blocks, segmenter):
+        for pos in block_starts:
+            if not starts or pos > starts[-1]:
+                starts.append(pos)
+    return starts
+
+
+def sentence_starts_per_block(
+    text: str, blocks: Sequence[tuple[int, int]], segmenter: Segmenter | None = None
+) -> list[list[int]]:
+    """For each block ``text[start:end]`` (segmented on its own, all in one batch), the offsets
+    in ``text`` where its sentences start, each at a non-space character."""
+    segmenter = segmenter or get_segmenter()
     # spaCy reads "\r\n" unlike "\n": it segments the LF form, and offsets are mapped back
     forms = [_lf_form(text[s:e]) for s, e in blocks]
     per_block = segmenter.starts([lf for lf, _ in forms])
-    starts: list[int] = []
+    result = []
     for (block_start, block_end), offsets, (_, origin) in zip(blocks, per_block, forms):
+        found: list[int] = []
         for offset in offsets or [0]:
             pos = block_start + (origin[offset] if origin is not None and offset < len(origin) else offset)
             while pos < block_end and text[pos].isspace():
                 pos += 1
-            if pos < block_end and (not starts or pos > starts[-1]):
-                starts.append(pos)
-    return starts
+            if pos < block_end and (not found or pos > found[-1]):
+                found.append(pos)
+        result.append(found)
+    return result
 
 
 def segmenter_name() -> str:

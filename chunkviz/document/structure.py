@@ -21,7 +21,13 @@ from typing import Sequence
 from chunkviz.document.blocks import Block, LeafSection, Section
 from chunkviz.document.markdown import markdown_blocks
 from chunkviz.document.rst import detect_markup, rst_blocks
-from chunkviz.document.sentences import Segmenter, expected_segmenter_name, get_segmenter, sentence_starts
+from chunkviz.document.sentences import (
+    Segmenter,
+    expected_segmenter_name,
+    get_segmenter,
+    sentence_starts,
+    sentence_starts_per_block,
+)
 from chunkviz.vocabulary import Boundary
 
 #: The line breaks of ``str.splitlines`` ("\r\n" counts as one).
@@ -80,7 +86,7 @@ def count_line_breaks(gap: str) -> int:
 
 
 #: Characters of context on each side of a cut when only the paragraph around it is segmented.
-SENTENCE_WINDOW = 400
+SENTENCE_WINDOW = 150
 _SENTENCE_FINAL = ".!?…。！？"
 _CLOSERS = "\"')]}»”’"
 
@@ -263,27 +269,31 @@ class Structure:
             out.append((start, end))
         return tuple(out)
 
-    def _starts_sentence(self, pos: int) -> bool:
-        """Whether a sentence of the document's segmenter starts at ``pos``.
+    def _sentence_starts_at(self, positions: Sequence[int]) -> list[bool]:
+        """Whether a sentence of the document's segmenter starts at each position.
 
-        When the whole document is not segmented yet, only a window of the paragraph around
-        ``pos`` is: the senter model decides from a few tokens of context on each side, so a
-        window reaching ``SENTENCE_WINDOW`` characters past ``pos`` on both sides (or the
-        paragraph's ends) gives the same answer (``tests/test_structure.py`` checks this on the
-        sample and real documents) at a fraction of the cost of a long paragraph.
+        When the whole document is not segmented yet, only a window of the paragraph around each
+        position is (all windows in one batch): the senter model decides from a few tokens of
+        context on each side, so a window reaching ``SENTENCE_WINDOW`` characters past the
+        position on both sides (or the paragraph's ends) gives the same answer
+        (``tests/test_structure.py`` checks this on the sample and real documents) at a fraction
+        of the cost of segmenting long paragraphs.
         """
         if "sentence_starts" in self.__dict__:
-            k = bisect.bisect_left(self.sentence_starts, pos)
-            return k < len(self.sentence_starts) and self.sentence_starts[k] == pos
-        window = self._sentence_window(pos)
-        if window is None:
-            return False
+            known = self.sentence_starts
+            return [(k := bisect.bisect_left(known, pos)) < len(known) and known[k] == pos for pos in positions]
+        windows = [self._sentence_window(pos) for pos in positions]
         with self._lock:
-            found = self._window_sentences.get(window)
-            if found is None:
-                found = frozenset(sentence_starts(self.text, [window], self.segmenter))
-                self._window_sentences[window] = found
-        return pos in found
+            todo = sorted({w for w in windows if w is not None and w not in self._window_sentences})
+            if todo:
+                for window, starts in zip(todo, self._segment_windows(todo)):
+                    self._window_sentences[window] = starts
+            return [w is not None and pos in self._window_sentences[w] for pos, w in zip(positions, windows)]
+
+    def _segment_windows(self, windows: Sequence[tuple[int, int]]) -> list[frozenset[int]]:
+        """Sentence starts of each window, segmented separately, in one call of the segmenter."""
+        per_window = sentence_starts_per_block(self.text, windows, self.segmenter)
+        return [frozenset(starts) for starts in per_window]
 
     def _sentence_window(self, pos: int) -> tuple[int, int] | None:
         """The paragraph around ``pos`` (a non-space character), cut to about ``SENTENCE_WINDOW``
@@ -319,27 +329,42 @@ class Structure:
         sentence of the document's segmenter starting after them. The punctuation test comes
         first, so most cuts between words never load the segmenter (spaCy).
         """
+        return self.boundaries_at([pos])[0]
+
+    def boundaries_at(self, positions: Sequence[int]) -> list[Boundary]:
+        """:meth:`boundary_at` of many positions; the sentence checks they need are segmented
+        in one batch."""
+        found = [self._boundary_without_sentences(pos) for pos in positions]
+        pending = [(k, after) for k, (boundary, after) in enumerate(found) if boundary is None]
+        if pending:
+            starts = self._sentence_starts_at([after for _, after in pending])
+            for (k, after), starts_sentence in zip(pending, starts):
+                found[k] = (Boundary.SENTENCE if starts_sentence else Boundary.WORD, after)
+        return [boundary for boundary, _ in found]  # type: ignore[misc]
+
+    def _boundary_without_sentences(self, pos: int) -> tuple[Boundary | None, int]:
+        """The boundary at ``pos`` and the first non-space at or after it; ``None`` when only the
+        sentence segmentation can tell a sentence end from a word gap."""
         text = self.text
         n = len(text)
         after = _SPACE_RUN.match(text, min(max(pos, 0), n)).end()  # type: ignore[union-attr]
         if after >= n:
-            return Boundary.DOCUMENT_END
+            return Boundary.DOCUMENT_END, after
         before = pos
         while before > 0 and text[before - 1].isspace():
             before -= 1
         if before == after:
-            return Boundary.INSIDE_WORD
+            return Boundary.INSIDE_WORD, after
         breaks = count_line_breaks(text[before:after])
         if (breaks or before == 0) and self._could_start_heading(after) and after in self._heading_anchors:
-            return Boundary.SECTION
-        gap = text[before:after]
-        if before == 0 or breaks >= 2 or "\u2029" in gap:
-            return Boundary.PARAGRAPH
+            return Boundary.SECTION, after
+        if before == 0 or breaks >= 2 or "\u2029" in text[before:after]:
+            return Boundary.PARAGRAPH, after
         if breaks == 1:
-            return Boundary.LINE
-        if _after_sentence_punctuation(text, before) and self._starts_sentence(after):
-            return Boundary.SENTENCE
-        return Boundary.WORD
+            return Boundary.LINE, after
+        if _after_sentence_punctuation(text, before):
+            return None, after
+        return Boundary.WORD, after
 
 
 __all__ = [

@@ -58,9 +58,9 @@ def to_chunks(document: Document, pieces: Sequence[Piece]) -> list[Chunk]:
     ``boundary`` is the document structure's boundary at its end."""
     text = document.text
     n = len(text)
-    boundary_at = document.structure.boundary_at
+    boundaries = document.structure.boundaries_at([piece.end for piece in pieces])
     chunks = []
-    for index, piece in enumerate(pieces):
+    for index, (piece, boundary) in enumerate(zip(pieces, boundaries)):
         reason = Reason.END_OF_DOCUMENT if piece.end >= n else piece.reason
         metadata = engine_metadata(piece)
         if piece.end >= n:
@@ -68,7 +68,7 @@ def to_chunks(document: Document, pieces: Sequence[Piece]) -> list[Chunk]:
         chunks.append(
             Chunk.from_span(
                 text, index, piece.start, piece.end, reason,
-                boundary=boundary_at(piece.end), parent=piece.parent, level=piece.level,
+                boundary=boundary, parent=piece.parent, level=piece.level,
                 added_text=piece.added_text, metadata=metadata,
             )
         )
