@@ -14,8 +14,8 @@ from typing import Any, Iterable, Sequence
 import pytest
 from hypothesis import strategies as st
 
-from chunkviz.tokenizers import Tokenizer, get_tokenizer
 from chunkviz.document.model import as_document
+from chunkviz.tokenizers import Tokenizer, get_tokenizer
 from chunkviz.types import Chunk, Reason
 
 # ----------------------------------------------------------------------------- shared data
@@ -539,14 +539,24 @@ MULTILEVEL_HEADINGS = ["# Title\n", "\n## Section two\n", "\n### Deep heading ##
             "\r\n# CRLF heading\r\n", "#\n", "    # indented code\n"]
 
 
-def multilevel_text() -> st.SearchStrategy[str]:
-    long_piece = st.one_of(
+def long_pieces(max_emoji_runs: int = 30) -> st.SearchStrategy[str]:
+    """Very long words, long CJK runs, long whitespace and CRLF runs, long emoji runs."""
+    return st.one_of(
         st.integers(40, 300).map(lambda n: "x" * n),
-        st.integers(5, 40).map(lambda n: "中文没有空格也能分词吗" * (n // 5 + 1)),
+        st.integers(5, 60).map(lambda n: "中文没有空格也能分词吗" * (n // 5 + 1)),
         st.integers(5, 80).map(lambda n: " " * n),
         st.integers(2, 20).map(lambda n: "\r\n" * n),
-        st.integers(2, 20).map(lambda n: "😀👍🏽👨\u200d👩\u200d👧" * n),
+        st.integers(2, max_emoji_runs).map(lambda n: "😀👍🏽👨\u200d👩\u200d👧" * n),
     )
+
+
+def realdoc_text_paths() -> list[Path]:
+    """The real Markdown, reStructuredText and plain-text documents (empty when absent)."""
+    return [p for p in realdoc_paths() if p.suffix in (".md", ".rst", ".txt")]
+
+
+def multilevel_text() -> st.SearchStrategy[str]:
+    long_piece = long_pieces(20)
     piece = st.one_of(long_piece, st.sampled_from(ADVERSARIAL_PIECES), st.sampled_from(MULTILEVEL_HEADINGS), prose_text(12))
     return st.one_of(adversarial_text(40), prose_text(100), st.lists(piece, max_size=14).map("".join), st.text(max_size=60))
 

@@ -12,6 +12,14 @@ import re
 from typing import Any
 
 import pytest
+from conftest import (
+    ADVERSARIAL_PIECES,
+    adversarial_text,
+    any_text,
+    assert_valid_chunking,
+    long_pieces,
+    prose_text,
+)
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -21,8 +29,6 @@ from chunkviz.document.structure import LINE_BREAK, PARAGRAPH_BREAK
 from chunkviz.splitting import PRESETS
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
-
-from conftest import ADVERSARIAL_PIECES, adversarial_text, any_text, assert_valid_chunking, prose_text
 
 STRATEGY_NAMES = [s["name"] for s in chunkviz.strategies()]
 DESCRIBED = {s["name"]: s for s in chunkviz.strategies()}
@@ -46,14 +52,7 @@ def examples(n: int) -> int:
 
 def hostile_text() -> st.SearchStrategy[str]:
     """Adversarial mixes plus very long words, long CJK runs and long whitespace runs."""
-    long_piece = st.one_of(
-        st.integers(40, 300).map(lambda n: "x" * n),
-        st.integers(5, 60).map(lambda n: "中文没有空格也能分词吗" * (n // 5 + 1)),
-        st.integers(5, 80).map(lambda n: " " * n),
-        st.integers(2, 20).map(lambda n: "\r\n" * n),
-        st.integers(2, 30).map(lambda n: "😀👍🏽👨\u200d👩\u200d👧" * n),
-    )
-    mixed = st.lists(st.one_of(long_piece, st.sampled_from(ADVERSARIAL_PIECES), prose_text(10)), max_size=12).map("".join)
+    mixed = st.lists(st.one_of(long_pieces(), st.sampled_from(ADVERSARIAL_PIECES), prose_text(10)), max_size=12).map("".join)
     return st.one_of(any_text(), mixed, adversarial_text(60))
 
 

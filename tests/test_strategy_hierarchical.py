@@ -13,6 +13,21 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import pytest
+from conftest import (
+    MD,
+    REALDOCS,
+    RST,
+    RST_INSTALL,
+    RST_OPTIONS,
+    RST_USAGE,
+    HeadingDoc,
+    check_hierarchy,
+    children_of,
+    markdown_docs,
+    oracle_paths,
+    read_realdoc,
+    realdoc_text_paths,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,11 +37,6 @@ from chunkviz.strategies import get_strategy
 from chunkviz.strategies.hierarchical import HierarchicalParams
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
-
-from conftest import (
-    MD, REALDOCS, RST, RST_INSTALL, RST_OPTIONS, RST_USAGE, HeadingDoc, check_hierarchy, children_of, markdown_docs,
-    oracle_paths, read_realdoc,
-)
 
 #: the reason between the pieces of a split section (the recursive splitter's cut; where the cut
 #: falls, paragraph / line / word, is the chunk's ``boundary`` now, no longer its reason)
@@ -282,7 +292,7 @@ def test_hierarchical_on_random_markdown(tokenizer: str) -> None:
 
 # ============================================================================ real documents
 
-REAL = sorted(p for pattern in ("*.md", "*.rst", "*.txt") for p in REALDOCS.glob(pattern) if p.name not in {"SOURCES.md", "README.md"}) if REALDOCS.is_dir() else []
+REAL = realdoc_text_paths()
 
 
 @pytest.mark.skipif(not REAL, reason=f"shared realdocs not found at {REALDOCS}")
