@@ -229,3 +229,12 @@ def test_the_headings_only_parse_finds_the_same_headings() -> None:
         full = [b for b in markdown_blocks(text) if b.kind == "heading"]
         assert markdown_blocks(text, headings_only=True) == full
         assert Structure(text, "markdown").headings == tuple(full)
+
+
+def test_lone_surrogates_are_segmented_with_exact_offsets() -> None:
+    text = "A lone \ud800 surrogate. And more text here. Then \udfff one more."
+    s = as_document(text).structure
+    assert [text[a:b] for a, b in s.trimmed_sentences][-1].endswith("one more.")
+    assert s.boundary_at(text.index("And")) == Boundary.SENTENCE
+    chunks = chunk(text, "sentences", tokenizer="chars", max_tokens=30, overlap_sentences=0)
+    assert "".join(c.text for c in chunks) == text

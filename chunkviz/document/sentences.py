@@ -100,6 +100,16 @@ def _split_long(start: int, end: int, text: str) -> Iterable[tuple[int, int]]:
     yield start, end
 
 
+def _without_surrogates(block: str) -> str:
+    """``block`` with each lone surrogate (not encodable, so spaCy refuses it) as ``?``: one
+    character for one, so every offset stays."""
+    try:
+        block.encode("utf-8")
+    except UnicodeEncodeError:
+        return block.encode("utf-8", "replace").decode("utf-8")
+    return block
+
+
 def _lf_form(block: str) -> tuple[str, list[int] | None]:
     """``block`` with CRLF and lone CR line ends as LF, and the original offset of each
     character of that form (``None`` when the block has no CR)."""
@@ -127,7 +137,7 @@ def sentence_starts_per_block(
     in ``text`` where its sentences start, each at a non-space character."""
     segmenter = segmenter or get_segmenter()
     # spaCy reads "\r\n" unlike "\n": it segments the LF form, and offsets are mapped back
-    forms = [_lf_form(text[s:e]) for s, e in blocks]
+    forms = [_lf_form(_without_surrogates(text[s:e])) for s, e in blocks]
     per_block = segmenter.starts([lf for lf, _ in forms])
     result = []
     for (block_start, block_end), offsets, (_, origin) in zip(blocks, per_block, forms):
