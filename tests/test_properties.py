@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import chunkviz
 from chunkviz import InvalidParamError, chunk
-from chunkviz.document.structure import LINE_BREAK, PARAGRAPH_BREAK
+from chunkviz.document.structure import LINE_BREAK, PARAGRAPH_SEPARATOR
 from chunkviz.splitting import PRESETS
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
@@ -410,7 +410,7 @@ def _separator_pattern(sep: str) -> re.Pattern[str]:
     """Separators as the library defines them: "\n\n" and "\n" are the document structure's
     paragraph and line breaks; any other line break in a separator also matches CRLF."""
     if sep == "\n\n":
-        return re.compile(PARAGRAPH_BREAK.pattern.replace(r"\s*", ""))
+        return PARAGRAPH_SEPARATOR
     if sep == "\n":
         return LINE_BREAK
     return re.compile(r"\r?\n".join(re.escape(part) for part in sep.split("\n")))

@@ -35,9 +35,11 @@ LINE_BREAK_CHARS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _LB = "(?:\r\n|\r(?!\n)|[" + LINE_BREAK_CHARS.replace("\r", "") + "])"
 _INLINE_SPACE = "[^\\S" + LINE_BREAK_CHARS + "]"
 LINE_BREAK = re.compile(_LB)
-#: A paragraph break: a line break, blank (whitespace-only) lines, and the whitespace after
-#: them; or a Unicode paragraph separator. The one definition of "paragraph" in chunkviz.
-PARAGRAPH_BREAK = re.compile(_LB + _INLINE_SPACE + "*" + _LB + r"\s*|\u2029\s*")
+#: A blank line: a line break, whitespace-only lines and the line break that ends them; or a
+#: Unicode paragraph separator. The one definition of "paragraph" in chunkviz.
+PARAGRAPH_SEPARATOR = re.compile(_LB + _INLINE_SPACE + "*" + _LB + "|\u2029")
+#: A paragraph break: a paragraph separator and the whitespace after it.
+PARAGRAPH_BREAK = re.compile("(?:" + PARAGRAPH_SEPARATOR.pattern + ")" + r"\s*")
 _SPACE_RUN = re.compile(r"\s*")
 _LINE = re.compile("([^" + LINE_BREAK_CHARS + "]*)(?:" + _LB + "|$)")
 #: a setext underline (Markdown) or an rst adornment line under a title
@@ -373,6 +375,7 @@ __all__ = [
     "LINE_BREAK_CHARS",
     "LeafSection",
     "PARAGRAPH_BREAK",
+    "PARAGRAPH_SEPARATOR",
     "Section",
     "Structure",
     "count_line_breaks",

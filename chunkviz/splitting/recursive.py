@@ -15,11 +15,10 @@ import bisect
 import functools
 import json
 import re
-from dataclasses import dataclass
 from typing import Iterable
 
 
-from chunkviz.document.structure import LINE_BREAK, LINE_BREAK_CHARS, PARAGRAPH_BREAK
+from chunkviz.document.structure import LINE_BREAK, LINE_BREAK_CHARS, PARAGRAPH_SEPARATOR
 from chunkviz.errors import InvalidParamError
 from chunkviz.spancount import SpanCounter, best_cut, shared_counter
 from chunkviz.splitting.pieces import Piece
@@ -64,15 +63,13 @@ def resolve_separators(separators: str | Iterable[str], strategy: str = "recursi
     return result
 
 
-#: The paragraph break without the whitespace after it (that is the next piece's indentation).
-_PARAGRAPH_SEPARATOR = re.compile(PARAGRAPH_BREAK.pattern.replace(r"\s*", ""))
 
 
 def _separator_regex(separator: str) -> re.Pattern[str]:
     """A literal separator; a line break in it also matches CRLF so Windows text splits alike.
     ``"\n\n"`` and ``"\n"`` are the structure's paragraph and line breaks."""
     if separator == "\n\n":
-        return _PARAGRAPH_SEPARATOR
+        return PARAGRAPH_SEPARATOR
     if separator == "\n":
         return LINE_BREAK
     parts = [re.escape(part) for part in separator.split("\n")]
