@@ -14,6 +14,7 @@ import dataclasses
 from pathlib import PurePath
 from typing import Sequence
 
+from chunkviz.counts import TokenCounter
 from chunkviz.document.model import Document, as_document
 from chunkviz.tokenizers import (
     DEFAULT_TOKENIZER,
@@ -69,26 +70,21 @@ def enrich(
     unknown = [part for part in include if part not in PARTS]
     if unknown:
         raise ValueError(f"unknown enrichment part(s) {', '.join(map(repr, unknown))}; choose from: {', '.join(PARTS)}")
-    tok = get_tokenizer(tokenizer)
     try:
         embedding: Tokenizer | None = get_tokenizer(EMBEDDING_TOKENIZER)
     except TokenizerUnavailable:
         embedding = None
-    structure = as_document(text).structure
+    document = as_document(text)
+    counter = TokenCounter(document.text, get_tokenizer(tokenizer), embedding)
     if title is None:
         title = default_title(text, source)
     per_level: dict[int, int] = {}
     result = []
     for c in chunks:
-        body = c.start + len(c.text) - len(c.text.lstrip())  # the chunk's first non-space character
-        path = structure.heading_path_at(body if c.text.strip() else c.start)
+        path = document.structure.heading_path_at(_first_text(c))
         section = SECTION_SEPARATOR.join(path)
-        values = {"title": title, "section": section, "date": date}
-        labels = {"title": "Document", "section": "Section", "date": "Date"}
-        lines = [f"{labels[part]}: {values[part]}" for part in PARTS if part in include and values[part]]
-        prefix = "\n".join(lines) + "\n\n" if lines else ""
-        added = prefix + c.added_text
-        embedded = added + c.text
+        enriched = dataclasses.replace(c, added_text=_prefix(include, title, section, date) + c.added_text)
+        counts = counter.of(enriched)
         position = per_level.get(c.level, 0)
         per_level[c.level] = position + 1
         metadata: dict[str, object] = dict(c.metadata)
@@ -98,12 +94,10 @@ def enrich(
                 Meta.SECTION: section,
                 Meta.HEADING_PATH: list(path),
                 "position": position,
-                Meta.TOKEN_COUNT: tok.count(c.text),
-                "enriched_token_count": tok.count(embedded),
+                Meta.TOKEN_COUNT: counts.tokens,
+                "enriched_token_count": counts.added_tokens if counts.added_tokens is not None else counts.tokens,
                 "enriched_over_limit": (
-                    embedding.count(embedded) + embedding.special_tokens > EMBEDDING_MODEL_MAX_TOKENS
-                    if embedding is not None
-                    else None
+                    counts.embedding_tokens > EMBEDDING_MODEL_MAX_TOKENS if counts.embedding_tokens is not None else None
                 ),
             }
         )
@@ -111,8 +105,23 @@ def enrich(
             metadata["title"] = title
         if date:
             metadata["date"] = date
-        result.append(dataclasses.replace(c, added_text=added, metadata={str(k): v for k, v in metadata.items()}))
+        result.append(dataclasses.replace(enriched, metadata={str(k): v for k, v in metadata.items()}))
     return result
+
+
+def _first_text(chunk: Chunk) -> int:
+    """The chunk's first non-space character (its start when it is only whitespace)."""
+    if not chunk.text.strip():
+        return chunk.start
+    return chunk.start + len(chunk.text) - len(chunk.text.lstrip())
+
+
+def _prefix(include: Sequence[str], title: str | None, section: str, date: str | None) -> str:
+    """The "Document / Section / Date" lines (parts with a value only) and a blank line."""
+    values = {"title": title, "section": section, "date": date}
+    labels = {"title": "Document", "section": "Section", "date": "Date"}
+    lines = [f"{labels[part]}: {values[part]}" for part in PARTS if part in include and values[part]]
+    return "\n".join(lines) + "\n\n" if lines else ""
 
 
 __all__ = ["PARTS", "default_title", "enrich"]
