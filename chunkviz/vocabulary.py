@@ -38,7 +38,7 @@ BOUNDARY_LABELS: dict[Boundary, str] = {
     Boundary.PARAGRAPH: "paragraph break",
     Boundary.LINE: "line break",
     Boundary.SENTENCE: "end of a sentence",
-    Boundary.WORD: "between words",
+    Boundary.WORD: "between words (at a space or punctuation)",
     Boundary.INSIDE_WORD: "inside a word",
 }
 

@@ -147,16 +147,16 @@ EXPECTED_MULTILEVEL = (
 
 EXPECTED_CROSSING = (
     '<div class="cv-doc" data-strategy="x">'
-    '<span id="cv-x-0" class="cv-p" data-strategy="x" data-chunk-index="0" data-parent-index="0" data-start="0" data-end="10" data-level="0" title="chunk 0 · chars 0–10 (10) · ends: size limit reached (the next piece would not fit); cut at: between words">'
-    '<span id="cv-x-2" class="cv-c cv-k2" data-strategy="x" data-chunk-index="2" data-start="0" data-end="5" data-level="2" title="chunk 2 · chars 0–5 (5) · ends: structural unit ended; cut at: between words · parent 0">01234</span>'
-    '<i class="cv-e" data-end-of="2" title="end of chunk 2: structural unit ended; cut at: between words"></i>'
-    '<span id="cv-x-1" class="cv-p cv-podd cv-psel" data-strategy="x" data-chunk-index="1" data-parent-index="1" data-start="5" data-end="15" data-level="1" title="chunk 1 · chars 5–15 (10) · ends: size limit reached (the next piece would not fit); cut at: between words">'
-    '<span id="cv-x-3" class="cv-c cv-k3" data-strategy="x" data-chunk-index="3" data-start="5" data-end="12" data-level="2" title="chunk 3 · chars 5–12 (7) · ends: structural unit ended; cut at: between words · parent 1">56789</span></span></span>'
+    '<span id="cv-x-0" class="cv-p" data-strategy="x" data-chunk-index="0" data-parent-index="0" data-start="0" data-end="10" data-level="0" title="chunk 0 · chars 0–10 (10) · ends: size limit reached (the next piece would not fit); cut at: between words (at a space or punctuation)">'
+    '<span id="cv-x-2" class="cv-c cv-k2" data-strategy="x" data-chunk-index="2" data-start="0" data-end="5" data-level="2" title="chunk 2 · chars 0–5 (5) · ends: structural unit ended; cut at: between words (at a space or punctuation) · parent 0">01234</span>'
+    '<i class="cv-e" data-end-of="2" title="end of chunk 2: structural unit ended; cut at: between words (at a space or punctuation)"></i>'
+    '<span id="cv-x-1" class="cv-p cv-podd cv-psel" data-strategy="x" data-chunk-index="1" data-parent-index="1" data-start="5" data-end="15" data-level="1" title="chunk 1 · chars 5–15 (10) · ends: size limit reached (the next piece would not fit); cut at: between words (at a space or punctuation)">'
+    '<span id="cv-x-3" class="cv-c cv-k3" data-strategy="x" data-chunk-index="3" data-start="5" data-end="12" data-level="2" title="chunk 3 · chars 5–12 (7) · ends: structural unit ended; cut at: between words (at a space or punctuation) · parent 1">56789</span></span></span>'
     '<span class="cv-p cv-podd cv-psel" data-continues="1">'
     '<span class="cv-c cv-k3" data-continues="3">ab</span>'
-    '<i class="cv-e" data-end-of="3" title="end of chunk 3: structural unit ended; cut at: between words"></i>'
-    '<span id="cv-x-4" class="cv-c cv-k4" data-strategy="x" data-chunk-index="4" data-start="12" data-end="15" data-level="2" title="chunk 4 · chars 12–15 (3) · ends: parent chunk ends here; cut at: between words · parent 1">cde</span>'
-    '<i class="cv-e" data-end-of="4" title="end of chunk 4: parent chunk ends here; cut at: between words"></i></span>fghij</div>'
+    '<i class="cv-e" data-end-of="3" title="end of chunk 3: structural unit ended; cut at: between words (at a space or punctuation)"></i>'
+    '<span id="cv-x-4" class="cv-c cv-k4" data-strategy="x" data-chunk-index="4" data-start="12" data-end="15" data-level="2" title="chunk 4 · chars 12–15 (3) · ends: parent chunk ends here; cut at: between words (at a space or punctuation) · parent 1">cde</span>'
+    '<i class="cv-e" data-end-of="4" title="end of chunk 4: parent chunk ends here; cut at: between words (at a space or punctuation)"></i></span>fghij</div>'
 )
 
 

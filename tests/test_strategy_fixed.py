@@ -124,7 +124,8 @@ def test_fixed_tokens_keeps_text_without_any_token(text: str) -> None:
         ("abcdefg", 4, 1, [(0, 4, "inside_word"), (3, 7, "document_end")]),
         ("abc", 5, 2, [(0, 3, "document_end")]),
         # code points, not graphemes: the skin tone modifier is its own character
-        ("👍🏽ab", 2, 1, [(0, 2, "inside_word"), (1, 3, "inside_word"), (2, 4, "document_end")]),
+        # the cut at 2 (emoji | letter) is a word's edge; at 3 (a | b) inside a word
+        ("👍🏽ab", 2, 1, [(0, 2, "word"), (1, 3, "inside_word"), (2, 4, "document_end")]),
     ],
 )
 def test_fixed_chars_exact(text: str, size: int, overlap: int, expected: list) -> None:

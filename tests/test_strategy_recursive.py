@@ -146,7 +146,7 @@ def test_python_preset_cuts_before_class_and_def() -> None:
 def test_custom_separator_list_and_json_form() -> None:
     text = "a b|c d|e f"
     # "|" cuts before the separator (it starts the next piece); pieces of 2 words, 2 + 2 > 2
-    expected = [(0, 3, "inside_word"), (3, 7, "inside_word"), (7, 11, "document_end")]
+    expected = [(0, 3, "word"), (3, 7, "word"), (7, 11, "document_end")]  # "b|" and "d|": a word's edge
     assert cuts(chunk(text, "recursive", tokenizer="words", chunk_size=2, overlap=0, separators=["|", " ", ""])) == expected
     assert cuts(chunk(text, "recursive", tokenizer="words", chunk_size=2, overlap=0, separators='["|", " ", ""]')) == expected
     assert cuts(chunk(text, "recursive", tokenizer="words", chunk_size=2, overlap=0, separators=("|", " ", ""))) == expected
@@ -155,7 +155,7 @@ def test_custom_separator_list_and_json_form() -> None:
 def test_custom_separators_are_literal_not_regex() -> None:
     # "." must match only dots: pieces a | .b | .c ; 1 + 2 > 2
     chunks = chunk("a.b.c", "recursive", tokenizer="chars", chunk_size=2, overlap=0, separators=["."])
-    assert cuts(chunks) == [(0, 1, "inside_word"), (1, 3, "inside_word"), (3, 5, "document_end")]
+    assert cuts(chunks) == [(0, 1, "word"), (1, 3, "word"), (3, 5, "document_end")]  # before "." : a word's edge
 
 
 def test_custom_list_without_character_level_keeps_indivisible_pieces_flagged() -> None:
@@ -173,7 +173,7 @@ def test_character_level_on_cjk_without_spaces() -> None:
 
 def test_single_character_over_the_limit_is_indivisible() -> None:
     chunks = chunk("a😀b", "recursive", chunk_size=1, overlap=0)  # the emoji is 2 cl100k tokens
-    assert cuts(chunks) == [(0, 1, "inside_word"), (1, 2, "inside_word"), (2, 3, "document_end")]
+    assert cuts(chunks) == [(0, 1, "word"), (1, 2, "word"), (2, 3, "document_end")]  # letter | emoji: no word split
     assert [bool(c.metadata.get("indivisible")) for c in chunks] == [False, True, False]
     assert chunks[1].metadata.get("over_size_limit") is True
 

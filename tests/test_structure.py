@@ -238,3 +238,19 @@ def test_lone_surrogates_are_segmented_with_exact_offsets() -> None:
     assert s.boundary_at(text.index("And")) == Boundary.SENTENCE
     chunks = chunk(text, "sentences", tokenizer="chars", max_tokens=30, overlap_sentences=0)
     assert "".join(c.text for c in chunks) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "pos", "expected"),
+    [
+        ("foo, bar", 3, Boundary.WORD),  # before punctuation: a word's edge, not inside one
+        ("e\u0301x", 1, Boundary.INSIDE_WORD),  # between a letter and its combining accent
+        ("👍🏽 ok", 1, Boundary.INSIDE_WORD),  # between an emoji and its skin-tone modifier
+        ("👍a", 1, Boundary.WORD),
+    ],
+)
+def test_inside_word_is_the_diagnostics_definition(text: str, pos: int, expected: Boundary) -> None:
+    from chunkviz.document.words import cuts_mid_word
+
+    assert as_document(text).structure.boundary_at(pos) == expected
+    assert (expected == Boundary.INSIDE_WORD) == cuts_mid_word(text, pos)

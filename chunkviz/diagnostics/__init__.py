@@ -21,18 +21,19 @@ Sentences, tables and code blocks come from ``Document.structure``.
 
 from chunkviz.diagnostics.analysis import diagnose
 from chunkviz.diagnostics.coverage import audit_coverage
-from chunkviz.diagnostics.cuts import cuts_mid_word, split_block_flags, splits_grapheme
+from chunkviz.diagnostics.cuts import split_block_flags
 from chunkviz.diagnostics.overlap import configured_overlap
 from chunkviz.diagnostics.results import (
     ChunkDiagnostics,
     Coverage,
     Diagnostics,
     LevelDiagnostics,
-    OverlapCheck,
     Overhead,
+    OverlapCheck,
     Summary,
     TokenStats,
 )
+from chunkviz.document.words import cuts_mid_word, splits_grapheme
 
 __all__ = [
     "ChunkDiagnostics",

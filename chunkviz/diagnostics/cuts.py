@@ -4,76 +4,15 @@ from __future__ import annotations
 
 import bisect
 import re
-import unicodedata
 from typing import Iterable, Sequence
 
 from chunkviz.diagnostics.results import Span
 from chunkviz.document.blocks import Block
+from chunkviz.document.words import cuts_mid_word
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Flag
 
 _NON_SPACE = re.compile(r"\S")
-_ZWJ = "\u200d"
-_ZWNJ = "\u200c"
-
-
-def _is_word_char(ch: str) -> bool:
-    """Letters, digits and marks (not whitespace, punctuation or symbols)."""
-    return unicodedata.category(ch)[0] in "LNM"
-
-
-def _is_regional_indicator(ch: str) -> bool:
-    return "\U0001f1e6" <= ch <= "\U0001f1ff"
-
-
-def _joins_previous(ch: str) -> bool:
-    """Code points that extend the grapheme before them (marks, ZWJ/ZWNJ, emoji modifiers, tags)."""
-    return (
-        unicodedata.category(ch)[0] == "M"  # combining marks, variation selectors, keycap
-        or ch in (_ZWJ, _ZWNJ)
-        or "\U0001f3fb" <= ch <= "\U0001f3ff"  # skin-tone modifiers
-        or "\U000e0020" <= ch <= "\U000e007f"  # tag characters (flag sequences)
-    )
-
-
-def splits_grapheme(text: str, pos: int) -> bool:
-    """True when ``pos`` falls between the code points of one user-perceived character.
-
-    Covers CR LF, a combining mark / ZWJ / variation selector / skin-tone modifier / tag after
-    the cut, a character joined by a ZWJ before the cut, and the middle of a regional-indicator
-    flag pair. (Cuts between two letters, e.g. Hangul jamo, are mid-word anyway.)
-    """
-    if pos <= 0 or pos >= len(text):
-        return False
-    before, after = text[pos - 1], text[pos]
-    if before == "\r":
-        return after == "\n"
-    if before == "\n":
-        return False
-    if _joins_previous(after):
-        return True
-    if before in (_ZWJ, _ZWNJ):
-        return not after.isspace()
-    if _is_regional_indicator(before) and _is_regional_indicator(after):
-        run = 0
-        k = pos - 1
-        while k >= 0 and _is_regional_indicator(text[k]):
-            run += 1
-            k -= 1
-        return run % 2 == 1
-    return False
-
-
-def cuts_mid_word(text: str, pos: int) -> bool:
-    """True when cutting at ``pos`` splits a word (word characters on both sides) or a grapheme.
-
-    Cuts at the document's start or end never split anything.
-    """
-    if pos <= 0 or pos >= len(text):
-        return False
-    if _is_word_char(text[pos - 1]) and _is_word_char(text[pos]):
-        return True
-    return splits_grapheme(text, pos)
 
 
 class SentenceIndex:

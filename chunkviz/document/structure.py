@@ -28,6 +28,7 @@ from chunkviz.document.sentences import (
     sentence_starts,
     sentence_starts_per_block,
 )
+from chunkviz.document.words import cuts_mid_word
 from chunkviz.vocabulary import Boundary
 
 #: The line breaks of ``str.splitlines`` ("\r\n" counts as one).
@@ -330,7 +331,9 @@ class Structure:
 
         The whitespace run around ``pos`` decides: the next text is a heading (section), the run
         has a blank line (paragraph) or a line break (line), the next text starts a sentence
-        (sentence), or it is only spaces (word). A cut with no whitespace at it is inside a word.
+        (sentence), or it is only spaces (word). A cut with no whitespace at it is inside a word
+        when :func:`~chunkviz.document.words.cuts_mid_word` says so (word characters on both
+        sides, or a split grapheme), else at a word's edge (word: e.g. before punctuation).
         A sentence boundary needs both: sentence-final punctuation before the spaces, and a
         sentence of the document's segmenter starting after them. The punctuation test comes
         first, so most cuts between words never load the segmenter (spaCy).
@@ -359,8 +362,8 @@ class Structure:
         before = pos
         while before > 0 and text[before - 1].isspace():
             before -= 1
-        if before == after:
-            return Boundary.INSIDE_WORD, after
+        if before == after:  # no whitespace at the cut
+            return (Boundary.INSIDE_WORD if cuts_mid_word(text, pos) else Boundary.WORD), after
         breaks = count_line_breaks(text[before:after])
         if (breaks or before == 0) and self._could_start_heading(after) and after in self._heading_anchors:
             return Boundary.SECTION, after
