@@ -6,12 +6,15 @@ strategy, property and real-document tests all go through it.
 
 from __future__ import annotations
 
+import io
 import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import pytest
+from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
 from chunkviz.document.model import as_document
@@ -57,6 +60,30 @@ def realdocs_dir() -> Path:
     if not REALDOCS.is_dir():
         pytest.skip(f"shared realdocs folder not found at {REALDOCS} (set CHUNKVIZ_SHARED to the shared folder)")
     return REALDOCS
+
+
+# ----------------------------------------------------------------------------- hypothesis and fixtures
+
+#: hypothesis settings of the property tests: no deadline (shared machines are noisy)
+SETTINGS: dict[str, Any] = dict(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+#: multiply every example count (e.g. CHUNKVIZ_HYPOTHESIS_SCALE=20 for a long hunt)
+SCALE = float(os.environ.get("CHUNKVIZ_HYPOTHESIS_SCALE", "1"))
+
+
+def examples(n: int) -> int:
+    return max(1, int(n * SCALE))
+
+
+def zip_bytes(files: dict[str, str]) -> bytes:
+    """A ZIP archive holding ``files`` (name -> text), e.g. to fake an Office file."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
 
 
 # ----------------------------------------------------------------------------- the contract

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from conftest import assert_valid_chunking
 
 import chunkviz
 from chunkviz import InvalidParamError, UnknownStrategyError, chunk
 from chunkviz.tokenizers import get_tokenizer
-
-from conftest import assert_valid_chunking
 
 CL100K = get_tokenizer("cl100k_base")
 ENC = CL100K.encoding

@@ -9,10 +9,10 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from test_app import new_app, run, sample_text, set_widget
 
 import chunkviz
 import chunkviz.semantic as semantic
-from test_app import new_app, run, sample_text, set_widget
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,14 @@ import pytest
 import chunkviz  # noqa: F401 - registers the built-in strategies
 from chunkviz.errors import InvalidParamError, UnknownStrategyError
 from chunkviz.splitting import PRESETS
-from chunkviz.strategies.base import get_strategy, param, register, registered, temporary_strategy, unregister
+from chunkviz.strategies.base import (
+    get_strategy,
+    param,
+    register,
+    registered,
+    temporary_strategy,
+    unregister,
+)
 from chunkviz.strategies.fixed import FixedCharsParams, FixedTokensParams
 from chunkviz.strategies.recursive import RecursiveParams
 

@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import realdoc_paths
 
 import chunkviz
 from chunkviz.document.model import Document
 from chunkviz.document.read import read_path
-
-from conftest import realdoc_paths
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 #: small sizes so that every strategy cuts often (names from each strategy's own parameters)

@@ -15,12 +15,12 @@ import pytest
 
 import chunkviz
 from chunkviz import cli
-from chunkviz.document.read import MAX_BYTES
 from chunkviz.document import Document
+from chunkviz.document.read import MAX_BYTES
 from chunkviz.export import RECORD_FIELDS
 from chunkviz.strategies.base import get_strategy, registered
-from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
+from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,15 +7,18 @@ import dataclasses
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import (
+    SETTINGS,
+    assert_valid_multilevel,
+    multilevel_text,
+    parent_child_params,
+)
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkviz import Chunk, Reason, chunk, enrich
 from chunkviz.tokenizers import EMBEDDING_MODEL_MAX_TOKENS, get_tokenizer
 
-from conftest import assert_valid_multilevel, multilevel_text, parent_child_params
-
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 TWELVE = "one two three four five six seven eight nine ten eleven twelve"
 
 

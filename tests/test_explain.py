@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pytest
+from conftest import SHIFTS, TOPIC_TEXT
 
 import chunkviz.explain as explain
 from chunkviz.document.model import Document
@@ -16,8 +17,6 @@ from chunkviz.explain import Explanation, ExplanationFigure, FiguresUnavailable
 from chunkviz.semantic import SemanticExplanation, compute_threshold, semantic_chunking
 from chunkviz.strategies import get_strategy
 from chunkviz.tokenizers import get_tokenizer
-
-from conftest import SHIFTS, TOPIC_TEXT
 
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 

@@ -7,20 +7,21 @@ ones also get their own size and overlap rules checked.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
 import pytest
 from conftest import (
     ADVERSARIAL_PIECES,
+    SETTINGS,
     adversarial_text,
     any_text,
     assert_valid_chunking,
+    examples,
     long_pieces,
     prose_text,
 )
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import chunkviz
@@ -35,16 +36,7 @@ DESCRIBED = {s["name"]: s for s in chunkviz.strategies()}
 KNOWN = {"fixed_tokens", "fixed_chars", "recursive", "sentences", "paragraphs"}
 MAIN_TOKENIZERS = ["cl100k_base", "words"]
 
-SETTINGS = dict(
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-)
-#: multiply every example count (e.g. CHUNKVIZ_HYPOTHESIS_SCALE=20 for a long hunt)
-SCALE = float(os.environ.get("CHUNKVIZ_HYPOTHESIS_SCALE", "1"))
 
-
-def examples(n: int) -> int:
-    return max(1, int(n * SCALE))
 
 
 # ----------------------------------------------------------------------------- inputs

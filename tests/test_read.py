@@ -10,11 +10,10 @@ import gzip
 import io
 import re
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REALDOCS
+from conftest import REALDOCS, zip_bytes
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -141,15 +140,8 @@ def test_crlf_only_note() -> None:
 # ----------------------------------------------------------------------------- binary
 
 
-def _zip(files: dict[str, str]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, content in files.items():
-            archive.writestr(name, content)
-    return buffer.getvalue()
 
-
-_DOCX_LIKE = _zip({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"})
+_DOCX_LIKE = zip_bytes({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"})
 
 
 @pytest.mark.parametrize(
@@ -159,7 +151,7 @@ _DOCX_LIKE = _zip({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:d
         (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj", "paper.pdf", "paper.pdf could not be read as a PDF: "),
         (_DOCX_LIKE, "memo.docx", "memo.docx could not be read as a DOCX (Word) document: "),
         (_DOCX_LIKE, "document", "document could not be read as a DOCX (Word) document: "),
-        (_zip({"notes.txt": "hello"}), "files.zip", "files.zip looks like a ZIP archive, not text"),
+        (zip_bytes({"notes.txt": "hello"}), "files.zip", "files.zip looks like a ZIP archive, not text"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "img.png", "img.png looks like a PNG image, not text"),
         (b"\x7fELF\x02\x01\x01\x00", "a.out", "a.out looks like an ELF executable, not text"),
         (gzip.compress(b"hello"), "x.gz", "x.gz looks like gzip-compressed data; decompress it first"),
@@ -195,7 +187,7 @@ def test_a_few_control_characters_are_fine() -> None:
 
 def test_other_zip_and_legacy_office_files_are_refused() -> None:
     with pytest.raises(DocumentError, match="looks like a ZIP archive, not text"):
-        read_bytes(_zip({"notes.txt": "hello"}), "files.zip")
+        read_bytes(zip_bytes({"notes.txt": "hello"}), "files.zip")
     with pytest.raises(DocumentError, match="legacy Microsoft Office file"):
         read_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64, "old.docx")
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import io
 import json
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import zip_bytes
 from test_read import check_blocks, headings, span
 
 from chunkviz.document.read import read_bytes, read_path
@@ -113,21 +113,14 @@ def test_docx_by_magic_bytes_without_a_docx_name() -> None:
     assert read_bytes(make_docx(), "memo.txt").text == DOCX_TEXT  # the magic bytes win over the extension
 
 
-def _zip(files: dict[str, str]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, content in files.items():
-            archive.writestr(name, content)
-    return buffer.getvalue()
-
 
 @pytest.mark.parametrize(
     ("data", "name"),
     [
         (b"PK\x03\x04 this is not really a zip", "broken.docx"),
         (make_docx()[:400], "broken.docx"),
-        (_zip({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"}), "broken.docx"),
-        (_zip({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"}), "broken"),
+        (zip_bytes({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"}), "broken.docx"),
+        (zip_bytes({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"}), "broken"),
         (b"plain text renamed to .docx", "broken.docx"),
     ],
 )

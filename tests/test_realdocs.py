@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REALDOCS, assert_valid_chunking, read_realdoc, realdoc_paths
 
 import chunkviz
 from chunkviz import chunk
 from chunkviz.tokenizers import get_tokenizer
-
-from conftest import REALDOCS, assert_valid_chunking, read_realdoc, realdoc_paths
 
 DOCS = realdoc_paths()
 DOC_IDS = [p.name for p in DOCS]

@@ -6,9 +6,23 @@ from collections.abc import Callable
 
 import pytest
 
-from chunkviz.render import ChunkAnnotation, RenderOptions, cut_text, legend_html, render_html, stylesheet
+from chunkviz.render import (
+    ChunkAnnotation,
+    RenderOptions,
+    cut_text,
+    legend_html,
+    render_html,
+    stylesheet,
+)
 from chunkviz.types import Chunk
-from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Boundary, Flag, Reason
+from chunkviz.vocabulary import (
+    BOUNDARY_LABELS,
+    FLAG_LABELS,
+    REASON_LABELS,
+    Boundary,
+    Flag,
+    Reason,
+)
 
 TEXT = "First <b>para</b>.\n\nSecond para & more."
 

@@ -13,12 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from chunkviz.semantic import DEFAULT_MODEL, semantic_chunking
-from chunkviz.semantic.assembly import _merge_small
-from chunkviz.types import Reason
-from chunkviz.vocabulary import Meta
-
 from conftest import (
     MINILM_LIMIT,
     SHIFTS,
@@ -32,6 +26,11 @@ from conftest import (
     read_realdoc,
     realdoc_paths,
 )
+
+from chunkviz.semantic import DEFAULT_MODEL, semantic_chunking
+from chunkviz.semantic.assembly import _merge_small
+from chunkviz.types import Reason
+from chunkviz.vocabulary import Meta
 
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 

@@ -11,6 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import (
+    ASTRONOMY,
+    COOKING,
+    MINILM_LIMIT,
+    TAX_LAW,
+    TOPIC_TEXT,
+    check_semantic_chunks,
+)
 
 import chunkviz.document.sentences as sentences_module
 from chunkviz.document.model import Document
@@ -23,8 +31,6 @@ from chunkviz.semantic import (
     semantic_chunking,
     sentence_similarities,
 )
-
-from conftest import ASTRONOMY, COOKING, MINILM_LIMIT, TAX_LAW, TOPIC_TEXT, check_semantic_chunks
 
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import TOPIC_TEXT
 
 import chunkviz.semantic.embeddings as embeddings
 from chunkviz.errors import ChunkvizError
@@ -18,8 +19,6 @@ from chunkviz.semantic import (
     resolve_model,
     semantic_chunking,
 )
-
-from conftest import TOPIC_TEXT
 
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 

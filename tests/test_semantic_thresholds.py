@@ -10,8 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkviz.semantic.thresholds import THRESHOLD_TYPES, chunk_count_curve, compute_threshold
-
+from chunkviz.semantic.thresholds import (
+    THRESHOLD_TYPES,
+    chunk_count_curve,
+    compute_threshold,
+)
 
 # A 10-value array with distinct values; every expected number below is computed by hand.
 #   sorted: 0.1 0.2 0.5 0.6 0.7 0.75 0.8 0.85 0.9 0.95 (indices 5 2 9 7 4 8 1 3 0 6)

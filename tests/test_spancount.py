@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from conftest import ADVERSARIAL_PIECES, adversarial_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkviz.spancount import SpanCounter, best_cut, clear_shared_counters, shared_counter
+from chunkviz.spancount import (
+    SpanCounter,
+    best_cut,
+    clear_shared_counters,
+    shared_counter,
+)
 from chunkviz.tokenizers import get_tokenizer
-
-from conftest import ADVERSARIAL_PIECES, adversarial_text
 
 
 def adversarial_strings(max_size: int = 40) -> st.SearchStrategy[str]:

@@ -12,17 +12,15 @@ from pathlib import Path
 from typing import Sequence
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import REALDOCS, SETTINGS, assert_valid_chunking, read_realdoc
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkviz import chunk
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
 
-from conftest import REALDOCS, assert_valid_chunking, read_realdoc
-
 REPO = Path(__file__).resolve().parent.parent
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 # ============================================================================ helpers

@@ -8,7 +8,6 @@ then the shared real documents.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -28,16 +27,18 @@ from conftest import (
     S_ERRORS,
     S_GUIDE,
     S_OAUTH,
+    SETTINGS,
     HeadingDoc,
     assert_tiles,
     check_hierarchy,
     check_section_chunk,
+    examples,
     markdown_docs,
     oracle_paths,
     read_realdoc,
     realdoc_text_paths,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkviz import InvalidParamError, chunk
@@ -50,12 +51,7 @@ from chunkviz.types import Chunk
 #: the reason between the pieces of a split section (the recursive splitter's cut; where the cut
 #: falls, paragraph / line / word, is the chunk's ``boundary`` now, no longer its reason)
 SPLIT_REASONS = {"size_limit"}
-SCALE = float(os.environ.get("CHUNKVIZ_HYPOTHESIS_SCALE", "1"))
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-
-def examples(n: int) -> int:
-    return max(1, int(n * SCALE))
 
 
 # ============================================================================ checkers

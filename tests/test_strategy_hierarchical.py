@@ -8,7 +8,6 @@ ordered by level, then start, and ``parent`` points one level up to a chunk that
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -20,15 +19,17 @@ from conftest import (
     RST_INSTALL,
     RST_OPTIONS,
     RST_USAGE,
+    SETTINGS,
     HeadingDoc,
     check_hierarchy,
     children_of,
+    examples,
     markdown_docs,
     oracle_paths,
     read_realdoc,
     realdoc_text_paths,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkviz import InvalidParamError, chunk
@@ -41,12 +42,7 @@ from chunkviz.types import Chunk
 #: the reason between the pieces of a split section (the recursive splitter's cut; where the cut
 #: falls, paragraph / line / word, is the chunk's ``boundary`` now, no longer its reason)
 SPLIT_REASONS = {"size_limit"}
-SCALE = float(os.environ.get("CHUNKVIZ_HYPOTHESIS_SCALE", "1"))
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-
-def examples(n: int) -> int:
-    return max(1, int(n * SCALE))
 
 
 def tree_rows(chunks: Sequence[Chunk]) -> list[tuple[int, int | None, str, list[str], bool]]:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from conftest import cuts, texts
 
 from chunkviz import chunk
 from chunkviz.tokenizers import get_tokenizer
-
-from conftest import cuts, texts
 
 CL100K = get_tokenizer("cl100k_base")
 ENC = CL100K.encoding

@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import MINILM_LIMIT, SHIFTS, TOPIC_SENTENCES, TOPIC_TEXT
 
 from chunkviz import cli
 from chunkviz.document.sentences import get_segmenter
 from chunkviz.semantic import DEFAULT_MODEL
-
-from conftest import MINILM_LIMIT, SHIFTS, TOPIC_SENTENCES, TOPIC_TEXT
 
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 

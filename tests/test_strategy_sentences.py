@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from conftest import assert_valid_chunking, texts
 
 from chunkviz import chunk
 from chunkviz.tokenizers import get_tokenizer
-
-from conftest import assert_valid_chunking, texts
 
 CL100K = get_tokenizer("cl100k_base")
 ENC = CL100K.encoding

@@ -10,18 +10,15 @@ import bisect
 from typing import Any, Sequence
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import MULTILEVEL_TOKENIZERS as TOKENIZERS
+from conftest import SETTINGS, assert_valid_multilevel, multilevel_text
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunkviz
 from chunkviz import Chunk, InvalidParamError, chunk
 from chunkviz.document.model import as_document
 from chunkviz.tokenizers import get_tokenizer
-
-from conftest import MULTILEVEL_TOKENIZERS as TOKENIZERS
-from conftest import assert_valid_multilevel, multilevel_text
-
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def rows(chunks: Sequence[Chunk]) -> list[tuple[Any, ...]]:

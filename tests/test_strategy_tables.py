@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Sequence
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import SETTINGS, assert_valid_chunking
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkviz import chunk
@@ -22,10 +23,7 @@ from chunkviz.strategies.tables import find_tables
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
 
-from conftest import assert_valid_chunking
-
 REPO = Path(__file__).resolve().parent.parent
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 # ============================================================================ helpers

@@ -6,13 +6,18 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import REALDOCS, read_realdoc
 
 from chunkviz import chunk
 from chunkviz.document import Document, as_document
-from chunkviz.document.structure import LINE_BREAK, PARAGRAPH_BREAK, Structure, markup_for, paragraph_spans
+from chunkviz.document.structure import (
+    LINE_BREAK,
+    PARAGRAPH_BREAK,
+    Structure,
+    markup_for,
+    paragraph_spans,
+)
 from chunkviz.vocabulary import Boundary
-
-from conftest import REALDOCS, read_realdoc
 
 MARKDOWN = """# Guide
 

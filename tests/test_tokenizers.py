@@ -12,14 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ADVERSARIAL_PIECES, adversarial_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunkviz
 from chunkviz import tokenizers as tokmod
 from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
-
-from conftest import ADVERSARIAL_PIECES, adversarial_text
 
 CL100K = get_tokenizer("cl100k_base")
 ENC = CL100K.encoding
