@@ -1,7 +1,12 @@
 """chunkviz in the browser: chunking strategies side by side, every chunk drawn inline.
 
 Run it with ``./dev app [FILE]``. This file only wires widgets to cached engine calls; the
-chunking, diagnostics, rendering and charts live in the ``chunkviz`` package.
+chunking, diagnostics, rendering, charts and the interactive views (``chunkviz.ui``) live in
+the ``chunkviz`` package.
+
+Two views: *Compare* (a boundary ribbon and linked columns, one per strategy, then each
+column's details) and *Tune* (a semantic column's threshold beside its similarity plot with
+its chunks right below).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
@@ -23,22 +29,26 @@ from chunkviz.compare import (
     config_from_query,
     config_to_query,
     document_stats,
-    flag_counts,
+    model_from_query,
+    flag_summary,
     outline_html,
     run_strategy,
     stats_row,
     token_counts,
 )
+from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
 from chunkviz.document import Document
 from chunkviz.document.model import as_document
 from chunkviz.document.read import MAX_BYTES, read_bytes
 from chunkviz.errors import ChunkvizError, DocumentError
 from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
-from chunkviz.render import RenderOptions, cut_text, legend_html, render_html, stylesheet
+from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
+from chunkviz.palette import column_hue, strategy_colour
+from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present, render_html, stylesheet
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
-from chunkviz.vocabulary import FLAG_LABELS
-from chunkviz.widgets import param_controls
+from chunkviz.ui.docview import ColumnView, DocViewEvent, document_view, ribbon_cuts
+from chunkviz.widgets import column_controls
 
 SAMPLES = Path(__file__).parent / "sample_docs"
 DEFAULT_SAMPLE = "field_station_handbook.md"
@@ -46,8 +56,16 @@ DEFAULT_SAMPLE = "field_station_handbook.md"
 APP_MAX_BYTES = 5_000_000
 MAX_COLUMNS = 4
 DEFAULT_COLUMNS = ("fixed_tokens", "recursive", "paragraphs")
+COMPARE, TUNE = "Compare strategies", "Tune semantic"
+HINT = (
+    "Strategies and their settings are in the sidebar (›› at the top left). Hover a chunk for why it ends "
+    "there; click it to select it; click the ribbon to jump."
+)
+#: Height of the linked document boxes: with the page header above, they end near the fold at 1100 px.
+VIEW_HEIGHT_PX = 700
+PAGE_CSS = '<style>[data-testid="stMainBlockContainer"]{padding-top:3.4rem;padding-bottom:2rem}</style>'
 
-st.set_page_config(page_title="chunkviz", layout="wide")
+st.set_page_config(page_title="chunkviz", layout="wide", initial_sidebar_state="expanded")
 
 
 # --- cached engine calls --------------------------------------------------------------------
@@ -68,21 +86,21 @@ def _the_document(text: str, fmt: str, document: Document | None) -> Document:
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_run(
     text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null",
-    _document: Document | None = None,
+    settings_json: str = "{}", _document: Document | None = None,
 ) -> StrategyRun:
     document = _the_document(text, fmt, _document)
-    return run_strategy(document, strategy, json.loads(params_json), tokenizer, json.loads(enrich_json))
+    settings = json.loads(settings_json)
+    return run_strategy(document, strategy, json.loads(params_json), tokenizer, json.loads(enrich_json), **settings)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_html(
-    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, label: str, selected: int | None,
-    enrich_json: str = "null", _document: Document | None = None,
+    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, label: str, hue: int,
+    enrich_json: str = "null", settings_json: str = "{}", _document: Document | None = None,
 ) -> str:
-    run = cached_run(text, fmt, strategy, params_json, tokenizer, enrich_json, _document)
+    run = cached_run(text, fmt, strategy, params_json, tokenizer, enrich_json, settings_json, _document)
     gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
-    options = RenderOptions(label, tokenizer, selected, annotations(run), gaps)
-    return render_html(text, run.chunks, options)
+    return render_html(text, run.chunks, RenderOptions(label, tokenizer, None, annotations(run), gaps, hue=hue))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -103,6 +121,25 @@ def cached_pasted(text: str) -> Document:
     return Document(text, "pasted text", "utf-8", ())
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_exports(
+    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null",
+    settings_json: str = "{}", _document: Document | None = None,
+) -> dict[str, str]:
+    run = cached_run(text, fmt, strategy, params_json, tokenizer, enrich_json, settings_json, _document)
+    records = chunk_records(run.chunks, load_tokenizer(tokenizer), text)
+    return {fmt_name: serialize(records, fmt_name) for fmt_name in ("jsonl", "json", "csv")}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_explanation(
+    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, _document: Document | None = None
+):  # noqa: ANN201
+    spec = get_strategy(strategy)
+    document = _the_document(text, fmt, _document)
+    return spec.explain(document, spec.make_params(json.loads(params_json)), get_tokenizer(tokenizer))
+
+
 # --- input ------------------------------------------------------------------------------------
 def sample_names() -> list[str]:
     return sorted(p.name for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md")
@@ -115,8 +152,9 @@ def command_line_file() -> Path | None:
     return None
 
 
-def read_input() -> tuple[Document | None, str]:
-    """The document chosen in the sidebar and a name usable in shared URLs and commands."""
+def read_input() -> tuple[Document | None, str, bool]:
+    """The document chosen in the sidebar, a name usable in commands, and whether that name
+    can be shared in a URL (samples only)."""
     sidebar = st.sidebar
     sidebar.header("Document")
     source = sidebar.radio("Source", ["Sample", "Upload", "Paste"], key="source", horizontal=True)
@@ -129,19 +167,20 @@ def read_input() -> tuple[Document | None, str]:
             st.session_state["sample"] = str(given) if given is not None else DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0]
         name = sidebar.selectbox("Sample document", names, key="sample")
         path = Path(name) if Path(name).is_absolute() else SAMPLES / name
-        return cached_read(path.read_bytes(), path.name, MAX_BYTES), str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
+        shown = str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
+        return cached_read(path.read_bytes(), path.name, MAX_BYTES), shown, not Path(name).is_absolute()
     if source == "Upload":
         upload = sidebar.file_uploader(
             f"A document (txt, md, rst, py, html, pdf, docx; up to {APP_MAX_BYTES // 1_000_000} MB)", key="upload"
         )
         if upload is None:
             st.info("Choose a file in the sidebar to see it chunked.")
-            return None, ""
-        return cached_read(upload.getvalue(), upload.name, APP_MAX_BYTES), upload.name
+            return None, "", False
+        return cached_read(upload.getvalue(), upload.name, APP_MAX_BYTES), upload.name, False
     pasted = sidebar.text_area("Paste text", key="paste", height=200)
     if len(pasted.encode("utf-8", "surrogatepass")) > APP_MAX_BYTES:
         raise DocumentError(f"pasted text is over the app's limit of {APP_MAX_BYTES // 1_000_000} MB")
-    return cached_pasted(pasted), "document.txt"
+    return cached_pasted(pasted), "document.txt", False
 
 
 # --- configuration ------------------------------------------------------------------------------
@@ -155,21 +194,26 @@ def init_from_url() -> None:
         st.session_state["sample"] = doc
     if tokenizer in tokenizer_names():
         st.session_state["tokenizer"] = tokenizer
+    st.session_state["embedding_model"] = model_from_query(st.query_params.to_dict())
     if columns:
         st.session_state["n_columns"] = len(columns)
         st.session_state["_url_params"] = {i: dict(c.params) for i, c in enumerate(columns)}
+        st.session_state["_url_tokenizers"] = {i: c.tokenizer for i, c in enumerate(columns)}
         for i, col in enumerate(columns):
             st.session_state[f"col{i}.strategy"] = col.strategy
 
 
-def choose_columns() -> list[ColumnConfig]:
-    """Strategy and parameter controls for each column, in the sidebar."""
+def choose_columns(tokenizer: str) -> list[ColumnConfig]:
+    """Strategy and parameter controls for each column, in the sidebar. A combination the
+    strategy rejects (typed on the way to a valid one) is explained under its control while the
+    column keeps its last good settings."""
     names = [s.name for s in registered()]
     sidebar = st.sidebar
     sidebar.header("Strategies")
     st.session_state.setdefault("n_columns", len(DEFAULT_COLUMNS))
     n = sidebar.number_input("Columns", min_value=1, max_value=MAX_COLUMNS, key="n_columns")
     url_params = st.session_state.get("_url_params", {})
+    url_tokenizers = st.session_state.get("_url_tokenizers", {})
     columns = []
     for i in range(int(n)):
         key = f"col{i}.strategy"
@@ -177,147 +221,212 @@ def choose_columns() -> list[ColumnConfig]:
             st.session_state[key] = DEFAULT_COLUMNS[i] if i < len(DEFAULT_COLUMNS) else names[0]
         with sidebar.expander(f"Column {i + 1}", expanded=i == 0):
             name = st.selectbox("Strategy", names, key=key, help=get_strategy(st.session_state[key]).description)
-            params = param_controls(f"col{i}", get_strategy(name), url_params.get(i, {}))
-        columns.append(ColumnConfig(name, params))
+            choice = column_controls(
+                f"col{i}", get_strategy(name), url_params.get(i, {}), tokenizer=tokenizer, given_tokenizer=url_tokenizers.get(i)
+            )
+        columns.append(ColumnConfig(name, choice.params, choice.tokenizer))
     return columns
 
 
-# --- one column ---------------------------------------------------------------------------------
-def column_label(i: int, config: ColumnConfig) -> str:
-    return f"{i + 1}. {config.strategy}"
-
-
-def show_column(
-    i: int, config: ColumnConfig, document: Document, tokenizer: str, doc_name: str, enrich_json: str = "null"
-) -> StrategyRun | None:
-    label = column_label(i, config)
-    st.subheader(label)
-    text, fmt = document.text, document.format
-    params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
-    try:
-        prepare_with_progress(config, document, tokenizer)
-        with st.spinner(f"Chunking with {config.strategy}…"):
-            run = cached_run(text, fmt, config.strategy, params_json, tokenizer, enrich_json, document)
-    except ChunkvizError as exc:
-        st.error(str(exc))
-        return None
-    d = run.diagnostics
-    a, b, c = st.columns(3)
-    a.metric("chunks", len(run.chunks))
-    b.metric("median tokens", f"{d.summary.tokens.median:g}" if d and d.summary.tokens.median is not None else "–")
-    c.metric("overlap overhead", f"{d.overhead.chars_percent:.1f}%" if d else "–")  # repeated characters, % of covered text
-    counts = flag_counts(run)
-    flagged = [f"{FLAG_LABELS[k]}: {v}" for k, v in counts.items() if v]
-    st.caption(" · ".join(flagged) if flagged else "no flags")
-    if d and d.coverage.content_gaps:
-        st.warning(f"{d.coverage.content_gap_chars} characters of text are in no chunk (hatched in the text).")
-
-    forget_stale_selection(i, text, tokenizer, params_json, config.strategy)
-    selected = st.session_state.get(f"col{i}.selected")
-    if get_strategy(config.strategy).explain is not None:
-        show_explanation(i, config, document, tokenizer, params_json, run)
-    html = cached_html(text, fmt, config.strategy, params_json, tokenizer, f"col{i}", selected, enrich_json, document)
-    st.html(html)
-
-    rows = chunk_table(run)
-    table = st.dataframe(
-        pd.DataFrame(rows),
-        key=f"col{i}.table",
-        on_select="rerun",
-        selection_mode="single-row",
-        hide_index=True,
-        height=240,
+def model_settings() -> dict[str, Any]:
+    """The embedding model whose input limit the flags check, and the tiny-chunk rule."""
+    sidebar = st.sidebar
+    sidebar.header("Flags")
+    names = list(EMBEDDING_MODELS)
+    st.session_state.setdefault("embedding_model", DEFAULT_EMBEDDING_MODEL)
+    model = sidebar.selectbox(
+        "Embedding model (its input limit)",
+        names,
+        key="embedding_model",
+        format_func=lambda name: EMBEDDING_MODELS[name].label(),
+        help="Chunks longer than this model reads are flagged 'over model limit'.",
     )
-    picked = [r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)]
-    if picked != st.session_state.get(f"col{i}.table_seen", []):  # the user (un)ticked a row
-        st.session_state[f"col{i}.table_seen"] = picked
-        new_selected = rows[picked[0]]["index"] if picked else None
-        if new_selected != selected:
-            st.session_state[f"col{i}.selected"] = new_selected
-            st.rerun()
-    if selected is not None and 0 <= selected < len(run.chunks):
-        show_focus(run, selected, text)
-
-    exports = cached_exports(text, fmt, config.strategy, params_json, tokenizer, enrich_json, document)
-    stem = f"{Path(doc_name).stem or 'document'}.{config.strategy}"
-    e1, e2, e3 = st.columns(3)
-    for col, kind, mime in ((e1, "jsonl", "application/jsonl"), (e2, "json", "application/json"), (e3, "csv", "text/csv")):
-        col.download_button(kind.upper(), exports[kind], file_name=f"{stem}.{kind}", mime=mime, key=f"col{i}.download.{kind}")
-    return run
+    st.session_state.setdefault("tiny_on", True)
+    tiny = sidebar.checkbox(
+        "Flag tiny chunks (under a quarter of the size asked for)", key="tiny_on",
+        help="Small chunks carry little context and retrieve worse; the rule is relative to each strategy's size setting.",
+    )
+    return {"embedding_model": model, "tiny_fraction": DEFAULT_TINY_FRACTION if tiny else None}
 
 
-def forget_stale_selection(i: int, text: str, tokenizer: str, params_json: str, strategy: str) -> None:
-    """A selected row belongs to one chunking: drop it when the document or settings change."""
-    fingerprint = f"{hash(text)}:{len(text)}:{tokenizer}:{strategy}:{params_json}"
-    key = f"col{i}.fingerprint"
-    if st.session_state.get(key) not in (None, fingerprint):
-        for suffix in ("selected", "table", "table_seen"):
-            st.session_state.pop(f"col{i}.{suffix}", None)
-    st.session_state[key] = fingerprint
+# --- running ------------------------------------------------------------------------------------
+class Column:
+    """One configured column and what running it gave (its run, or the error to show)."""
+
+    def __init__(self, i: int, config: ColumnConfig, settings: dict[str, Any]) -> None:
+        self.i = i
+        self.config = config
+        self.label = f"{i + 1}. {config.strategy}"
+        self.key = f"col{i}"
+        self.hue = column_hue(i)
+        self.params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
+        self.settings_json = json.dumps({**settings, "column_tokenizer": config.tokenizer}, sort_keys=True)
+        self.run: StrategyRun | None = None
+        self.error: str | None = None
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def cached_exports(
-    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null",
-    _document: Document | None = None,
-) -> dict[str, str]:
-    run = cached_run(text, fmt, strategy, params_json, tokenizer, enrich_json, _document)
-    records = chunk_records(run.chunks, load_tokenizer(tokenizer), text)
-    return {fmt_name: serialize(records, fmt_name) for fmt_name in ("jsonl", "json", "csv")}
+def run_columns(columns: list[Column], document: Document, tokenizer: str, enrich_json: str) -> None:
+    """Run every column (cached); a column's error is kept for display, the others still run."""
+    status = st.empty()
+    for column in columns:
+        try:
+            prepare_with_progress(column.config, document, tokenizer, status)
+            with status.container():
+                with st.spinner(f"Chunking with {column.config.strategy}…"):
+                    column.run = cached_run(
+                        document.text, document.format, column.config.strategy, column.params_json, tokenizer,
+                        enrich_json, column.settings_json, document,
+                    )
+        except ChunkvizError as exc:
+            column.error = str(exc)
+    status.empty()
 
 
-def prepare_with_progress(config: ColumnConfig, document: Document, tokenizer: str) -> None:
-    """Run a strategy's expensive precomputation (e.g. embeddings) with a progress bar."""
+def prepare_with_progress(config: ColumnConfig, document: Document, tokenizer: str, slot: Any) -> None:
+    """Run a strategy's expensive precomputation (e.g. embeddings) with a progress bar that is
+    on screen from the first moment (loading a model can take seconds before any progress)."""
     spec = get_strategy(config.strategy)
     if spec.prepare is None or not document.text.strip():
         return
     params = spec.make_params(config.params)
-    bar = None
     began = time.perf_counter()
+    bar = slot.progress(0.0, text=f"Preparing {config.strategy}: loading the model and splitting sentences…")
 
     def progress(done: int, total: int) -> None:
-        nonlocal bar
         rate = done / max(time.perf_counter() - began, 1e-6)
         label = f"Preparing {config.strategy}: {done:,}/{total:,}" + (f" ({rate:,.0f}/s)" if done else "")
-        if bar is None:
-            bar = st.progress(0.0, text=label)
         bar.progress(done / max(total, 1), text=label)
 
     spec.prepare(document, params, load_tokenizer(tokenizer), progress)
-    if bar is not None:
-        bar.empty()
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def cached_explanation(
-    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, _document: Document | None = None
-):  # noqa: ANN201
-    spec = get_strategy(strategy)
-    document = _the_document(text, fmt, _document)
-    return spec.explain(document, spec.make_params(json.loads(params_json)), get_tokenizer(tokenizer))
+# --- compare view -------------------------------------------------------------------------------
+def column_view(column: Column, document: Document, tokenizer: str, enrich_json: str) -> ColumnView:
+    """What the linked document view shows for one column."""
+    selected = st.session_state.get(f"{column.key}.selected")
+    if column.run is None:
+        message = f"Not run: {column.error}"
+        return ColumnView(column.label, render_html(document.text, (), RenderOptions(column.key, hue=column.hue)), column.hue, message, (), None)
+    html = cached_html(
+        document.text, document.format, column.config.strategy, column.params_json, tokenizer, column.key, column.hue,
+        enrich_json, column.settings_json, document,
+    )
+    return ColumnView(column.label, html, column.hue, flag_summary(column.run), ribbon_cuts(column.run.chunks), selected)
 
 
-def show_explanation(i: int, config: ColumnConfig, document: Document, tokenizer: str, params_json: str, run: StrategyRun) -> None:
+def show_compare(columns: list[Column], document: Document, tokenizer: str, enrich_json: str, doc_name: str) -> None:
+    views = [column_view(c, document, tokenizer, enrich_json) for c in columns]
+    legend = legend_html(set().union(*(marks_of(c.run) for c in columns if c.run is not None)))
+    event = document_view(views, length=len(document.text), key="docview", height_px=VIEW_HEIGHT_PX, legend=legend)
+    apply_view_selection(event, columns)
+
+    details = st.columns(len(columns))
+    for column, container in zip(columns, details):
+        with container:
+            show_details(column, document, tokenizer, enrich_json, doc_name)
+
+    runs = {c.label: c.run for c in columns if c.run is not None}
+    if runs:
+        st.header("Compare")
+        st.dataframe(pd.DataFrame([stats_row(label, run) for label, run in runs.items()]), hide_index=True, key="compare")
+        colours = {c.label: strategy_colour(c.hue) for c in columns if c.run is not None}
+        figure = token_distribution_figure({label: token_counts(run) for label, run in runs.items()}, tokenizer, colours=colours)
+        st.plotly_chart(figure, key="sizes")
+
+
+def marks_of(run: StrategyRun) -> set[str]:
+    gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
+    return marks_present(run.chunks, annotations(run), gaps)
+
+
+def apply_view_selection(event: DocViewEvent | None, columns: list[Column]) -> None:
+    """A click on a chunk in the document view selects it (once per click: the event stays in
+    the component's state, its nonce tells a new click)."""
+    if event is None or event.nonce == st.session_state.get("_view_nonce"):
+        return
+    st.session_state["_view_nonce"] = event.nonce
+    if 0 <= event.column < len(columns):
+        st.session_state[f"col{event.column}.selected"] = event.index
+        st.session_state.pop(f"col{event.column}.table", None)
+
+
+def show_details(column: Column, document: Document, tokenizer: str, enrich_json: str, doc_name: str) -> None:
+    """One column's numbers, strategy analysis, chunk table, selected chunk and downloads."""
+    st.subheader(column.label)
+    if column.run is None:
+        st.error(column.error or "not run")
+        return
+    run, text = column.run, document.text
+    d = run.diagnostics
+    a, b, c = st.columns(3)
+    a.metric("chunks", len(run.chunks))
+    b.metric("median tokens", f"{d.summary.tokens.median:g}" if d and d.summary.tokens.median is not None else "–")
+    c.metric("overlap", f"{d.overhead.chars_percent:.1f}%" if d else "–", help="repeated characters, % of covered text")
+    st.caption(flag_summary(run))
+    if d and d.coverage.content_gaps:
+        st.warning(f"{d.coverage.content_gap_chars} characters of text are in no chunk (hatched in the text).")
+    forget_stale_selection(column, text, tokenizer)
+    if get_strategy(column.config.strategy).explain is not None:
+        show_explanation(column, document, tokenizer)
+    show_table(column, run)
+    selected = st.session_state.get(f"{column.key}.selected")
+    if selected is not None and 0 <= selected < len(run.chunks):
+        show_focus(run, selected)
+    exports = cached_exports(text, document.format, column.config.strategy, column.params_json, tokenizer, enrich_json, column.settings_json, document)
+    stem = f"{Path(doc_name).stem or 'document'}.{column.config.strategy}"
+    e1, e2, e3 = st.columns(3)
+    for col, kind, mime in ((e1, "jsonl", "application/jsonl"), (e2, "json", "application/json"), (e3, "csv", "text/csv")):
+        col.download_button(kind.upper(), exports[kind], file_name=f"{stem}.{kind}", mime=mime, key=f"{column.key}.download.{kind}")
+
+
+def show_table(column: Column, run: StrategyRun) -> None:
+    """The chunk table; ticking a row selects that chunk (the document view scrolls to it)."""
+    rows = chunk_table(run)
+    table = st.dataframe(
+        pd.DataFrame(rows), key=f"{column.key}.table", on_select="rerun", selection_mode="single-row", hide_index=True, height=240,
+    )
+    picked = [r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)]
+    if picked != st.session_state.get(f"{column.key}.table_seen", []):  # the user (un)ticked a row
+        st.session_state[f"{column.key}.table_seen"] = picked
+        new_selected = rows[picked[0]]["index"] if picked else None
+        if new_selected != st.session_state.get(f"{column.key}.selected"):
+            st.session_state[f"{column.key}.selected"] = new_selected
+            st.rerun()
+
+
+def forget_stale_selection(column: Column, text: str, tokenizer: str) -> None:
+    """A selected row belongs to one chunking: drop it when the document or settings change."""
+    fingerprint = f"{hash(text)}:{len(text)}:{tokenizer}:{column.config.strategy}:{column.params_json}"
+    key = f"{column.key}.fingerprint"
+    if st.session_state.get(key) not in (None, fingerprint):
+        for suffix in ("selected", "table", "table_seen"):
+            st.session_state.pop(f"{column.key}.{suffix}", None)
+    st.session_state[key] = fingerprint
+
+
+def show_explanation(column: Column, document: Document, tokenizer: str) -> None:
     """A strategy's own analysis (any strategy with an ``explain`` hook): its summary as a
     caption, its figures as charts. Nothing here knows which strategy it is."""
-    explanation = cached_explanation(document.text, document.format, config.strategy, params_json, tokenizer, document)
+    explanation = cached_explanation(document.text, document.format, column.config.strategy, column.params_json, tokenizer, document)
     st.caption(explanation.summary())
-    for item in explanation.figures(run.chunks):
+    if column.config.strategy == "semantic":
+        st.button(f"Tune this threshold by eye ({TUNE}) →", key=f"{column.key}.tune", on_click=open_tuning, args=(column.i,))
+    for item in explanation.figures(column.run.chunks):
         if item.caption:
             st.caption(item.caption)
-        key = f"col{i}.{item.name}"
+        key = f"{column.key}.{item.name}"
         if not item.selectable:
             st.plotly_chart(item.figure, key=key)
             continue
         event = st.plotly_chart(item.figure, key=key, on_select="rerun", selection_mode=("points",))
         points = event.selection.points if event is not None and hasattr(event, "selection") else []
-        target = explanation.chunk_at(item.name, points[0], run.chunks) if points else None
-        if target is not None and target != st.session_state.get(f"col{i}.selected"):
-            st.session_state[f"col{i}.selected"] = target
+        target = explanation.chunk_at(item.name, points[0], column.run.chunks) if points else None
+        if target is not None and target != st.session_state.get(f"{column.key}.selected"):
+            st.session_state[f"{column.key}.selected"] = target
             st.rerun()
 
 
-def show_focus(run: StrategyRun, index: int, text: str) -> None:
+def show_focus(run: StrategyRun, index: int) -> None:
     chunk = run.chunks[index]
     st.markdown(f"**Chunk {index}** · characters {chunk.start}–{chunk.end} · ends: {cut_text(chunk)}")
     if chunk.added_text:
@@ -326,23 +435,73 @@ def show_focus(run: StrategyRun, index: int, text: str) -> None:
     st.code(chunk.text, language=None, wrap_lines=True)
 
 
+# --- tune view ------------------------------------------------------------------------------------
+def open_tuning(i: int) -> None:
+    st.session_state["view"] = TUNE
+    st.session_state["tune_column"] = i
+
+
+def show_tune(columns: list[Column], document: Document, tokenizer: str, enrich_json: str) -> None:
+    """A semantic column's threshold control beside its similarity plot, its chunks right below."""
+    from chunkviz.semantic.tuning import CONTROLS, tuning_data  # noqa: PLC0415 - the semantic extra
+    from chunkviz.ui.tuning import tuning_panel  # noqa: PLC0415
+
+    semantic = [c for c in columns if c.config.strategy == "semantic"]
+    if not semantic:
+        st.info("No column uses the semantic strategy. Choose 'semantic' for a column in the sidebar to tune its threshold here.")
+        return
+    if len(semantic) > 1:
+        labels = {c.label: c for c in semantic}
+        chosen = st.radio("Column", list(labels), key="tune_pick", horizontal=True)
+        column = labels[chosen]
+    else:
+        column = semantic[0]
+    run_columns([column], document, tokenizer, enrich_json)
+    if column.run is None:
+        st.error(column.error or "not run")
+        return
+    explanation = cached_explanation(document.text, document.format, "semantic", column.params_json, tokenizer, document)
+    html = cached_html(
+        document.text, document.format, "semantic", column.params_json, tokenizer, column.key, column.hue,
+        enrich_json, column.settings_json, document,
+    )
+    params = get_strategy("semantic").make_params(column.config.params)
+    widget = f"{column.key}.semantic.{CONTROLS[params.threshold_type].param}"
+    tuning_panel(
+        tuning_data(explanation, column.run.chunks), html, key=f"tune.{column.key}",
+        on_change=_copy_amount_to(widget, f"tune.{column.key}"),
+    )
+    st.caption(flag_summary(column.run))
+
+
+def _copy_amount_to(widget: str, component_key: str) -> Callable[[], None]:
+    """A callback (runs before the rerun) that puts the panel's amount into the sidebar control."""
+
+    def copy() -> None:
+        state = st.session_state.get(component_key) or {}
+        amount = state.get("amount") if isinstance(state, dict) else getattr(state, "amount", None)
+        if isinstance(amount, (int, float)):
+            st.session_state[widget] = float(amount)
+
+    return copy
+
+
 # --- page ------------------------------------------------------------------------------------------
 def main() -> None:
     init_from_url()
-    st.html(stylesheet())
-    st.title("chunkviz")
-    st.caption("See exactly where each chunking strategy cuts your document, and why.")
+    st.html(stylesheet() + PAGE_CSS)
+    st.markdown(f"**chunkviz** · see exactly where each chunking strategy cuts your document, and why. :gray[{HINT}]")
 
     try:
-        document, doc_name = read_input()
+        document, doc_name, shareable = read_input()
     except DocumentError as exc:
         st.error(str(exc))
         return
     st.sidebar.header("Tokenizer")
     st.session_state.setdefault("tokenizer", DEFAULT_TOKENIZER)
     tokenizer = st.sidebar.selectbox("Token counts and sizes use", tokenizer_names(), key="tokenizer")
-    columns = choose_columns()
-    layout = st.sidebar.radio("Layout", ["Columns", "Tabs"], key="layout", horizontal=True)
+    configs = choose_columns(tokenizer)
+    settings = model_settings()
     enrich_json = enrichment_controls(doc_name)
     if document is None:
         return
@@ -359,30 +518,23 @@ def main() -> None:
         st.error(str(exc))
         return
     stats = cached_stats(text, tokenizer)
-    m1, m2, m3 = st.columns(3)
-    m1.metric("characters", f"{stats['characters']:,}")
-    m2.metric("words", f"{stats['words']:,}")
-    m3.metric(f"tokens ({tokenizer})", f"{stats['tokens']:,}")
+    left, right = st.columns([1, 2], vertical_alignment="center")
+    with left:
+        view = st.segmented_control("View", [COMPARE, TUNE], key="view", default=COMPARE, label_visibility="collapsed") or COMPARE
+    right.caption(
+        f"{Path(doc_name).name} · {stats['characters']:,} characters · {stats['words']:,} words · "
+        f"{stats['tokens']:,} tokens ({tokenizer})"
+    )
     if not text.strip():
         st.warning("The document is empty: there is nothing to chunk.")
         return
-    st.html(legend_html())
-
-    runs: dict[str, StrategyRun] = {}
-    containers = st.tabs([column_label(i, c) for i, c in enumerate(columns)]) if layout == "Tabs" else st.columns(len(columns))
-    for i, (container, config) in enumerate(zip(containers, columns)):
-        with container:
-            run = show_column(i, config, document, tokenizer, doc_name, enrich_json)
-        if run is not None:
-            runs[column_label(i, config)] = run
-
-    if runs:
-        st.header("Compare")
-        st.dataframe(pd.DataFrame([stats_row(label, run) for label, run in runs.items()]), hide_index=True, key="compare")
-        figure = token_distribution_figure({label: token_counts(run) for label, run in runs.items()}, tokenizer)
-        st.plotly_chart(figure, key="sizes")
-
-    share(doc_name, tokenizer, columns)
+    columns = [Column(i, config, settings) for i, config in enumerate(configs)]
+    if view == TUNE:
+        show_tune(columns, document, tokenizer, enrich_json)
+    else:
+        run_columns(columns, document, tokenizer, enrich_json)
+        show_compare(columns, document, tokenizer, enrich_json, doc_name)
+    share(doc_name, shareable, tokenizer, configs, settings["embedding_model"])
 
 
 def enrichment_controls(doc_name: str) -> str:
@@ -402,15 +554,20 @@ def enrichment_controls(doc_name: str) -> str:
     return json.dumps(options, sort_keys=True)
 
 
-def share(doc_name: str, tokenizer: str, columns: list[ColumnConfig]) -> None:
+def share(doc_name: str, shareable: bool, tokenizer: str, columns: list[ColumnConfig], model: str) -> None:
+    """The configuration in the URL (the document's name only for samples) and as code."""
     st.header("Share and reproduce")
-    query = config_to_query(Path(doc_name).name, tokenizer, columns)
+    query = config_to_query(Path(doc_name).name, tokenizer, columns, shareable=shareable, embedding_model=model)
     st.query_params.from_dict(query)
-    st.caption("The page URL now holds this configuration (sample documents only); copy it to share.")
+    if shareable:
+        st.caption("The page URL now holds this configuration; copy it to share.")
+    else:
+        st.caption("The page URL holds the strategies and settings; the document itself is not shared (only samples are).")
     for i, config in enumerate(columns):
         with st.expander(f"Column {i + 1}: {config.strategy}"):
-            st.code(cli_command(doc_name, config.strategy, config.params, tokenizer), language="bash")
-            st.code(python_snippet(doc_name, config.strategy, config.params, tokenizer), language="python")
+            column_tokenizer = config.tokenizer or tokenizer
+            st.code(cli_command(doc_name, config.strategy, config.params, column_tokenizer), language="bash")
+            st.code(python_snippet(doc_name, config.strategy, config.params, column_tokenizer), language="python")
 
 
 main()

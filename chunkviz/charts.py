@@ -13,12 +13,20 @@ if TYPE_CHECKING:
 
 
 def token_distribution_figure(
-    series: Mapping[str, Sequence[int]], tokenizer: str, limit: int | None = None
+    series: Mapping[str, Sequence[int]],
+    tokenizer: str,
+    limit: int | None = None,
+    colours: Mapping[str, str] | None = None,
 ) -> "plotly.graph_objects.Figure":
-    """Chunk sizes of every strategy on one axis: a box with all points beside it."""
+    """Chunk sizes of every strategy on one axis: a box with all points beside it.
+
+    ``colours`` maps a label to its colour (``palette.strategy_colour(palette.column_hue(i))``
+    for column i), so each box matches its column; labels without one get plotly's colours.
+    """
     require_plotly()
     fig = go.Figure()
     for label, counts in series.items():
+        colour = (colours or {}).get(label)
         fig.add_trace(
             go.Box(
                 y=list(counts),
@@ -26,7 +34,8 @@ def token_distribution_figure(
                 boxpoints="all",
                 jitter=0.4,
                 pointpos=-1.6,
-                marker={"size": 4, "opacity": 0.6},
+                marker={"size": 4, "opacity": 0.6, **({"color": colour} if colour else {})},
+                **({"line": {"color": colour}} if colour else {}),
                 hovertemplate="%{y} tokens<extra>" + label.replace("<", "&lt;") + "</extra>",
             )
         )
@@ -68,12 +77,14 @@ def similarity_figure(
     breakpoints: Sequence[int],
     size_splits: Sequence[int],
     chunk_sentences: Sequence[tuple[int, int]],
+    at_threshold: Sequence[int] = (),
 ) -> "plotly.graph_objects.Figure":
     """Similarity (or distance gradient) of each adjacent sentence pair along the document.
 
     Pair ``i`` (sentences i and i+1) sits at x = i + 0.5, between the sentences; chunk regions
     are shaded with the inline highlighting's colours; the threshold is a horizontal line;
-    semantic breakpoints and cuts forced by the size limit are marked.
+    semantic breakpoints and cuts forced by the size limit are marked; pairs exactly at the
+    threshold (not cut: the tie rule of :mod:`chunkviz.semantic.thresholds`) are open circles.
     """
     require_plotly()
     x = [i + 0.5 for i in range(len(metric_values))]
@@ -108,6 +119,15 @@ def similarity_figure(
                 hovertext=[hover[i] for i in size_splits], hoverinfo="text",
             )
         )
+    ties = [i for i in at_threshold if i not in set(size_splits)]
+    if ties:
+        fig.add_trace(
+            go.Scatter(
+                x=[i + 0.5 for i in ties], y=[metric_values[i] for i in ties], mode="markers",
+                name="at threshold (not cut)", marker={"symbol": "circle-open", "size": 12, "color": "#e03131", "line": {"width": 2}},
+                hovertext=[hover[i] for i in ties], hoverinfo="text",
+            )
+        )
     if threshold == threshold:  # not NaN
         fig.add_hline(
             y=threshold, line_dash="dash", line_color="#e03131",
@@ -115,8 +135,9 @@ def similarity_figure(
         )
     fig.update_layout(
         xaxis_title="sentence", yaxis_title="cosine similarity of neighbours" if metric == "similarity" else "rise of distance",
-        height=320, margin={"l": 40, "r": 10, "t": 30, "b": 40}, template="plotly_white",
-        legend={"orientation": "h", "y": 1.12}, hovermode="closest",
+        height=340, margin={"l": 40, "r": 10, "t": 50, "b": 40}, template="plotly_white",
+        # above the plot area, never over the curve
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, hovermode="closest",
     )
     return fig
 

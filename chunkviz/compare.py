@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from chunkviz.api import chunk
-from chunkviz.diagnostics import Diagnostics, diagnose
+from chunkviz.diagnostics import DEFAULT_TINY_FRACTION, Diagnostics, diagnose
+from chunkviz.diagnostics.results import unit_words
 from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import enrich
+from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.render import ChunkAnnotation
 from chunkviz.strategies.base import get_strategy, registered
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.tokenizers import get_tokenizer, tokenizer_names
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
 
@@ -38,24 +40,34 @@ SHOWN_FLAGS: tuple[Flag, ...] = (
 
 @dataclass(frozen=True)
 class ColumnConfig:
-    """One column of the comparison: a strategy and its (user-given) parameters."""
+    """One column of the comparison: a strategy, its (user-given) parameters and, optionally,
+    the tokenizer it chunks with instead of the page's (its size unit, e.g. ``chars``)."""
 
     strategy: str
     params: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    tokenizer: str | None = None
 
     def key(self) -> str:
-        return self.strategy + json.dumps(dict(self.params), sort_keys=True, default=str)
+        return self.strategy + json.dumps(dict(self.params), sort_keys=True, default=str) + (f"@{self.tokenizer}" if self.tokenizer else "")
 
 
 @dataclass(frozen=True)
 class StrategyRun:
-    """The chunks of one configuration with their diagnostics."""
+    """The chunks of one configuration with their diagnostics. ``tokenizer`` counts tokens in
+    the diagnostics (comparable across columns); ``chunk_tokenizer`` is what the strategy's sizes
+    were counted in (the same unless the column chose another unit)."""
 
     strategy: str
     params: Mapping[str, Any]
     tokenizer: str
     chunks: tuple[Chunk, ...]
     diagnostics: Diagnostics | None
+    chunk_tokenizer: str | None = None
+
+    @property
+    def size_tokenizer(self) -> str:
+        """The tokenizer the strategy's sizes are in."""
+        return self.chunk_tokenizer or self.tokenizer
 
 
 def full_params(strategy: str, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -70,17 +82,34 @@ def run_strategy(
     params: Mapping[str, Any],
     tokenizer: str,
     enrichment: Mapping[str, Any] | None = None,
+    *,
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL,
+    tiny_fraction: float | None = DEFAULT_TINY_FRACTION,
+    column_tokenizer: str | None = None,
 ) -> StrategyRun:
     """Chunk ``document`` (its format decides how its structure is read; optionally enriched:
     ``enrichment`` holds ``enrich``'s keyword arguments) and diagnose the result. Raises the
-    engine's errors for bad params."""
+    engine's errors for bad params.
+
+    ``column_tokenizer`` (e.g. ``chars``) is what the strategy chunks with, its sizes' unit,
+    instead of ``tokenizer``; the diagnostics still count ``tokenizer`` tokens, so columns stay
+    comparable. Over-the-limit uses ``embedding_model`` (a ``chunkviz.models`` name); tiny is
+    ``tiny_fraction`` of the strategy's size target (None: off)."""
     doc = as_document(document)
-    chunks = tuple(chunk(doc, strategy, tokenizer=tokenizer, **dict(params)))
+    chunker = column_tokenizer or tokenizer
+    chunks = tuple(chunk(doc, strategy, tokenizer=chunker, **dict(params)))
     if enrichment is not None and chunks:
         chunks = tuple(enrich(doc.text, chunks, tokenizer=tokenizer, **dict(enrichment)))
     complete = full_params(strategy, params)
-    diagnostics = diagnose(doc, chunks, tokenizer=tokenizer, strategy=strategy, params=complete) if chunks else None
-    return StrategyRun(strategy, complete, tokenizer, chunks, diagnostics)
+    diagnostics = (
+        diagnose(
+            doc, chunks, tokenizer=tokenizer, strategy=strategy, params=complete,
+            embedding_model=embedding_model, tiny=tiny_fraction, chunk_tokenizer=chunker,
+        )
+        if chunks
+        else None
+    )
+    return StrategyRun(strategy, complete, tokenizer, chunks, diagnostics, column_tokenizer if column_tokenizer != tokenizer else None)
 
 
 def chunk_flags(run: StrategyRun) -> dict[int, tuple[Flag, ...]]:
@@ -112,6 +141,39 @@ def flag_counts(run: StrategyRun) -> dict[Flag, int]:
         for f in flags:
             counts[f] += 1
     return counts
+
+
+_SUMMARY_WORDS: dict[Flag, tuple[str, str]] = {
+    Flag.OVER_SIZE_LIMIT: ("over size limit", "over size limit"),
+    Flag.OVER_MODEL_LIMIT: ("over model limit", "over model limit"),
+    Flag.TINY: ("tiny", "tiny"),
+    Flag.MID_SENTENCE: ("mid-sentence cut", "mid-sentence cuts"),
+    Flag.MID_WORD: ("mid-word cut", "mid-word cuts"),
+    Flag.SPLIT_TABLE: ("split table", "split tables"),
+    Flag.SPLIT_CODE: ("split code block", "split code blocks"),
+}
+
+
+def flag_summary(run: StrategyRun) -> str:
+    """A column's one-liner: its chunk count and each flag present, e.g. ``12 chunks · 3
+    mid-sentence cuts · 1 over model limit (256)``; ``12 chunks · no flags`` when none.
+    Counts are chunks carrying the flag (as in the table and the tooltips)."""
+    n = len(run.chunks)
+    parts = [f"{n:,} chunk{'' if n == 1 else 's'}"]
+    d = run.diagnostics
+    for flag, count in flag_counts(run).items():
+        if not count:
+            continue
+        one, many = _SUMMARY_WORDS[flag]
+        text = f"{count:,} {one if count == 1 else many}"
+        if flag is Flag.OVER_MODEL_LIMIT and d is not None:
+            text += f" ({d.embedding_max_tokens:,})"
+        elif flag is Flag.TINY and d is not None and d.tiny.below is not None:
+            text += f" (< {d.tiny.below:,} {unit_words(d.tiny.unit)[1]})"
+        parts.append(text)
+    if len(parts) == 1:
+        parts.append("no flags")
+    return " · ".join(parts)
 
 
 def stats_row(label: str, run: StrategyRun) -> dict[str, Any]:
@@ -194,18 +256,36 @@ def document_stats(text: str, tokenizer: str) -> dict[str, int]:
 # --- configuration <-> query parameters ------------------------------------------------------
 
 
-def config_to_query(document: str, tokenizer: str, columns: Sequence[ColumnConfig]) -> dict[str, str]:
-    """The configuration as URL query parameters (only non-default params are written)."""
-    query = {"doc": document, "tokenizer": tokenizer, "n": str(len(columns))}
+def config_to_query(
+    document: str | None,
+    tokenizer: str,
+    columns: Sequence[ColumnConfig],
+    *,
+    shareable: bool = True,
+    embedding_model: str | None = None,
+) -> dict[str, str]:
+    """The configuration as URL query parameters (only non-default params are written).
+
+    ``document`` is recorded only when ``shareable`` (a sample anyone can open; pass False, or
+    ``document=None``, for an uploaded or pasted text, whose name means nothing to others).
+    A column's own tokenizer is ``t{i}``; the embedding model ``model`` (omitted when None or
+    the default)."""
+    query = {"doc": document} if shareable and document else {}
+    query.update({"tokenizer": tokenizer, "n": str(len(columns))})
+    if embedding_model and embedding_model != DEFAULT_EMBEDDING_MODEL:
+        query["model"] = embedding_model
     for i, col in enumerate(columns):
         query[f"s{i}"] = col.strategy
         if col.params:
             query[f"p{i}"] = json.dumps(dict(col.params), separators=(",", ":"), sort_keys=True, default=str)
+        if col.tokenizer:
+            query[f"t{i}"] = col.tokenizer
     return query
 
 
 def config_from_query(query: Mapping[str, str], max_columns: int = 4) -> tuple[str | None, str | None, list[ColumnConfig]]:
-    """Parse query parameters back; unknown strategies and malformed params are dropped."""
+    """Parse query parameters back; unknown strategies and malformed params are dropped, and so
+    is an unknown column tokenizer. The embedding model: :func:`model_from_query`."""
     names = {s.name for s in registered()}
     try:
         n = max(1, min(max_columns, int(query.get("n", "0"))))
@@ -224,5 +304,12 @@ def config_from_query(query: Mapping[str, str], max_columns: int = 4) -> tuple[s
                 params = loaded if isinstance(loaded, dict) else {}
             except json.JSONDecodeError:
                 params = {}
-        columns.append(ColumnConfig(name, params))
+        column_tokenizer = query.get(f"t{i}")
+        columns.append(ColumnConfig(name, params, column_tokenizer if column_tokenizer in tokenizer_names() else None))
     return query.get("doc"), query.get("tokenizer"), columns
+
+
+def model_from_query(query: Mapping[str, str]) -> str:
+    """The embedding model of a shared configuration (the default when absent or unknown)."""
+    name = query.get("model")
+    return name if name in EMBEDDING_MODELS else DEFAULT_EMBEDDING_MODEL

@@ -1,15 +1,19 @@
 """Chunks drawn inline over the original text, as escaped HTML (a pure function).
 
 One sweep over sorted start/end events cuts the text into segments covered by the same set of
-chunks. A segment covered by one chunk is that chunk's band (the element that carries
-``data-strategy``, ``data-chunk-index``, ``data-start`` and ``data-end`` of the whole chunk);
-a segment covered by two or more is an overlap region, striped in both colours, its length on
-hover. A thin marker at every chunk end says why the chunk ends there (its ``reason``) and
-where that cut falls (its ``boundary``), with the labels of :mod:`chunkviz.vocabulary`; flags show as outlines and
-marker colours; ``added_text`` is drawn as inserted text, never mixed into the source.
+chunks. A segment covered by one chunk is that chunk's band: the first such element carries the
+chunk's facts as ``data-*`` attributes (index, span, level, reason, boundary, token counts,
+flags, parent), which the document view turns into a tooltip; a segment covered by two or more
+chunks is an overlap region, striped in both chunks' shades. A thin marker right after a chunk's
+last non-whitespace character marks its end; cuts inside a sentence or a word colour it. Flags
+never draw inside the text. ``added_text`` is drawn as inserted text, never mixed into the source.
 Multi-level chunkings draw every chunk that has children (parents, chapters …) as a nested
 outline around them and every other chunk as a band; selecting a child also marks its
 ancestors, as retrieval would return them.
+
+Colours come from :mod:`chunkviz.palette`: the root sets the column's hue (``style="--h:…"``)
+and one stylesheet draws every column. Neighbouring bands alternate three shades (``cv-k0`` …
+``cv-k2``, by the band's place in the document).
 
 Every piece of document text and every attribute value goes through ``html.escape``.
 """
@@ -17,20 +21,33 @@ Every piece of document text and every attribute value goes through ``html.escap
 from __future__ import annotations
 
 import html
+from bisect import bisect_left, bisect_right
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
+from chunkviz.palette import (
+    BAND_SHADES,
+    COLUMN_HUES,
+    OVERLAP_STRIPES,
+    chunk_shade,
+    css_colour,
+)
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
 
-N_COLOURS = 8
-#: Pastel band colours (light) and their stronger outline colours.
-BAND_COLOURS = ("#ffe08a", "#a8e6cf", "#b5d8ff", "#ffc6d9", "#d7c6ff", "#ffd3a8", "#c8f0a0", "#a8f0ec")
+#: Number of band shades; neighbouring chunks alternate them.
+N_COLOURS = len(BAND_SHADES)
+#: The band shades of the first column, as ``#rrggbb`` (see :func:`chunkviz.palette.chunk_shade`).
+BAND_COLOURS = tuple(chunk_shade(COLUMN_HUES[0], k) for k in range(N_COLOURS))
+
+#: Names of the marks :func:`legend_html` can explain (see :func:`marks_present`).
+MARKS = ("chunk", "end", "midsent", "midword", "overlap", "gap", "added", "parent")
 
 
 @dataclass(frozen=True)
 class ChunkAnnotation:
-    """What the renderer shows on hover and as flags for one chunk (from diagnostics)."""
+    """What the renderer attaches to one chunk (from diagnostics): token counts and flags."""
 
     tokens: int | None = None
     embedding_tokens: int | None = None
@@ -45,57 +62,40 @@ class RenderOptions:
     annotations: Mapping[int, ChunkAnnotation] = field(default_factory=dict)
     #: Regions of the document in no chunk that contain text (from the coverage audit).
     content_gaps: Sequence[tuple[int, int]] = ()
+    #: The column's hue (an OKLCH hue angle, see :data:`chunkviz.palette.COLUMN_HUES`).
+    hue: int = COLUMN_HUES[0]
 
 
 def stylesheet() -> str:
-    """The CSS for rendered chunk views (include once per page)."""
+    """The CSS for rendered chunk views and the legend (include once per page)."""
+    strong = css_colour((0.57, 0.15))
+    selected = css_colour((0.42, 0.14))
     rules = [
-        ".cv-doc{white-space:pre-wrap;word-wrap:break-word;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;"
-        "font-size:0.82rem;line-height:1.55;padding:0.6rem;border:1px solid #ddd;border-radius:6px;"
+        ".cv-doc{white-space:pre-wrap;word-wrap:break-word;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;"
+        "font-size:0.8rem;line-height:1.45;padding:0.5rem 0.6rem;border:1px solid #ddd;border-radius:6px;"
         "max-height:70vh;overflow-y:auto;background:#fff;color:#222}",
         ".cv-c{border-radius:2px}",
         ".cv-c:hover{outline:2px solid #444}",
-        ".cv-o{background-size:8px 8px;outline:1px dashed #555}",
-        ".cv-e{display:inline-block;width:3px;height:1.1em;margin:0 1px;vertical-align:text-bottom;background:#333;cursor:help}",
+        ".cv-o{color:#000}",
+        ".cv-e{display:inline-block;width:3px;height:1.1em;margin:0 1px;vertical-align:text-bottom;background:#333}",
         ".cv-e.cv-midsent{background:#f08c00;width:4px}",
         ".cv-e.cv-midword{background:#e03131;width:5px}",
-        ".cv-over::before{content:'\\26A0';color:#c92a2a;font-weight:bold;margin-right:1px}",
-        ".cv-tiny::before{content:'\\00B7';color:#495057;font-weight:bold}",
-        # a chunk both over a limit and tiny keeps its warning sign (one ::before per element)
-        ".cv-over.cv-tiny::before{content:'\\26A0\\00B7';color:#c92a2a}",
-        ".cv-tiny{outline:1px dotted #495057}",
         ".cv-gap{background:repeating-linear-gradient(135deg,#eee 0 3px,#fff 3px 6px);color:#868e96;text-decoration:line-through}",
         ".cv-add{text-decoration:none;background:#fff;border:1px dashed #1c7ed6;color:#1864ab;font-style:italic;"
         "border-radius:3px;padding:0 2px;margin-right:2px}",
         ".cv-p{border-bottom:3px solid #495057;padding-bottom:1px}",
-        ".cv-p.cv-podd{border-bottom-color:#1c7ed6}",
+        f".cv-p.cv-podd{{border-bottom-color:{strong}}}",
         ".cv-p .cv-p{border-bottom-style:dashed;padding-bottom:5px}",
         ".cv-p .cv-p .cv-p{border-bottom-style:dotted;padding-bottom:9px}",
-        ".cv-p.cv-psel{border-bottom-color:#e8590c;background:#fff4e6}",
-        ".cv-sel{outline:3px solid #e8590c!important}",
-        ".cv-legend span{display:inline-block;margin:0 0.8rem 0.3rem 0;font-size:0.8rem}",
+        f".cv-p.cv-psel{{border-bottom-color:{selected};background:{css_colour(BAND_SHADES[0])}}}",
+        f".cv-sel{{outline:3px solid {selected}!important}}",
+        ".cv-legend>span{display:inline-block;margin:0 0.8rem 0.3rem 0;font-size:0.8rem}",
     ]
-    for k, colour in enumerate(BAND_COLOURS):
-        nxt = BAND_COLOURS[(k + 1) % N_COLOURS]
-        rules.append(f".cv-k{k}{{background:{colour}}}")
-        rules.append(
-            f".cv-o{k}{{background:repeating-linear-gradient(135deg,{colour} 0 4px,{nxt} 4px 8px)}}"
-        )
+    for k, shade in enumerate(BAND_SHADES):
+        first, second = (css_colour(s) for s in OVERLAP_STRIPES[k])
+        rules.append(f".cv-k{k}{{background:{css_colour(shade)}}}")
+        rules.append(f".cv-o{k}{{background:repeating-linear-gradient(135deg,{first} 0 5px,{second} 5px 10px)}}")
     return "<style>" + "".join(rules) + "</style>"
-
-
-def _title(chunk: Chunk, note: ChunkAnnotation | None, tokenizer: str) -> str:
-    parts = [f"chunk {chunk.index}", f"chars {chunk.start}\u2013{chunk.end} ({chunk.end - chunk.start})"]
-    if note is not None and note.tokens is not None:
-        parts.append(f"{note.tokens} {tokenizer} tokens")
-    if note is not None and note.embedding_tokens is not None:
-        parts.append(f"{note.embedding_tokens} embedding-model tokens")
-    parts.append(f"ends: {cut_text(chunk)}")
-    if chunk.parent is not None:
-        parts.append(f"parent {chunk.parent}")
-    if note is not None and note.flags:
-        parts.append("flags: " + ", ".join(FLAG_LABELS.get(f, str(f)) for f in note.flags))
-    return " \u00b7 ".join(parts)
 
 
 def cut_text(chunk: Chunk) -> str:
@@ -144,21 +144,39 @@ def _split_at(segments: list[tuple[int, int, tuple[int, ...]]], cuts: Iterable[i
     return out
 
 
+def _root(text: str, options: RenderOptions) -> str:
+    return (
+        f'<div class="cv-doc" data-strategy="{html.escape(options.strategy)}" data-length="{len(text)}" '
+        f'style="--h:{int(options.hue)}" data-tokenizer="{html.escape(options.tokenizer)}">'
+    )
+
+
 def render_html(text: str, chunks: Sequence[Chunk], options: RenderOptions) -> str:
     """The document with every chunk drawn inline; pure, escaped, one element per region."""
     if not chunks:
-        return f'<div class="cv-doc" data-strategy="{html.escape(options.strategy)}">{html.escape(text)}</div>'
+        return _root(text, options) + html.escape(text) + "</div>"
     sweep = _Sweep(text, chunks, options)
-    out: list[str] = [f'<div class="cv-doc" data-strategy="{sweep.strategy}">']
+    out: list[str] = [_root(text, options)]
     for a, b, cover in sweep.stretches():
         out.append(sweep.close_parents_ended_at(a))
         out.append(sweep.open_parents_at(a))
         out.append(sweep.chunk_starts_at(a))
         out.append(sweep.stretch(a, b, cover))
         out.append(sweep.chunk_ends_at(b))
+    out.append(sweep.chunk_starts_at(len(text)))  # empty chunks at the very end
     out.append("</span>" * len(sweep.open_parents))
     out.append("</div>")
     return "".join(out)
+
+
+def end_marker_offset(text: str, chunk: Chunk) -> int:
+    """Where a chunk's end marker goes: right after its last non-whitespace character.
+
+    A chunk that ends in blank lines so keeps its marker on its own last line (not at the start
+    of the next chunk's line); an empty or all-whitespace chunk has it at its end.
+    """
+    kept = text[chunk.start : chunk.end].rstrip()
+    return chunk.start + len(kept) if kept else chunk.end
 
 
 class _Sweep:
@@ -178,8 +196,12 @@ class _Sweep:
         self.parents = sorted((c for c in chunks if c.index in has_children), key=lambda c: (c.start, c.level, -c.end))
         self.gaps = sorted(options.content_gaps)
         self.selected_ancestors = _ancestors(chunks, options.selected)
+        in_order = sorted(range(len(self.bands)), key=lambda p: (self.bands[p].start, self.bands[p].end, p))
+        self.shade = {pos: k % N_COLOURS for k, pos in enumerate(in_order)}  # neighbours differ
         self.bands_starting = _positions_by_offset([c.start for c in self.bands])
-        self.bands_ending = _positions_by_offset([c.end for c in self.bands])
+        self.bands_ending = _positions_by_offset([c.end if c.start < c.end else -1 for c in self.bands])
+        self.markers_at = _positions_by_offset([end_marker_offset(text, c) if c.start < c.end else -1 for c in self.bands])
+        self.marker_points = sorted(p for p in self.markers_at if p >= 0)
         self.parents_starting: dict[int, list[Chunk]] = {}
         for c in self.parents:
             self.parents_starting.setdefault(c.start, []).append(c)
@@ -224,19 +246,20 @@ class _Sweep:
         out = []
         for pos in self.bands_starting.get(a, ()):
             c = self.bands[pos]
+            if pos in self.drawn:
+                continue
             if c.added_text:
                 out.append(
-                    f'<ins class="cv-add" data-added-to="{c.index}" title="added by the strategy, not in the source">'
-                    f"{html.escape(c.added_text)}</ins>"
+                    f'<ins class="cv-add" data-added-to="{c.index}" title="added by the strategy">{html.escape(c.added_text)}</ins>'
                 )
             if c.start == c.end:
-                out.append(self._band_open(c) + "</span>")
+                out.append(self._band_open(pos) + "</span>" + _end_marker(c, self.notes.get(c.index)))
                 self.drawn.add(pos)
         return "".join(out)
 
     def stretch(self, a: int, b: int, cover: tuple[int, ...]) -> str:
         """The text ``[a, b)``: plain, a content gap, one chunk's band or an overlap region."""
-        piece = html.escape(self.text[a:b])
+        piece = self._text(a, b)
         if not cover:
             if self._in_gap(a):
                 return f'<span class="cv-gap" data-gap-start="{a}" data-gap-end="{b}" title="not in any chunk">{piece}</span>'
@@ -244,21 +267,37 @@ class _Sweep:
         if len(cover) > 1:
             return self._overlap(a, b, cover, piece)
         pos = cover[0]
-        c = self.bands[pos]
         if pos in self.drawn:  # a chunk's second own stretch (after a parent boundary)
-            return f'<span class="cv-c cv-k{c.index % N_COLOURS}" data-continues="{c.index}">{piece}</span>'
+            return f'<span class="cv-c cv-k{self.shade[pos]}" data-continues="{self.bands[pos].index}">{piece}</span>'
         self.drawn.add(pos)
-        return self._band_open(c) + piece + "</span>"
+        return self._band_open(pos) + piece + "</span>"
 
     def chunk_ends_at(self, b: int) -> str:
-        """The end marker of every band that ends at ``b``."""
+        """The end markers placed at ``b``; an element for a chunk that ends at ``b`` undrawn."""
+        ending = self.bands_ending.get(b, ())
+        marked = self.markers_at.get(b, ())
         out = []
-        for pos in self.bands_ending.get(b, ()):
-            c = self.bands[pos]
-            if pos not in self.drawn:  # a chunk lying entirely inside overlaps still gets its element
-                out.append(self._band_open(c) + "</span>")
+        for pos in sorted({*ending, *marked}):
+            if pos in ending and pos not in self.drawn:  # a chunk lying entirely inside overlaps
+                out.append(self._band_open(pos) + "</span>")
                 self.drawn.add(pos)
-            out.append(_end_marker(c, self.notes.get(c.index)))
+            if pos in marked:
+                c = self.bands[pos]
+                out.append(_end_marker(c, self.notes.get(c.index)))
+        return "".join(out)
+
+    def _text(self, a: int, b: int) -> str:
+        """The escaped text ``[a, b)`` with the end markers that fall strictly inside it."""
+        lo, hi = bisect_right(self.marker_points, a), bisect_left(self.marker_points, b)
+        if lo >= hi:
+            return html.escape(self.text[a:b])
+        out, start = [], a
+        for point in self.marker_points[lo:hi]:
+            out.append(html.escape(self.text[start:point]))
+            for pos in self.markers_at[point]:
+                out.append(_end_marker(self.bands[pos], self.notes.get(self.bands[pos].index)))
+            start = point
+        out.append(html.escape(self.text[start:b]))
         return "".join(out)
 
     def _in_gap(self, a: int) -> bool:
@@ -269,19 +308,45 @@ class _Sweep:
         return self._gap_index < len(gaps) and gaps[self._gap_index][0] <= a < gaps[self._gap_index][1]
 
     def _overlap(self, a: int, b: int, cover: tuple[int, ...], piece: str) -> str:
-        first = self.bands[cover[0]]
+        first = min(cover, key=lambda pos: (self.bands[pos].start, pos))
         indexes = " ".join(str(self.bands[p].index) for p in cover)
-        label = f"overlap of chunks {', '.join(str(self.bands[p].index) for p in cover)}: {b - a} characters"
-        return (
-            f'<span class="cv-o cv-o{first.index % N_COLOURS}" data-strategy="{self.strategy}" data-overlap="{indexes}" '
-            f'data-start="{a}" data-end="{b}" title="{html.escape(label, quote=True)}">{piece}</span>'
-        )
+        return f'<span class="cv-o cv-o{self.shade[first]}" data-overlap="{indexes}" data-start="{a}" data-end="{b}">{piece}</span>'
 
     def _parent_open(self, parent: Chunk, continues: bool) -> str:
-        return _parent_open(parent, self.strategy, self.notes, self.options, self.selected_ancestors, continues=continues)
+        sel = " cv-psel" if parent.index in self.selected_ancestors or parent.index == self.options.selected else ""
+        classes = f'cv-p{" cv-podd" if parent.index % 2 else ""}{sel}'
+        if continues:
+            return f'<span class="{classes}" data-continues="{parent.index}">'
+        return (
+            f'<span id="cv-{self.strategy}-{parent.index}" class="{classes}" data-chunk-index="{parent.index}" '
+            f'data-parent-index="{parent.index}"{_facts(parent, self.notes.get(parent.index))}>'
+        )
 
-    def _band_open(self, c: Chunk) -> str:
-        return _band_open(c, self.strategy, self.notes, self.options, "")
+    def _band_open(self, pos: int) -> str:
+        c = self.bands[pos]
+        sel = " cv-sel" if self.options.selected == c.index else ""
+        return (
+            f'<span id="cv-{self.strategy}-{c.index}" class="cv-c cv-k{self.shade[pos]}{sel}" '
+            f'data-chunk-index="{c.index}"{_facts(c, self.notes.get(c.index))}>'
+        )
+
+
+def _facts(c: Chunk, note: ChunkAnnotation | None) -> str:
+    """The chunk's ``data-*`` attributes after its index (absent ones are left out; level 0 too)."""
+    parts = [f' data-start="{c.start}" data-end="{c.end}"']
+    if c.level:
+        parts.append(f' data-level="{c.level}"')
+    parts.append(f' data-reason="{html.escape(str(c.reason))}" data-boundary="{html.escape(str(c.boundary))}"')
+    if note is not None:
+        if note.tokens is not None:
+            parts.append(f' data-tokens="{note.tokens}"')
+        if note.embedding_tokens is not None:
+            parts.append(f' data-mtokens="{note.embedding_tokens}"')
+        if note.flags:
+            parts.append(f' data-flags="{html.escape(" ".join(str(f) for f in note.flags))}"')
+    if c.parent is not None:
+        parts.append(f' data-parent="{c.parent}"')
+    return "".join(parts)
 
 
 def _ancestors(chunks: Sequence[Chunk], index: int | None) -> set[int]:
@@ -303,67 +368,69 @@ def _positions_by_offset(offsets: Sequence[int]) -> dict[int, list[int]]:
     return grouped
 
 
-def _parent_open(
-    parent: Chunk, strategy: str, notes: Mapping[int, ChunkAnnotation], options: RenderOptions,
-    selected_ancestors: set[int], continues: bool,
-) -> str:
-    sel = " cv-psel" if parent.index in selected_ancestors or parent.index == options.selected else ""
-    if continues:
-        return f'<span class="cv-p{" cv-podd" if parent.index % 2 else ""}{sel}" data-continues="{parent.index}">'
-    title = html.escape(_title(parent, notes.get(parent.index), options.tokenizer), quote=True)
-    return (
-        f'<span id="cv-{strategy}-{parent.index}" class="cv-p{" cv-podd" if parent.index % 2 else ""}{sel}" data-strategy="{strategy}" '
-        f'data-chunk-index="{parent.index}" data-parent-index="{parent.index}" data-start="{parent.start}" '
-        f'data-end="{parent.end}" data-level="{parent.level}" title="{title}">'
-    )
-
-
-def _band_open(c: Chunk, strategy: str, notes: Mapping[int, ChunkAnnotation], options: RenderOptions, extra: str) -> str:
-    note = notes.get(c.index)
-    classes = f"cv-c cv-k{c.index % N_COLOURS}"
-    if note is not None:
-        if Flag.OVER_MODEL_LIMIT in note.flags or Flag.OVER_SIZE_LIMIT in note.flags:
-            classes += " cv-over"
-        if Flag.TINY in note.flags:
-            classes += " cv-tiny"
-    if options.selected == c.index:
-        classes += " cv-sel"
-    title = html.escape(_title(c, note, options.tokenizer), quote=True)
-    return (
-        f'<span id="cv-{strategy}-{c.index}" class="{classes}{extra}" data-strategy="{strategy}" '
-        f'data-chunk-index="{c.index}" data-start="{c.start}" data-end="{c.end}" data-level="{c.level}" title="{title}">'
-    )
+def _marker_class(note: ChunkAnnotation | None) -> str:
+    if note is not None and Flag.MID_WORD in note.flags:
+        return "cv-e cv-midword"
+    if note is not None and Flag.MID_SENTENCE in note.flags:
+        return "cv-e cv-midsent"
+    return "cv-e"
 
 
 def _end_marker(c: Chunk, note: ChunkAnnotation | None) -> str:
-    classes = "cv-e"
-    label = f"end of chunk {c.index}: {cut_text(c)}"
-    if note is not None:
-        if Flag.MID_WORD in note.flags:
-            classes += " cv-midword"
-            label += f" \u2014 {FLAG_LABELS[Flag.MID_WORD]}"
-        elif Flag.MID_SENTENCE in note.flags:
-            classes += " cv-midsent"
-            label += f" \u2014 {FLAG_LABELS[Flag.MID_SENTENCE]}"
-    return f'<i class="{classes}" data-end-of="{c.index}" title="{html.escape(label, quote=True)}"></i>'
+    return f'<i class="{_marker_class(note)}" data-end-of="{c.index}"></i>'
 
 
-def legend_html() -> str:
-    """A legend that explains every colour and mark used by :func:`render_html`."""
-    items = [
-        ('<span class="cv-c cv-k0">&nbsp;chunk&nbsp;</span><span class="cv-c cv-k1">&nbsp;next chunk&nbsp;</span>', "each chunk gets a colour band"),
-        ('<span class="cv-o cv-o0">&nbsp;overlap&nbsp;</span>', "text in two or more chunks (striped in both colours)"),
-        ('<i class="cv-e"></i>', "chunk end; hover for why it ends there (reason) and where (boundary)"),
-        ('<i class="cv-e cv-midsent"></i>', f"end {FLAG_LABELS[Flag.MID_SENTENCE]}"),
-        ('<i class="cv-e cv-midword"></i>', f"end {FLAG_LABELS[Flag.MID_WORD]}"),
-        (
-            '<span class="cv-c cv-k2 cv-over">&nbsp;over a limit&nbsp;</span>',
-            f"{FLAG_LABELS[Flag.OVER_MODEL_LIMIT]} or {FLAG_LABELS[Flag.OVER_SIZE_LIMIT]}",
+def marks_present(
+    chunks: Sequence[Chunk], annotations: Mapping[int, ChunkAnnotation], content_gaps: Sequence[tuple[int, int]]
+) -> set[str]:
+    """The names (see :data:`MARKS`) of the marks :func:`render_html` draws for these chunks.
+
+    Chunk bands and end markers are always present; union the sets of several columns for one legend.
+    """
+    parents = {c.parent for c in chunks if c.parent is not None}
+    leaves = [c for c in chunks if c.index not in parents]
+    present = {"chunk", "end"}
+    classes = {_marker_class(annotations.get(c.index)) for c in leaves}
+    if "cv-e cv-midsent" in classes:
+        present.add("midsent")
+    if "cv-e cv-midword" in classes:
+        present.add("midword")
+    if _any_overlap(leaves):
+        present.add("overlap")
+    if any(a < b for a, b in content_gaps):
+        present.add("gap")
+    if any(c.added_text for c in leaves):
+        present.add("added")
+    if parents:
+        present.add("parent")
+    return present
+
+
+def _any_overlap(chunks: Sequence[Chunk]) -> bool:
+    reach = None
+    for c in sorted((c for c in chunks if c.start < c.end), key=lambda c: c.start):
+        if reach is not None and c.start < reach:
+            return True
+        reach = c.end if reach is None else max(reach, c.end)
+    return False
+
+
+def legend_html(present: Collection[str] | None = None, hue: int = COLUMN_HUES[0]) -> str:
+    """A legend of the marks in ``present`` (names from :data:`MARKS`; all when None), in ``hue``."""
+    items = {
+        "chunk": (
+            '<span class="cv-c cv-k0">&nbsp;chunk&nbsp;</span><span class="cv-c cv-k1">&nbsp;next&nbsp;</span>'
+            '<span class="cv-c cv-k2">&nbsp;next&nbsp;</span>',
+            "chunks (neighbours alternate shades)",
         ),
-        ('<span class="cv-c cv-k3 cv-tiny">&nbsp;tiny&nbsp;</span>', "under 100 tokens"),
-        ('<span class="cv-gap">&nbsp;gap&nbsp;</span>', "text in no chunk"),
-        ('<ins class="cv-add">added</ins>', "text the strategy adds (not in the source)"),
-        ('<span class="cv-p">&nbsp;parent&nbsp;</span>', "underline: parent chunk around its children"),
-    ]
-    body = "".join(f"<span>{mark} {html.escape(text)}</span>" for mark, text in items)
-    return f'<div class="cv-legend">{body}</div>'
+        "end": ('<i class="cv-e"></i>', "chunk end"),
+        "midsent": ('<i class="cv-e cv-midsent"></i>', "cut mid-sentence"),
+        "midword": ('<i class="cv-e cv-midword"></i>', "cut mid-word"),
+        "overlap": ('<span class="cv-o cv-o0">&nbsp;overlap&nbsp;</span>', "text in two chunks"),
+        "gap": ('<span class="cv-gap">&nbsp;gap&nbsp;</span>', "text in no chunk"),
+        "added": ('<ins class="cv-add">added</ins>', "text the strategy adds (not in the source)"),
+        "parent": ('<span class="cv-p">&nbsp;parent&nbsp;</span>', "underline: a parent around its children"),
+    }
+    shown = MARKS if present is None else [name for name in MARKS if name in present]
+    body = "".join(f"<span>{items[name][0]} {html.escape(items[name][1])}</span>" for name in shown)
+    return f'<div class="cv-legend" style="--h:{int(hue)}">{body}</div>'

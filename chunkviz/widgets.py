@@ -7,18 +7,46 @@ checkbox, and a list parameter (type ``list[...]``) a preset picker over its dec
 a new strategy gets its controls from its declaration alone. Widget keys are
 ``{prefix}.{strategy}.{param}`` (the JSON list: ``....custom``) so tests (and query
 parameters) can address them.
+
+Controls are forgiving: a combination the strategy rejects (``make_params`` raises, e.g. an
+overlap typed above the size) shows its message right under the offending control, and the
+column keeps the last valid values (:func:`column_controls`, :func:`param_controls`). A strategy
+with sizes in the page tokenizer's units gets a per-column "size in" choice: tokens or
+characters (``{prefix}.{strategy}.size_in``).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
 
 import streamlit as st
 
+from chunkviz.errors import ChunkvizError
 from chunkviz.strategies.base import ParamInfo, Strategy
 
 CUSTOM = "custom…"
+#: The per-column size units: the page tokenizer's tokens, or characters (tokenizer ``chars``).
+TOKENS, CHARS = "tokens", "chars"
+#: Switching a column between tokens and characters scales its sizes by this (English prose has
+#: about 4 characters per cl100k token), so the chunks stay about as large.
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class ColumnChoice:
+    """What a column's controls chose.
+
+    ``params`` are the valid values that differ from the defaults: while the controls hold a
+    combination the strategy rejects, the last valid ones (``problem`` then says why, and the
+    message is shown under the offending control). ``tokenizer`` is the column's own size unit
+    (``chars``), None for the page's tokenizer.
+    """
+
+    params: dict[str, Any] = field(default_factory=dict)
+    tokenizer: str | None = None
+    problem: str | None = None
 
 
 def widget_key(prefix: str, strategy: str, param: str) -> str:
@@ -69,11 +97,100 @@ def seed_state(prefix: str, strategy: Strategy, given: Mapping[str, Any]) -> Non
             st.session_state[key + ".custom"] = json.dumps(custom if isinstance(custom, list) else _default_list(info))
 
 
+def column_controls(
+    prefix: str,
+    strategy: Strategy,
+    given: Mapping[str, Any] | None = None,
+    *,
+    tokenizer: str,
+    given_tokenizer: str | None = None,
+) -> ColumnChoice:
+    """A column's controls: the size unit (when the strategy counts ``tokenizer`` tokens and that
+    is not already characters), then the parameters, checked by the strategy. ``given`` and
+    ``given_tokenizer`` seed them once (a shared URL)."""
+    unit = size_unit_control(prefix, strategy, tokenizer, given_tokenizer)
+    params, problem = _checked_controls(prefix, strategy, given)
+    return ColumnChoice(params, unit, problem)
+
+
+def size_unit_control(prefix: str, strategy: Strategy, tokenizer: str, given: str | None = None) -> str | None:
+    """"Size in: tokens / characters" for a strategy with sizes in the page tokenizer's units;
+    returns ``chars`` or None (the page's tokenizer). Switching scales the sizes (see
+    :data:`CHARS_PER_TOKEN`)."""
+    if not strategy.token_sized() or tokenizer == CHARS:
+        return None
+    key = widget_key(prefix, strategy.name, "size_in")
+    if key not in st.session_state:
+        st.session_state[key] = CHARS if given == CHARS else TOKENS
+    unit = st.radio(
+        "size in",
+        [TOKENS, CHARS],
+        key=key,
+        horizontal=True,
+        format_func=lambda v: f"tokens ({tokenizer})" if v == TOKENS else "characters",
+        on_change=_rescale_sizes,
+        args=(prefix, strategy, key),
+        help="Count this column's sizes and overlap in the page's tokenizer's tokens or in characters. "
+        "Token counts in the table stay in the page's tokenizer, so columns remain comparable.",
+    )
+    return CHARS if unit == CHARS else None
+
+
+def _rescale_sizes(prefix: str, strategy: Strategy, unit_key: str) -> None:
+    """After a unit switch: token-sized integers times (or divided by) CHARS_PER_TOKEN, in range."""
+    to_chars = st.session_state.get(unit_key) == CHARS
+    for info in strategy.params_info():
+        key = widget_key(prefix, strategy.name, info.name)
+        value = st.session_state.get(key)
+        if not info.token_sized or info.type != "int" or not isinstance(value, int) or isinstance(value, bool):
+            continue
+        scaled = value * CHARS_PER_TOKEN if to_chars else round(value / CHARS_PER_TOKEN)
+        if info.minimum is not None:
+            scaled = max(int(info.minimum), scaled)
+        if info.maximum is not None:
+            scaled = min(int(info.maximum), scaled)
+        st.session_state[key] = scaled
+
+
 def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Draw the controls of ``strategy``; return the values that differ from the defaults."""
+    """Draw the controls of ``strategy``; return the values that differ from the defaults (the
+    last valid ones while the controls hold a combination the strategy rejects, whose message is
+    shown under the offending control)."""
+    return _checked_controls(prefix, strategy, given)[0]
+
+
+def _checked_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | None) -> tuple[dict[str, Any], str | None]:
+    values, notes = _draw_controls(prefix, strategy, given)
+    good_key = widget_key(prefix, strategy.name, "_last_good")
+    try:
+        strategy.make_params(values)
+    except ChunkvizError as exc:
+        param = getattr(exc, "param", None)
+        message = _inline_message(str(exc), param)
+        show = notes.get(param) if param in notes else notes.get(None)
+        if show is not None:
+            show(message)
+        return dict(st.session_state.get(good_key, {})), message
+    st.session_state[good_key] = dict(values)
+    return values, None
+
+
+def _inline_message(error: str, param: str | None) -> str:
+    """The error without its ``strategy: parameter 'x'`` prefix, plus what the column shows."""
+    short = error.split(f"parameter {param!r} ", 1)[-1] if param else error
+    name = (param or "").replace("_", " ")
+    return f"{name} {short}".strip() + " — the column keeps its last valid settings."
+
+
+def _draw_controls(
+    prefix: str, strategy: Strategy, given: Mapping[str, Any] | None
+) -> tuple[dict[str, Any], dict[str | None, Callable[[str], Any]]]:
+    """Draw the controls; return the values that differ from the defaults and, per parameter
+    (None: after all of them), a function that shows a warning right under its control."""
     seed_state(prefix, strategy, given or {})
     values: dict[str, Any] = {}
     current: dict[str, Any] = {}
+    notes: dict[str | None, Callable[[str], Any]] = {}
     for info in strategy.params_info():
         key = widget_key(prefix, strategy.name, info.name)
         current[info.name] = st.session_state.get(key, info.default)
@@ -83,6 +200,7 @@ def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | N
         help_text = f"{info.help} (range {info.range_text()}, default {info.default!r})"
         if info.is_list:
             chosen = list_control(key, label, info, help_text)
+            notes[info.name] = st.empty().warning
             if chosen != info.default:
                 values[info.name] = chosen
             continue
@@ -114,10 +232,12 @@ def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | N
             )
         else:
             value = st.text_input(label, key=key, help=help_text)
+        notes[info.name] = st.empty().warning
         current[info.name] = value
         if value != info.default:
             values[info.name] = value
-    return values
+    notes[None] = st.empty().warning
+    return values, notes
 
 
 def list_control(key: str, label: str, info: ParamInfo, help_text: str) -> Any:

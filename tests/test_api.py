@@ -19,11 +19,13 @@ def test_registered_strategies_and_defaults() -> None:
     described = {s["name"]: s for s in chunkviz.strategies()}
     assert {"fixed_tokens", "fixed_chars", "sentences", "paragraphs", "recursive"} <= set(described)
     defaults = {name: {p["name"]: p["default"] for p in s["params"]} for name, s in described.items()}
-    assert defaults["fixed_tokens"] == {"chunk_size": 400, "overlap": 50}
-    assert defaults["fixed_chars"] == {"chunk_size": 1600, "overlap": 200}
-    assert defaults["sentences"] == {"max_tokens": 400, "overlap_sentences": 1}
-    assert defaults["paragraphs"] == {"min_tokens": 100, "max_tokens": 600}
-    assert defaults["recursive"] == {"chunk_size": 500, "overlap": 50, "separators": "default"}
+    # sizes fit the default embedding model (all-MiniLM-L6-v2 reads 256 wordpieces; on the samples
+    # a chunk of 128 cl100k tokens is at most 216 of them)
+    assert defaults["fixed_tokens"] == {"chunk_size": 128, "overlap": 16}
+    assert defaults["fixed_chars"] == {"chunk_size": 512, "overlap": 64}
+    assert defaults["sentences"] == {"max_tokens": 128, "overlap_sentences": 1}
+    assert defaults["paragraphs"] == {"min_tokens": 32, "max_tokens": 128}
+    assert defaults["recursive"] == {"chunk_size": 128, "overlap": 16, "separators": "default"}
     for s in described.values():
         assert s["description"]
         for p in s["params"]:

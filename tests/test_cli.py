@@ -326,7 +326,7 @@ def test_help_exits_0(capsys) -> None:
 def test_diagnose_bad_input_is_also_one_line(capsys, doc_path: Path) -> None:
     code, out, err = run(capsys, "diagnose", str(doc_path), "-s", "recursive", "-p", "overlap=900")
     assert (code, out) == (2, "")
-    assert "parameter 'overlap' must be smaller than chunk_size (500), got 900" in _one_error_line(err)
+    assert "parameter 'overlap' must be smaller than chunk_size (128), got 900" in _one_error_line(err)
 
 
 # ----------------------------------------------------------------------------- diagnose

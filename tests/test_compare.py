@@ -12,11 +12,14 @@ from chunkviz.compare import (
     config_from_query,
     config_to_query,
     flag_counts,
+    flag_summary,
+    model_from_query,
     outline_html,
     run_strategy,
     stats_row,
 )
 from chunkviz.document import Document
+from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
 
 RST = "Title\n=====\n\nIntro text here.\n\nPart one\n--------\n\nBody of part one.\n"
@@ -26,7 +29,7 @@ TABLE = "Intro.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n| 5 | 6 |\n\nAfte
 def test_run_strategy_passes_the_document_with_its_format(monkeypatch) -> None:
     seen = []
 
-    def spy(document, strategy, **kwargs):  # noqa: ANN001, ANN202, ANN003
+    def spy(document, strategy, **kwargs):
         seen.append(document)
         return chunkviz.chunk(document, strategy, **kwargs)
 
@@ -70,3 +73,56 @@ def test_config_round_trips_through_query_params() -> None:
     doc, tokenizer, parsed = config_from_query(config_to_query("a.md", "words", columns))
     assert (doc, tokenizer, parsed) == ("a.md", "words", columns)
     assert config_from_query({"n": "1", "s0": "no_such_strategy"})[2] == []
+
+
+# --------------------------------------------------------------------------- flags, models, units
+
+SENTENCES = "The cat sat on the mat for the whole day. " * 20  # 200 words, a sentence every 10
+
+
+def test_flag_summary_names_only_the_flags_present() -> None:
+    clean = run_strategy("One two three. Four five six.", "fixed_chars", {"chunk_size": 15, "overlap": 0}, "words")
+    assert flag_summary(clean) == "2 chunks · no flags"
+    run = run_strategy(SENTENCES, "fixed_tokens", {"chunk_size": 190, "overlap": 0}, "words", embedding_model="all-MiniLM-L12-v2")
+    assert [len(c.text.split()) for c in run.chunks] == [190, 10]
+    assert flag_summary(run) == "2 chunks · 1 over model limit (128) · 1 tiny (< 48 words)"
+    one = run_strategy("Short.", "fixed_chars", {"chunk_size": 100, "overlap": 0}, "words", tiny_fraction=None)
+    assert flag_summary(one) == "1 chunk · no flags"
+
+
+def test_flag_summary_counts_cuts_in_plural() -> None:
+    run = run_strategy("One two three. Four five six.", "fixed_chars", {"chunk_size": 10, "overlap": 0}, "words")
+    assert [c.text for c in run.chunks] == ["One two th", "ree. Four ", "five six."]
+    assert flag_summary(run) == "3 chunks · 2 mid-sentence cuts · 1 mid-word cut"
+
+
+def test_run_strategy_takes_the_embedding_model_and_tiny_fraction_by_name() -> None:
+    default = run_strategy(SENTENCES, "fixed_tokens", {"chunk_size": 190, "overlap": 0}, "words")
+    assert default.diagnostics.embedding_model == DEFAULT_EMBEDDING_MODEL and default.diagnostics.embedding_max_tokens == 256
+    off = run_strategy(SENTENCES, "fixed_tokens", {"chunk_size": 190, "overlap": 0}, "words", tiny_fraction=None)
+    assert not off.diagnostics.tiny.on and flag_counts(off)[Flag.TINY] == 0
+
+
+def test_a_column_can_count_its_sizes_in_characters() -> None:
+    text = "alpha beta gamma delta. " * 20
+    run = run_strategy(text, "recursive", {"chunk_size": 100, "overlap": 0}, "words", column_tokenizer="chars")
+    assert max(len(c.text) for c in run.chunks) <= 100  # sizes in characters
+    assert (run.tokenizer, run.chunk_tokenizer, run.size_tokenizer) == ("words", "chars", "chars")
+    assert run.diagnostics.tokenizer == "words"  # token counts stay comparable with other columns
+    assert run.diagnostics.tiny.describe() == "tiny (< 25 % of the 100-character target)"
+    same = run_strategy(text, "recursive", {"chunk_size": 100, "overlap": 0}, "words", column_tokenizer="words")
+    assert same.chunk_tokenizer is None and same.size_tokenizer == "words"
+
+
+def test_query_round_trips_column_units_and_leaves_out_uploaded_names() -> None:
+    columns = [ColumnConfig("recursive", {"chunk_size": 300}, "chars"), ColumnConfig("paragraphs")]
+    query = config_to_query("a.md", "words", columns, embedding_model="text-embedding-3-small")
+    assert query["t0"] == "chars" and "t1" not in query and query["model"] == "text-embedding-3-small"
+    assert config_from_query(query) == ("a.md", "words", columns)
+    assert model_from_query(query) == "text-embedding-3-small"
+    assert model_from_query({}) == model_from_query({"model": "nope"}) == DEFAULT_EMBEDDING_MODEL
+    uploaded = config_to_query("secret-report.pdf", "words", columns, shareable=False)
+    assert "doc" not in uploaded and "secret-report.pdf" not in str(uploaded)
+    assert config_from_query(uploaded)[0] is None
+    assert "model" not in config_to_query("a.md", "words", columns, embedding_model=DEFAULT_EMBEDDING_MODEL)
+    assert config_from_query({**query, "t0": "no-such-tokenizer"})[2][0].tokenizer is None

@@ -11,9 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import chunkviz
 from chunkviz.diagnostics import (
     ChunkDiagnostics,
     Coverage,
+    TinyRule,
     TokenStats,
     audit_coverage,
     configured_overlap,
@@ -22,7 +24,21 @@ from chunkviz.diagnostics import (
     splits_grapheme,
 )
 from chunkviz.document.structure import Structure
-from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
+from chunkviz.models import (
+    DEFAULT_EMBEDDING_MODEL,
+    EMBEDDING_MODELS,
+    UnknownEmbeddingModelError,
+    embedding_model,
+    embedding_model_names,
+)
+from chunkviz.strategies import get_strategy
+from chunkviz.tokenizers import (
+    EMBEDDING_MODEL_MAX_TOKENS,
+    EMBEDDING_TOKENIZER,
+    TokenizerUnavailable,
+    get_tokenizer,
+    tokenizer_names,
+)
 from chunkviz.types import Chunk
 
 WORDS = {"tokenizer": "words", "embedding_tokenizer": None}
@@ -249,7 +265,7 @@ def test_cut_at_end_followed_only_by_whitespace_is_not_a_cut():
     d = diagnose(doc, spans_to_chunks(doc, [(0, 4), (4, 8)]), sentence_spans=[(0, 10)], **WORDS)
     last = d.chunks[1]
     assert not last.cut_mid_sentence and not last.cut_mid_word
-    assert last.flags == ("tiny", "starts_mid_sentence")
+    assert last.flags == ("starts_mid_sentence",)  # no strategy: no size target, no tiny flag
     assert d.coverage.whitespace_gaps == ((8, 10),)
 
 
@@ -323,6 +339,99 @@ def test_tiny_flag_and_token_stats():
     assert [c.tiny for c in d.chunks] == [True, False]
     assert d.summary.flag_counts["tiny"] == 1
     assert d.summary.tokens == TokenStats(2, 3.5, 3.5, 5)
+
+
+TEN = "a b c d e f g h i j k l m n"  # 14 words
+
+
+def test_tiny_is_relative_to_the_size_target_of_the_strategy():
+    chunks = chunkviz.chunk(TEN, "fixed_tokens", tokenizer="words", chunk_size=12, overlap=0)
+    assert [len(c.text.split()) for c in chunks] == [12, 2]
+    d = diagnose(TEN, chunks, strategy="fixed_tokens", params={"chunk_size": 12, "overlap": 0}, sentence_spans=[], **WORDS)
+    assert d.tiny == TinyRule(3, "words", 0.25, 12, "chunk_size")  # 25 % of 12 = 3: 2 words are tiny
+    assert [c.tiny for c in d.chunks] == [False, True]
+    assert d.tiny_tokens == 3
+    assert "tiny (< 25 % of the 12-word target): 1 chunk(s)" in d.summary_lines()
+    half = diagnose(TEN, chunks, strategy="fixed_tokens", params={"chunk_size": 12, "overlap": 0}, tiny=0.1, sentence_spans=[], **WORDS)
+    assert half.tiny.below == 2 and not any(c.tiny for c in half.chunks)  # 10 % of 12 = 1.2: under 2 words
+
+
+def test_the_default_size_target_counts_when_params_leave_it_out():
+    d = diagnose(TEN, chunkviz.chunk(TEN, "recursive", tokenizer="words"), strategy="recursive", sentence_spans=[], **WORDS)
+    assert (d.tiny.param, d.tiny.target, d.tiny.below) == ("chunk_size", 128, 32)
+    assert d.chunks[0].tiny  # 14 words of a 128-word target
+
+
+BUILTIN = ("fixed_tokens", "fixed_chars", "recursive", "sentences", "paragraphs", "headings", "hierarchical",
+           "tables", "code", "parent_child", "small_to_big", "semantic")
+
+
+def test_size_targets_are_declared_by_the_strategies_that_pack_to_a_size():
+    strategies = [get_strategy(name) for name in BUILTIN]
+    targets = {s.name: (s.size_param().name, s.size_param().unit) for s in strategies if s.size_param()}
+    assert targets == {
+        "fixed_tokens": ("chunk_size", "tokens"), "fixed_chars": ("chunk_size", "chars"),
+        "recursive": ("chunk_size", "tokens"), "sentences": ("max_tokens", "tokens"),
+        "paragraphs": ("max_tokens", "tokens"), "tables": ("max_tokens", "tokens"),
+        "parent_child": ("child_size", "tokens"),
+    }
+    assert [s.name for s in strategies if not s.token_sized()] == ["fixed_chars", "semantic"]
+
+
+def test_tiny_can_be_off_and_strategies_without_a_target_need_a_floor():
+    chunks = spans_to_chunks(TEN, [(0, 4), (4, len(TEN))])
+    off = diagnose(TEN, chunks, strategy="fixed_tokens", params={"chunk_size": 12, "overlap": 0}, tiny=None, sentence_spans=[], **WORDS)
+    assert not off.tiny.on and off.tiny_tokens is None and not any(c.tiny for c in off.chunks)
+    assert "tiny: off" in off.summary_lines()
+    headings = diagnose(TEN, chunks, strategy="headings", sentence_spans=[], **WORDS)
+    assert headings.tiny.describe() == "tiny: off (the strategy has no size target)"
+    assert not any(c.tiny for c in headings.chunks)
+    floor = diagnose(TEN, chunks, strategy="headings", tiny_tokens=3, sentence_spans=[], **WORDS)
+    assert floor.tiny == TinyRule(3, "words") and [c.tiny for c in floor.chunks] == [True, False]
+    assert floor.tiny.describe() == "tiny (< 3 words)"
+
+
+def test_tiny_counts_in_the_unit_the_strategy_chunked_with():
+    text = "alpha beta gamma delta. " * 10
+    params = {"chunk_size": 100, "overlap": 10}
+    chunks = chunkviz.chunk(text, "recursive", tokenizer="chars", **params)
+    d = diagnose(text, chunks, strategy="recursive", params=params, chunk_tokenizer="chars", sentence_spans=[], **WORDS)
+    assert d.tiny == TinyRule(25, "chars", 0.25, 100, "chunk_size")
+    assert [c.tiny for c in d.chunks] == [c.end - c.start < 25 for c in chunks]
+    assert d.chunks[0].tokens == len(chunks[0].text.split())  # counts stay in the diagnostics' tokenizer
+    assert d.overlap.unit == "chars" and d.overlap.configured == 10
+    assert "tiny (< 25 % of the 100-character target)" in d.tiny.describe()
+
+
+def test_the_embedding_model_sets_tokenizer_and_limit():
+    _need("minilm")
+    doc = "word " * 200
+    chunks = spans_to_chunks(doc, [(0, 5 * 126), (0, 5 * 127)])
+    small = diagnose(doc, chunks, tokenizer="words", embedding_model="all-MiniLM-L12-v2", sentence_spans=[])
+    assert (small.embedding_model, small.embedding_tokenizer, small.embedding_max_tokens) == ("all-MiniLM-L12-v2", "minilm", 128)
+    assert [c.over_model_limit for c in small.chunks] == [False, True]  # 126 + 2 = 128 fits, 129 does not
+    default = diagnose(doc, chunks, tokenizer="words", sentence_spans=[])
+    assert default.embedding_model == DEFAULT_EMBEDDING_MODEL and default.embedding_max_tokens == 256
+    assert any("all-MiniLM-L6-v2: minilm, 256 tokens" in line for line in default.summary_lines())
+    openai = diagnose(doc, chunks, tokenizer="words", embedding_model="text-embedding-3-small", sentence_spans=[])
+    assert (openai.embedding_tokenizer, openai.embedding_max_tokens) == ("cl100k_base", 8191)
+    approx = diagnose(doc, chunks, tokenizer="words", embedding_model="sentence-transformers/all-mpnet-base-v2", sentence_spans=[])
+    assert approx.embedding_max_tokens == 384 and any("approximate" in n for n in approx.notes)
+
+
+def test_embedding_model_table() -> None:
+    assert DEFAULT_EMBEDDING_MODEL == "all-MiniLM-L6-v2"
+    default = EMBEDDING_MODELS[DEFAULT_EMBEDDING_MODEL]
+    assert (default.tokenizer, default.max_tokens, default.exact) == (EMBEDDING_TOKENIZER, EMBEDDING_MODEL_MAX_TOKENS, True)
+    assert embedding_model_names()[0] == DEFAULT_EMBEDDING_MODEL
+    assert embedding_model("SENTENCE-TRANSFORMERS/ALL-MINILM-L6-V2") is default
+    assert embedding_model("bge-small-en-v1.5").name == "BAAI/bge-small-en-v1.5"
+    assert default.label() == "all-MiniLM-L6-v2 (256 tokens)"
+    for spec in EMBEDDING_MODELS.values():
+        assert spec.tokenizer in tokenizer_names() and spec.max_tokens > 0
+        assert spec.exact or spec.note
+    with pytest.raises(UnknownEmbeddingModelError, match="choose one of: all-MiniLM-L6-v2"):
+        embedding_model("no-such-model")
 
 
 def test_added_text_is_counted_separately():
@@ -401,7 +510,8 @@ def test_to_dict_is_json_ready_and_summary_lines_readable():
     d = diagnose(SENT, chunks, strategy="fixed_chars", params={"chunk_size": 9, "overlap": 0},
                  sentence_spans=SENT_SPANS, **WORDS)
     data = json.loads(json.dumps(d.to_dict()))
-    assert data["chunks"][0]["flags"] == ["tiny", "mid_sentence", "mid_word"]
+    assert data["chunks"][0]["flags"] == ["mid_sentence", "mid_word"]  # 6 chars: not under 25 % of 9
+    assert data["tiny"] == {"below": 3, "unit": "chars", "fraction": 0.25, "target": 9, "param": "chunk_size"}
     assert data["levels"][0]["coverage"]["content_gaps"] == []
     assert data["levels"][0]["overlap"]["configured"] == 0
     assert data["summary"]["mid_sentence_cuts"] == 2
@@ -410,6 +520,7 @@ def test_to_dict_is_json_ready_and_summary_lines_readable():
     lines = d.summary_lines()
     assert lines[0].startswith("4 chunks from strategy fixed_chars (chunk_size=9, overlap=0)")
     assert "mid-sentence cuts: 2; mid-word cuts: 1" in lines
+    assert "tiny (< 25 % of the 9-character target): 0 chunk(s)" in lines
     assert all(line.isascii() for line in lines)
 
 

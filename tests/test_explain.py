@@ -37,17 +37,19 @@ def test_summary_names_the_similarity_threshold_not_a_percentile_value(topic) ->
     # issue 9: the caption said "threshold percentile = 0.023" (0.023 is the similarity value)
     line = topic.summary()
     value = topic.threshold.value
-    assert f"similarity threshold {value:.3f} (percentile 95)" in line
-    assert "percentile =" not in line and "\n" not in line
+    # 29 pairs: the 5th percentile is at position 1.4, strictly between two similarities (no tie)
+    assert f"similarity threshold {value:.3f} = 5th percentile of 29 pairs · 2 breakpoints · 0 cuts" in line
+    assert "exactly at the threshold" not in line
+    assert "percentile =" not in line and "(percentile 95)" not in line and "\n" not in line
     assert "30 sentences" in line and "2 breakpoints" in line and "0 cuts forced by max_tokens (256 model tokens)" in line
 
 
 @pytest.mark.parametrize(
     ("threshold_type", "amount", "phrase"),
     [
-        ("gradient", 90, r"distance-gradient threshold -?\d\.\d{3} \(gradient percentile 90\)"),
-        ("standard_deviation", 1.5, r"similarity threshold -?\d\.\d{3} \(mean - 1\.5 × standard deviation\)"),
-        ("interquartile", 1, r"similarity threshold -?\d\.\d{3} \(mean - 1 × interquartile range\)"),
+        ("gradient", 90, r"distance-gradient threshold -?\d\.\d{3} = 90th percentile of 29 rises in distance · "),
+        ("standard_deviation", 1.5, r"similarity threshold -?\d\.\d{3} = mean - 1\.5 × standard deviation of 29 pairs · "),
+        ("interquartile", 1, r"similarity threshold -?\d\.\d{3} = mean - 1 × interquartile range of 29 pairs · "),
         ("absolute", 0.3, r"similarity threshold 0\.300 \(absolute\)"),
     ],
 )

@@ -14,6 +14,7 @@ from chunkviz.semantic.thresholds import (
     THRESHOLD_TYPES,
     chunk_count_curve,
     compute_threshold,
+    ordinal,
 )
 
 # A 10-value array with distinct values; every expected number below is computed by hand.
@@ -156,3 +157,70 @@ def test_chunk_count_curve_expected_values() -> None:
     assert curve == {0.0: 10, 50.0: 6, 80.0: 3, 95.0: 2, 100.0: 1}
     assert chunk_count_curve(np.array([]), [0, 95]) == [(0.0, 1), (95.0, 1)]
 
+
+
+# ----------------------------------------------------------------------------- the tie rule and the caption
+
+
+def test_a_pair_exactly_at_the_threshold_is_not_cut_and_is_named() -> None:
+    # 21 pairs: at p = 95 the 5th percentile sits at position (21 - 1) * 0.05 = 1.0, i.e. it IS
+    # the second-lowest similarity; only the lowest is strictly below it.
+    sims = np.array([0.5 + 0.01 * k for k in range(21)])
+    sims[7], sims[15] = 0.02, -0.1
+    got = compute_threshold(sims, "percentile", 95)
+    assert got.value == 0.02
+    assert got.breakpoints == (15,) and got.at_threshold == (7,)
+    assert got.describe() == "similarity threshold 0.020 = 5th percentile of 21 pairs"
+    # one step lower, the threshold lies strictly between the 2nd and 3rd lowest: both cut
+    lower = compute_threshold(sims, "percentile", 94)
+    assert lower.breakpoints == (7, 15) and lower.at_threshold == ()
+
+
+def test_gradient_ties_are_not_cut_either() -> None:
+    # binary-exact values: rises of distance [0, 0.25, -0.25, 0.25]; the 95th percentile lies
+    # between the two largest, both 0.25, so it is 0.25 and neither rises strictly above it
+    got = compute_threshold(np.array([0.75, 0.5, 0.75, 0.5]), "gradient", 95)
+    assert got.value == 0.25
+    assert got.breakpoints == () and got.at_threshold == (1, 3)
+    assert compute_threshold(np.array([0.75, 0.5, 0.75, 0.5]), "gradient", 50).breakpoints == (1, 3)
+
+
+@pytest.mark.parametrize(
+    ("threshold_type", "amount", "described"),
+    [
+        ("percentile", 95, "similarity threshold 0.145 = 5th percentile of 10 pairs"),
+        ("percentile", 80, "similarity threshold 0.440 = 20th percentile of 10 pairs"),
+        ("percentile", 97.5, "similarity threshold 0.123 = 2.5th percentile of 10 pairs"),
+        ("gradient", 80, "distance-gradient threshold 0.400 = 80th percentile of 10 rises in distance"),
+        ("standard_deviation", 1.0, "similarity threshold 0.360 = mean - 1 × standard deviation of 10 pairs"),
+        ("interquartile", 1.5, "similarity threshold 0.166 = mean - 1.5 × interquartile range of 10 pairs"),
+        ("absolute", 0.5, "similarity threshold 0.500 (absolute)"),
+    ],
+)
+def test_describe_names_the_threshold_and_where_it_comes_from(threshold_type: str, amount: float, described: str) -> None:
+    assert compute_threshold(SIMS, threshold_type, amount).describe() == described
+
+
+def test_describe_a_single_pair() -> None:
+    assert compute_threshold(np.array([0.3]), "percentile", 95).describe() == "similarity threshold 0.300 = 5th percentile of 1 pair"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0, "0th"), (1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (5, "5th"), (11, "11th"), (12, "12th"), (13, "13th"),
+     (21, "21st"), (22, "22nd"), (100, "100th"), (2.5, "2.5th"), (5.0, "5th")],
+)
+def test_ordinal(value: float, text: str) -> None:
+    assert ordinal(value) == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(similarity_arrays, st.floats(min_value=0, max_value=100))
+def test_every_pair_is_cut_at_or_beyond_the_threshold_exactly_once(sims: np.ndarray, p: float) -> None:
+    for threshold_type in ("percentile", "gradient"):
+        got = compute_threshold(sims, threshold_type, p)
+        values = got.metric_values
+        beyond = values < got.value if got.metric == "similarity" else values > got.value
+        assert list(got.breakpoints) == [int(i) for i in np.flatnonzero(beyond)]
+        assert list(got.at_threshold) == [int(i) for i in np.flatnonzero(values == got.value)]
+        assert not set(got.breakpoints) & set(got.at_threshold)

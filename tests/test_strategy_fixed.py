@@ -64,10 +64,12 @@ def test_worked_example_13_2_on_prose_maps_to_tiktoken_offsets() -> None:
     assert reasons(chunks) == ["size_limit", "size_limit", "end_of_document"]
 
 
-def test_fixed_tokens_default_params_follow_the_guide() -> None:
+def test_fixed_tokens_default_params_fit_the_default_embedding_model() -> None:
     text = " a" * 1000
-    chunks = chunk(text, "fixed_tokens")  # 400 / 50: step 350 -> starts 0, 350, 700 (700+400 >= 1000)
-    assert [(c.metadata["token_start"], c.metadata["token_end"]) for c in chunks] == [(0, 400), (350, 750), (700, 1000)]
+    chunks = chunk(text, "fixed_tokens")  # 128 / 16: step 112 -> starts 0, 112, ..., 896 (896+128 >= 1000)
+    expected = [(s, min(s + 128, 1000)) for s in range(0, 897, 112)]
+    assert [(c.metadata["token_start"], c.metadata["token_end"]) for c in chunks] == expected
+    assert expected[:2] == [(0, 128), (112, 240)] and expected[-1] == (896, 1000)
 
 
 def test_fixed_tokens_words_and_no_redundant_last_window() -> None:
@@ -134,8 +136,9 @@ def test_fixed_chars_exact(text: str, size: int, overlap: int, expected: list) -
     assert all(c.metadata == {} or "snapped_to_character" not in c.metadata for c in chunks)
 
 
-def test_fixed_chars_defaults_1600_200() -> None:
+def test_fixed_chars_defaults_512_64() -> None:
     text = "x" * 3000
-    chunks = chunk(text, "fixed_chars")  # step 1400: 0, 1400 (1400+1600 = 3000)
-    assert [(c.start, c.end) for c in chunks] == [(0, 1600), (1400, 3000)]
+    chunks = chunk(text, "fixed_chars")  # step 448: 0, 448, ..., 2688 (2688+512 >= 3000)
+    assert [(c.start, c.end) for c in chunks] == [(s, min(s + 512, 3000)) for s in range(0, 2689, 448)]
+    assert [(c.start, c.end) for c in chunks][-2:] == [(2240, 2752), (2688, 3000)]
 

@@ -87,7 +87,7 @@ def rows(chunks: Sequence[Chunk]) -> list[tuple[str, str, list[str]]]:
 
 def test_atx_sections_with_paths_and_preamble() -> None:
     chunks = chunk(MD, "headings")
-    check_headings_chunks(MD, chunks, "cl100k_base", 500)
+    check_headings_chunks(MD, chunks, "cl100k_base", 128)
     assert rows(chunks) == [
         (PRE, "unit_end", []),
         (S_GUIDE, "unit_end", [GUIDE]),
@@ -294,7 +294,7 @@ def test_empty_or_blank_text_gives_no_chunks(text: str) -> None:
         ({"max_level": 0}, "max_level"),
         ({"max_level": 7}, "max_level"),
         ({"merge_small": -1}, "merge_small"),
-        ({"merge_small": 500}, "merge_small"),  # not below the default max_tokens
+        ({"merge_small": 128}, "merge_small"),  # not below the default max_tokens
         ({"max_tokens": 10, "merge_small": 10}, "merge_small"),
         ({"max_tokens": 10, "merge_small": 11}, "merge_small"),
         ({"max_level": "deep"}, "max_level"),
@@ -323,7 +323,7 @@ def test_defaults() -> None:
     import chunkviz
 
     described = {s["name"]: {p["name"]: p["default"] for p in s["params"]} for s in chunkviz.strategies()}
-    assert described["headings"] == {"max_tokens": 500, "max_level": 6, "merge_small": 0}
+    assert described["headings"] == {"max_tokens": 128, "max_level": 6, "merge_small": 0}
 
 
 # ============================================================================ random Markdown-ish documents
@@ -426,7 +426,7 @@ def test_real_documents(path: Path) -> None:
     text = read_realdoc(path)
     for params in ({}, {"max_tokens": 64}, {"max_tokens": 200, "merge_small": 50, "max_level": 2}):
         chunks = chunk(text, "headings", **params)
-        check_headings_chunks(text, chunks, "cl100k_base", params.get("max_tokens", 500))
+        check_headings_chunks(text, chunks, "cl100k_base", params.get("max_tokens", 128))
     if path.name in ("pep-0008.rst", "ripgrep_README.md", "common_paper_mutual_nda_v1_coverpage.md"):
         # documents with nested headings: several sections, more than one level
         assert len(chunk(text, "headings", max_tokens=100_000)) > 5

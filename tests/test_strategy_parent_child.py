@@ -31,10 +31,10 @@ def rows(chunks: Sequence[Chunk]) -> list[tuple[Any, ...]]:
     return [(c.level, c.parent, c.start, c.end, c.text, c.reason, dict(c.metadata)) for c in chunks]
 
 
-def test_registered_with_the_guide_defaults() -> None:
+def test_registered_with_defaults_that_fit_the_default_embedding_model() -> None:
     described = {s["name"]: s for s in chunkviz.strategies()}
     defaults = {p["name"]: p["default"] for p in described["parent_child"]["params"]}
-    assert defaults == {"parent_size": 1000, "child_size": 200, "child_overlap": 30, "parents": "fixed"}
+    assert defaults == {"parent_size": 1000, "child_size": 128, "child_overlap": 16, "parents": "fixed"}
     parents = next(p for p in described["parent_child"]["params"] if p["name"] == "parents")
     assert parents["choices"] == ["fixed", "sections"]
     assert Reason.PARENT_END == "parent_end"
@@ -45,10 +45,10 @@ def test_registered_with_the_guide_defaults() -> None:
     [
         ({"child_size": 10, "child_overlap": 10}, "child_overlap"),  # overlap == child size
         ({"child_size": 10, "child_overlap": 11}, "child_overlap"),
-        ({"child_size": 20}, "child_overlap"),  # the default overlap (30) is not below 20
+        ({"child_size": 16}, "child_overlap"),  # the default overlap (16) is not below 16
         ({"parent_size": 100, "child_size": 100, "child_overlap": 5}, "child_size"),  # child == parent
         ({"parent_size": 100, "child_size": 150, "child_overlap": 5}, "child_size"),
-        ({"parent_size": 150}, "child_size"),  # the default child size (200) is not below 150
+        ({"parent_size": 128}, "child_size"),  # the default child size (128) is not below 128
         ({"parent_size": 1}, "parent_size"),  # below the minimum
         ({"child_size": 0}, "child_size"),
         ({"child_overlap": -1}, "child_overlap"),
@@ -125,7 +125,7 @@ def test_parent_child_chars_tokenizer_exact() -> None:
     ]
 
 
-def test_parent_child_guide_defaults_with_cl100k() -> None:
+def test_parent_child_guide_sizes_with_cl100k() -> None:
     # "The quick brown fox jumps over the lazy dog. " is 45 characters; 250 of them, stripped, are
     # 2,500 cl100k tokens, 10 per sentence: "The"/" The", " quick", ..., " dog", ".". Token 10*j
     # (j >= 1) is " The" of sentence j, starting at the space before it: char 45*j - 1, i.e.
@@ -137,7 +137,7 @@ def test_parent_child_guide_defaults_with_cl100k() -> None:
     def char(i: int) -> int:
         return 0 if i == 0 else int(4.5 * i) - 1
 
-    got = chunk(text, "parent_child")  # parent_size 1000, child_size 200, child_overlap 30
+    got = chunk(text, "parent_child", parent_size=1000, child_size=200, child_overlap=30)  # the guide's sizes
     parents = [c for c in got if c.level == 0]
     # parents: tokens [0,1000) [1000,2000) [2000,2500)
     assert [(p.start, p.end, p.reason) for p in parents] == [

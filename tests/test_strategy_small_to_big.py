@@ -26,10 +26,10 @@ def rows(chunks: Sequence[Chunk]) -> list[tuple[Any, ...]]:
     return [(c.level, c.parent, c.start, c.end, c.text, c.reason, dict(c.metadata)) for c in chunks]
 
 
-def test_registered_with_the_guide_defaults() -> None:
+def test_registered_with_defaults_that_fit_the_default_embedding_model() -> None:
     described = {s["name"]: s for s in chunkviz.strategies()}
     defaults = {p["name"]: p["default"] for p in described["small_to_big"]["params"]}
-    assert defaults == {"max_parent_tokens": 1000, "max_child_tokens": 200}
+    assert defaults == {"max_parent_tokens": 1000, "max_child_tokens": 128}
 
 
 @pytest.mark.parametrize(

@@ -55,7 +55,7 @@ def assert_no_cut_inside_a_row(text: str, chunks: Sequence[Chunk]) -> None:
 def test_thirty_rows_in_groups_of_ten_repeat_the_header() -> None:
     table, header = table_text(30)
     text = "Intro paragraph.\n\n" + table + "\nAfter the table.\n"
-    chunks = chunk(text, "tables", rows_per_chunk=10)
+    chunks = chunk(text, "tables", rows_per_chunk=10, max_tokens=500)  # room for ten rows
     assert_valid_chunking(text, chunks, allow_added_text=True)
     groups = [c for c in chunks if c.metadata.get("kind") == "table"]
     assert len(groups) == 3
@@ -85,7 +85,7 @@ def test_thirty_rows_in_groups_of_ten_repeat_the_header() -> None:
 
 def test_repeat_header_false_adds_nothing() -> None:
     table, _ = table_text(30)
-    chunks = chunk(table, "tables", rows_per_chunk=10, repeat_header=False)
+    chunks = chunk(table, "tables", rows_per_chunk=10, repeat_header=False, max_tokens=500)
     assert [c.added_text for c in chunks] == ["", "", ""]
     assert_valid_chunking(table, chunks)
 
@@ -115,7 +115,7 @@ def test_whole_table_is_atomic_and_flagged_when_over_the_limit() -> None:
     assert "never split" in t.metadata["note"]
     assert t.metadata["rows"] == [1, 30] and t.reason == "unit_end"
     assert t.added_text == ""
-    big = chunk(text, "tables", tokenizer="words")
+    big = chunk(text, "tables", max_tokens=500, tokenizer="words")
     (t,) = [c for c in big if c.metadata.get("kind") == "table"]
     assert "over_size_limit" not in t.metadata and "note" not in t.metadata
     assert_valid_chunking(text, small)

@@ -5,9 +5,10 @@ every number is exact for the spans given. The package is split by what is diagn
 
 - :mod:`~chunkviz.diagnostics.per_chunk`: token counts (from :mod:`chunkviz.counts`) and the
   flags of :class:`chunkviz.vocabulary.Flag`: over the strategy's own size limit (its
-  ``over_size_limit`` metadata), over the embedding model's limit, *tiny* (under
-  ``tiny_tokens``; chunks under 100 tokens retrieve worse), cuts mid-word / mid-sentence at its
-  end and start, splits a table or a code block; and the actual overlap with the previous chunk;
+  ``over_size_limit`` metadata), over the embedding model's limit (:mod:`chunkviz.models`),
+  *tiny* (under a fraction of the size the strategy was asked for, or an absolute floor: rule in
+  :mod:`~chunkviz.diagnostics.tiny`), cuts mid-word / mid-sentence at its end and start, splits
+  a table or a code block; and the actual overlap with the previous chunk;
 - :mod:`~chunkviz.diagnostics.per_level`: per level of a multi-level chunking, the coverage
   audit (:mod:`~chunkviz.diagnostics.coverage`: gaps with text, whitespace gaps, text covered
   more than once), the storage overhead of overlap and the overlap check
@@ -31,18 +32,22 @@ from chunkviz.diagnostics.results import (
     Overhead,
     OverlapCheck,
     Summary,
+    TinyRule,
     TokenStats,
 )
+from chunkviz.diagnostics.tiny import DEFAULT_TINY_FRACTION, tiny_rule
 from chunkviz.document.words import cuts_mid_word, splits_grapheme
 
 __all__ = [
+    "DEFAULT_TINY_FRACTION",
     "ChunkDiagnostics",
     "Coverage",
     "Diagnostics",
     "LevelDiagnostics",
-    "OverlapCheck",
     "Overhead",
+    "OverlapCheck",
     "Summary",
+    "TinyRule",
     "TokenStats",
     "audit_coverage",
     "configured_overlap",
@@ -50,4 +55,5 @@ __all__ = [
     "diagnose",
     "split_block_flags",
     "splits_grapheme",
+    "tiny_rule",
 ]

@@ -6,11 +6,27 @@ from typing import Any, Mapping, Sequence
 
 from chunkviz.counts import TokenCounter
 from chunkviz.diagnostics.cuts import CutFacts, SentenceIndex, split_block_flags
-from chunkviz.diagnostics.overlap import PairOverlap, configured_overlap, overlap_check, pair_overlaps, params_dict
+from chunkviz.diagnostics.overlap import (
+    PairOverlap,
+    configured_overlap,
+    overlap_check,
+    pair_overlaps,
+    params_dict,
+)
 from chunkviz.diagnostics.per_chunk import Limits, chunk_diagnostics
 from chunkviz.diagnostics.per_level import level_diagnostics, levels_of
-from chunkviz.diagnostics.results import Diagnostics, LevelDiagnostics, Span, Summary, TokenStats
+from chunkviz.diagnostics.results import (
+    Diagnostics,
+    LevelDiagnostics,
+    Span,
+    Summary,
+    TinyRule,
+    TokenStats,
+)
+from chunkviz.diagnostics.tiny import DEFAULT_TINY_FRACTION, tiny_rule
 from chunkviz.document.model import Document, as_document
+from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EmbeddingModelSpec
+from chunkviz.models import embedding_model as model_spec
 from chunkviz.tokenizers import (
     DEFAULT_TOKENIZER,
     EMBEDDING_MODEL_MAX_TOKENS,
@@ -32,25 +48,41 @@ def diagnose(
     params: Mapping[str, Any] | Any | None = None,
     embedding_tokenizer: str | Tokenizer | None = EMBEDDING_TOKENIZER,
     embedding_max_tokens: int = EMBEDDING_MODEL_MAX_TOKENS,
-    tiny_tokens: int = 100,
+    tiny_tokens: int | None = None,
     sentence_spans: Sequence[Span] | None = None,
+    embedding_model: str | EmbeddingModelSpec | None = None,
+    tiny: float | None = DEFAULT_TINY_FRACTION,
+    chunk_tokenizer: str | Tokenizer | None = None,
 ) -> Diagnostics:
     """Diagnose a chunking of ``document`` (a Document or its text): per-chunk flags, and per
     level the overlap check, coverage and overhead.
 
     ``chunks`` must be spans of the text (checked). Sentences (for mid-sentence cuts) and the
     tables and code blocks (for ``split_table``/``split_code``) come from ``document.structure``;
-    ``sentence_spans`` overrides the sentences. ``embedding_tokenizer=None`` skips the
-    embedding-limit check. ``strategy`` and ``params`` give the configured overlap.
+    ``sentence_spans`` overrides the sentences. ``strategy`` and ``params`` give the configured
+    overlap and the size target.
+
+    Model limit: ``embedding_model`` (a :data:`chunkviz.models.EMBEDDING_MODELS` name) sets the
+    tokenizer and limit; without it ``embedding_tokenizer`` and ``embedding_max_tokens`` do
+    (``embedding_tokenizer=None`` skips the check). Tiny: a chunk under ``tiny`` (a fraction,
+    default 0.25) of the strategy's size target, counted in ``chunk_tokenizer``'s units (the
+    tokenizer the strategy chunked with; default ``tokenizer``); ``tiny_tokens`` (an absolute
+    floor in ``tokenizer`` tokens) replaces that rule; ``tiny=None`` without a floor, or a
+    strategy without a size target, turns the flag off (see :mod:`chunkviz.diagnostics.tiny`).
     """
     doc = as_document(document)
     text = doc.text
     _check_spans(text, chunks)
     tok = get_tokenizer(tokenizer)
     notes: list[str] = []
+    model_name, embedding_tokenizer, embedding_max_tokens = _model(embedding_model, embedding_tokenizer, embedding_max_tokens, notes)
     embedding = _embedding_tokenizer(embedding_tokenizer, notes)
     params_plain = params_dict(params)
+    size_tok = get_tokenizer(chunk_tokenizer) if chunk_tokenizer is not None else tok
+    rule = tiny_rule(strategy, params_plain, fraction=tiny, floor=tiny_tokens, tokenizer=tok.name, chunk_tokenizer=size_tok.name)
     overlap_value, overlap_unit = configured_overlap(strategy, params_plain)
+    if overlap_unit == "tokens" and size_tok.name != tok.name:  # the strategy counted with another tokenizer
+        overlap_unit = "chars" if size_tok.name == "chars" else f"{size_tok.name} tokens"  # the latter: not measured
     sentences, sentences_checked = _sentences(doc, chunks, sentence_spans, overlap_unit == "sentences", notes)
     cuts = CutFacts(text, sentences)
     counter = TokenCounter(text, tok, embedding)
@@ -66,9 +98,10 @@ def diagnose(
         levels.append(level_diagnostics(text, chunks, level, members, token_counts, counter, cuts, check))
 
     blocks = split_block_flags(text, chunks, doc.structure.of_kind("table", "code")) if chunks else {}
-    limits = Limits(embedding_max_tokens, tiny_tokens)
+    limits = Limits(embedding_max_tokens, rule.below)
+    sizes = _sizes(text, chunks, token_counts, tok, rule)
     results = tuple(
-        chunk_diagnostics(c, counts[i], pairs.get(i, PairOverlap()), cuts, limits, blocks.get(c.index))
+        chunk_diagnostics(c, counts[i], pairs.get(i, PairOverlap()), cuts, limits, blocks.get(c.index), sizes[i])
         for i, c in enumerate(chunks)
     )
     flag_counts = {flag: 0 for flag in Flag}
@@ -83,7 +116,7 @@ def diagnose(
         tokenizer=tok.name,
         embedding_tokenizer=embedding.name if embedding is not None else None,
         embedding_max_tokens=embedding_max_tokens,
-        tiny_tokens=tiny_tokens,
+        tiny_tokens=rule.below,
         strategy=strategy,
         params=params_plain,
         sentences_checked=sentences_checked,
@@ -97,7 +130,35 @@ def diagnose(
             mid_word_cuts=sum(lv.mid_word_cuts for lv in levels),
         ),
         notes=tuple(notes),
+        tiny=rule,
+        embedding_model=model_name if embedding is not None else None,
     )
+
+
+def _model(
+    model: str | EmbeddingModelSpec | None, tokenizer: str | Tokenizer | None, max_tokens: int, notes: list[str]
+) -> tuple[str | None, str | Tokenizer | None, int]:
+    """The model's name, tokenizer and limit: from ``model``, else as given (named when they are
+    the default model's). A model counted with a stand-in tokenizer adds a note."""
+    if model is not None:
+        spec = model_spec(model)
+        if not spec.exact:
+            notes.append(f"{spec.name}: {spec.note}")
+        return spec.name, spec.tokenizer, spec.max_tokens
+    default = model_spec(DEFAULT_EMBEDDING_MODEL)
+    name = tokenizer.name if isinstance(tokenizer, Tokenizer) else tokenizer
+    is_default = name == default.tokenizer and max_tokens == default.max_tokens
+    return (default.name if is_default else None), tokenizer, max_tokens
+
+
+def _sizes(text: str, chunks: Sequence[Chunk], token_counts: Sequence[int], tok: Tokenizer, rule: TinyRule) -> list[int | None]:
+    """Each chunk's size in the tiny rule's unit (None: its tokens, already counted)."""
+    if not rule.on or rule.unit in (None, tok.name):
+        return [None] * len(chunks)
+    if rule.unit == "chars":
+        return [c.end - c.start for c in chunks]
+    counter = TokenCounter(text, get_tokenizer(rule.unit))
+    return [counter.tokens(c) for c in chunks]
 
 
 def _check_spans(text: str, chunks: Sequence[Chunk]) -> None:

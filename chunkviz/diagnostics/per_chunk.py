@@ -17,7 +17,8 @@ class Limits:
     """The thresholds of the size flags."""
 
     embedding_max_tokens: int
-    tiny_tokens: int
+    #: A chunk whose size (in the tiny rule's unit) is below this is tiny; None: never.
+    tiny_tokens: int | None
 
 
 def chunk_diagnostics(
@@ -27,12 +28,15 @@ def chunk_diagnostics(
     cuts: CutFacts,
     limits: Limits,
     split_block: Flag | None = None,
+    size: int | None = None,
 ) -> ChunkDiagnostics:
-    """What is notable about one chunk; ``flags`` lists the set ones in :class:`Flag` order."""
+    """What is notable about one chunk; ``flags`` lists the set ones in :class:`Flag` order.
+    ``size`` is the chunk's size in the unit of the tiny rule (default: its tokens)."""
+    size = counts.tokens if size is None else size
     on = {
         Flag.OVER_SIZE_LIMIT: bool(chunk.metadata.get(Meta.OVER_SIZE_LIMIT)),
         Flag.OVER_MODEL_LIMIT: counts.embedding_tokens is not None and counts.embedding_tokens > limits.embedding_max_tokens,
-        Flag.TINY: counts.tokens < limits.tiny_tokens,
+        Flag.TINY: limits.tiny_tokens is not None and size < limits.tiny_tokens,
         Flag.MID_SENTENCE: cuts.mid_sentence(chunk.end),
         Flag.MID_WORD: cuts.mid_word(chunk.end),
         Flag.STARTS_MID_SENTENCE: cuts.mid_sentence(chunk.start),

@@ -69,6 +69,44 @@ class ChunkDiagnostics(_ToDict):
     flags: tuple[Flag, ...]
 
 
+_UNIT_WORDS = {"chars": ("character", "characters"), "words": ("word", "words")}
+
+
+def unit_words(unit: str | None) -> tuple[str, str]:
+    """Singular and plural of what a tokenizer counts (``chars``: characters; others: tokens)."""
+    return _UNIT_WORDS.get(unit or "", ("token", "tokens"))
+
+
+@dataclass(frozen=True)
+class TinyRule(_ToDict):
+    """When a chunk is flagged *tiny*: its size (counted in ``unit``, a tokenizer name, ``chars``
+    for characters) is below ``below``; ``below`` None means the flag is off.
+
+    A relative rule is ``fraction`` of ``target``, the value of the strategy's size parameter
+    ``param`` (declared with ``param(..., size_target=True)``); an absolute rule has only
+    ``below`` (a floor given by the caller).
+    """
+
+    below: int | None
+    unit: str | None = None
+    fraction: float | None = None
+    target: int | None = None
+    param: str | None = None
+
+    @property
+    def on(self) -> bool:
+        return self.below is not None
+
+    def describe(self) -> str:
+        """E.g. ``tiny (< 25 % of the 128-token target)``, ``tiny (< 100 tokens)``, ``tiny: off``."""
+        one, many = unit_words(self.unit)
+        if self.below is None:
+            return "tiny: off (the strategy has no size target)" if self.fraction is not None else "tiny: off"
+        if self.fraction is not None and self.target is not None:
+            return f"tiny (< {self.fraction * 100:g} % of the {self.target}-{one} target)"
+        return f"tiny (< {self.below} {many})"
+
+
 @dataclass(frozen=True)
 class TokenStats(_ToDict):
     """Token counts of a set of chunks (all None when there are no chunks)."""
@@ -190,7 +228,8 @@ class Diagnostics(_ToDict):
     tokenizer: str
     embedding_tokenizer: str | None
     embedding_max_tokens: int
-    tiny_tokens: int
+    #: The tiny rule's threshold (``tiny.below``; in ``tiny.unit``), None when the flag is off.
+    tiny_tokens: int | None
     strategy: str | None
     params: Mapping[str, Any] = field(hash=False)
     sentences_checked: bool
@@ -198,6 +237,11 @@ class Diagnostics(_ToDict):
     levels: tuple[LevelDiagnostics, ...]
     summary: Summary
     notes: tuple[str, ...] = ()
+    #: The rule of the tiny flag (see :class:`TinyRule`).
+    tiny: TinyRule = TinyRule(None)
+    #: The embedding model whose limit was checked (an :data:`chunkviz.models.EMBEDDING_MODELS`
+    #: name), None when the tokenizer and limit were given directly.
+    embedding_model: str | None = None
 
     @property
     def coverage(self) -> Coverage:
@@ -236,13 +280,15 @@ class Diagnostics(_ToDict):
         counts = s.flag_counts
         if self.embedding_tokenizer is not None:
             biggest = max((c.embedding_tokens or 0 for c in self.chunks), default=0)
+            model = f"{self.embedding_model}: " if self.embedding_model else ""
             lines.append(
-                f"over the embedding limit ({self.embedding_tokenizer}, {self.embedding_max_tokens} tokens incl. "
+                f"over the embedding limit ({model}{self.embedding_tokenizer}, {self.embedding_max_tokens} tokens incl. "
                 f"special): {counts.get(Flag.OVER_MODEL_LIMIT, 0)} chunk(s); largest {biggest}"
             )
         if counts.get(Flag.OVER_SIZE_LIMIT):
             lines.append(f"{FLAG_LABELS[Flag.OVER_SIZE_LIMIT]}: {counts[Flag.OVER_SIZE_LIMIT]} chunk(s)")
-        lines.append(f"tiny (< {self.tiny_tokens} tokens): {counts.get(Flag.TINY, 0)} chunk(s)")
+        rule = self.tiny.describe()
+        lines.append(f"{rule}: {counts.get(Flag.TINY, 0)} chunk(s)" if self.tiny.on else rule)
         for flag in (Flag.SPLIT_TABLE, Flag.SPLIT_CODE):
             if counts.get(flag):
                 lines.append(f"{FLAG_LABELS[flag]}: {counts[flag]} chunk(s)")

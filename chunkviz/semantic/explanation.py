@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Mapping, Sequence
 
 from chunkviz.charts import chunk_count_figure, similarity_figure
@@ -36,19 +36,28 @@ class SemanticExplanation(Explanation):
 
     # ---- Explanation ---------------------------------------------------------------------------
     def summary(self) -> str:
-        """e.g. ``3,475 sentences · segmenter … · model … · similarity threshold 0.023
-        (percentile 95) · 12 breakpoints · 2 cuts forced by max_tokens (256 model tokens)``."""
+        """e.g. ``22 sentences · segmenter … · model … · similarity threshold 0.023 = 5th
+        percentile of 21 pairs · 1 breakpoint · 1 pair at the threshold (not cut) · 1 cut forced
+        by max_tokens (256 model tokens)``."""
         analysis = self.analysis
         parts = [f"{len(analysis.sentences):,} sentences", f"segmenter {analysis.segmenter}", f"model {analysis.model}"]
         if len(analysis.similarities) == 0:
             return " · ".join([*parts, "fewer than two sentences: nothing to compare"])
-        cuts = len(self.size_splits)
-        return " · ".join([
-            *parts,
-            self.threshold.describe(),
-            f"{len(self.threshold.breakpoints):,} breakpoint{'' if len(self.threshold.breakpoints) == 1 else 's'}",
-            f"{cuts:,} cut{'' if cuts == 1 else 's'} forced by max_tokens ({self.max_tokens} model tokens)",
-        ])
+        return " · ".join([*parts, self.threshold_caption()])
+
+    def threshold_caption(self) -> str:
+        """The threshold, where it comes from and what it cut, e.g. ``similarity threshold 0.023
+        = 5th percentile of 21 pairs · 1 breakpoint · 1 cut forced by max_tokens (256 model tokens)``;
+        pairs exactly at the threshold (not cut) are named when there are any."""
+        threshold = self.threshold
+        if len(self.analysis.similarities) == 0:
+            return threshold.describe()
+        n, ties, cuts = len(threshold.breakpoints), len(threshold.at_threshold), len(self.size_splits)
+        parts = [threshold.describe(), f"{n:,} breakpoint{'' if n == 1 else 's'}"]
+        if ties:
+            parts.append(f"{ties:,} pair{' is' if ties == 1 else 's are'} exactly at the threshold (not cut)")
+        parts.append(f"{cuts:,} cut{'' if cuts == 1 else 's'} forced by max_tokens ({self.max_tokens} model tokens)")
+        return " · ".join(parts)
 
     def figures(self, chunks: Sequence[Chunk] | None = None) -> list[ExplanationFigure]:
         """The similarity plot (click a point to select its chunk) and, for the percentile
@@ -59,7 +68,7 @@ class SemanticExplanation(Explanation):
         threshold = self.threshold
         similarity = similarity_figure(
             self.text, self.analysis.sentences, list(threshold.metric_values), threshold.metric, threshold.value,
-            threshold.breakpoints, self.size_splits, chunk_sentence_ranges(chunks),
+            threshold.breakpoints, self.size_splits, chunk_sentence_ranges(chunks), threshold.at_threshold,
         )
         out = [ExplanationFigure("similarity", similarity, selectable=True)]
         if threshold.threshold_type == "percentile":
@@ -99,11 +108,14 @@ class SemanticExplanation(Explanation):
     # ---- semantic specifics ----------------------------------------------------------------------
     @cached_property
     def count_curve(self) -> list[tuple[float, int]]:
-        """(percentile, chunks after the size limits) for percentiles 0..100 (computed once)."""
-        return final_chunk_counts(
-            self.text, model=self.analysis.model, buffer_size=self.analysis.buffer_size,
-            max_tokens=self.max_tokens, min_tokens=self.min_tokens,
-        )
+        """(percentile, chunks after the size limits) for percentiles 0..100: independent of the
+        threshold, so computed once per document and limits (a moved percentile reuses it)."""
+        return list(_count_curve(self.text, self.analysis.model, self.analysis.buffer_size, self.max_tokens, self.min_tokens))
+
+
+@lru_cache(maxsize=8)
+def _count_curve(text: str, model: str, buffer_size: int, max_tokens: int, min_tokens: int) -> tuple[tuple[float, int], ...]:
+    return tuple(final_chunk_counts(text, model=model, buffer_size=buffer_size, max_tokens=max_tokens, min_tokens=min_tokens))
 
 
 def chunk_sentence_ranges(chunks: Sequence[Chunk]) -> list[tuple[int, int]]:

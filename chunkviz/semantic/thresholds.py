@@ -10,6 +10,13 @@ Similarity ``i`` compares sentence ``i`` and ``i + 1``; a breakpoint ``i`` cuts 
 - ``gradient`` p: on the rise of the distance (1 - similarity) from the previous pair, above
   its p-th percentile (a sudden drop in similarity; cuts at the dip itself);
 - ``absolute`` s: below the similarity ``s``.
+
+Tie rule (one rule for chunks, plot marks and counts): a pair cuts only when it is strictly
+beyond the threshold (similarity ``<`` value; rise of distance ``>`` value), as LangChain's
+``distance > threshold``. A pair exactly at the threshold is not a breakpoint: with linear
+interpolation this happens whenever ``(pairs - 1) * (100 - p) / 100`` is a whole number, e.g. at
+p = 95 with 21 pairs the threshold *is* the second-lowest similarity, so only the lowest pair cuts.
+:attr:`Threshold.at_threshold` lists such pairs so that views can say so.
 """
 
 from __future__ import annotations
@@ -34,19 +41,51 @@ class Threshold:
     breakpoints: tuple[int, ...]
     amount: float = float("nan")
 
+    @property
+    def at_threshold(self) -> tuple[int, ...]:
+        """Pairs exactly at the threshold: not breakpoints (see the tie rule above)."""
+        if self.value != self.value:
+            return ()
+        return tuple(int(i) for i in np.flatnonzero(self.metric_values == self.value))
+
     def describe(self) -> str:
-        """One phrase, e.g. ``similarity threshold 0.023 (percentile 95)``."""
+        """One phrase naming the threshold and where it comes from, e.g.
+        ``similarity threshold 0.023 = 5th percentile of 21 pairs``."""
         if self.value != self.value:  # NaN: fewer than two sentences
             return "no threshold (fewer than two sentences)"
-        metric = "similarity" if self.metric == "similarity" else "distance-gradient"
-        setting = {
-            "percentile": f"percentile {self.amount:g}",
-            "gradient": f"gradient percentile {self.amount:g}",
-            "standard_deviation": f"mean - {self.amount:g} × standard deviation",
-            "interquartile": f"mean - {self.amount:g} × interquartile range",
-            "absolute": "absolute",
+        n = len(self.metric_values)
+        pairs = f"{n:,} pair{'' if n == 1 else 's'}"
+        if self.threshold_type == "gradient":
+            return f"distance-gradient threshold {self.value:.3f} = {ordinal(self.amount)} percentile of {n:,} rises in distance"
+        origin = {
+            "percentile": f"= {ordinal(100.0 - self.amount)} percentile of {pairs}",
+            "standard_deviation": f"= mean - {self.amount:g} × standard deviation of {pairs}",
+            "interquartile": f"= mean - {self.amount:g} × interquartile range of {pairs}",
+            "absolute": "(absolute)",
         }[self.threshold_type]
-        return f"{metric} threshold {self.value:.3f} ({setting})"
+        return f"similarity threshold {self.value:.3f} {origin}"
+
+    def rule(self) -> str:
+        """Which pairs cut, in words (the tie rule)."""
+        if self.metric == "similarity":
+            return "a pair cuts when its similarity is below the threshold (at it: no cut)"
+        return "a pair cuts when its rise in distance is above the threshold (at it: no cut)"
+
+
+def ordinal(value: float) -> str:
+    """``5`` -> ``5th``, ``1`` -> ``1st``, ``22`` -> ``22nd``, ``2.5`` -> ``2.5th``."""
+    value = round(float(value), 6)
+    if value != int(value):
+        return f"{value:g}th"
+    n = int(value)
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def cuts(metric_values: np.ndarray, value: float, metric: str) -> np.ndarray:
+    """Indices of the pairs that cut at ``value`` (strictly beyond it: the tie rule)."""
+    values = np.asarray(metric_values, dtype=np.float64)
+    return np.flatnonzero(values > value) if metric == "distance_gradient" else np.flatnonzero(values < value)
 
 
 def compute_threshold(similarities: np.ndarray, threshold_type: str = "percentile", amount: float = 95.0) -> Threshold:
@@ -64,10 +103,10 @@ def compute_threshold(similarities: np.ndarray, threshold_type: str = "percentil
         # (LangChain's np.gradient is a central difference that peaks one sentence early)
         gradient = np.diff(distances, prepend=distances[0])
         value = float(np.percentile(gradient, amount))
-        cut = np.flatnonzero(gradient > value)
+        cut = cuts(gradient, value, "distance_gradient")
         return Threshold(threshold_type, value, "distance_gradient", gradient, tuple(int(i) for i in cut), amount)
     value = _similarity_threshold(sims, threshold_type, amount)
-    cut = np.flatnonzero(sims < value)
+    cut = cuts(sims, value, "similarity")
     return Threshold(threshold_type, value, "similarity", sims, tuple(int(i) for i in cut), amount)
 
 
@@ -87,4 +126,4 @@ def chunk_count_curve(similarities: np.ndarray, percentiles: Sequence[float] = t
     sims = np.asarray(similarities, dtype=np.float64)
     if len(sims) == 0:
         return [(float(p), 1) for p in percentiles]
-    return [(float(p), int(np.count_nonzero(sims < np.percentile(sims, 100.0 - p))) + 1) for p in percentiles]
+    return [(float(p), len(cuts(sims, float(np.percentile(sims, 100.0 - p)), "similarity")) + 1) for p in percentiles]

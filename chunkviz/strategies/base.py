@@ -45,6 +45,8 @@ def param(
     applies_when: Mapping[str, tuple[Any, ...]] | None = None,
     overlap_unit: str | None = None,
     presets: Mapping[str, list[str]] | None = None,
+    unit: str | None = None,
+    size_target: bool = False,
 ) -> Any:
     """A dataclass field that carries its description and allowed range.
 
@@ -53,10 +55,13 @@ def param(
     ``overlap_unit`` (``tokens``, ``chars``, ``sentences``) marks the strategy's overlap
     parameter: diagnostics compare it with the overlap the chunks actually have.
     ``presets`` marks a list-of-strings parameter that also accepts a preset name.
+    ``unit`` is what a size is counted in: ``tokens`` (the tokenizer the strategy is given, so a
+    user interface may offer characters instead) or ``chars``. ``size_target=True`` marks the
+    size the strategy is asked for (at most one per strategy): "tiny" is relative to it.
     """
     meta = {
         "help": help, "minimum": minimum, "maximum": maximum, "choices": choices, "applies_when": applies_when,
-        "overlap_unit": overlap_unit, "presets": presets,
+        "overlap_unit": overlap_unit, "presets": presets, "unit": unit, "size_target": size_target,
     }
     if isinstance(default, list):
         return dataclasses.field(default_factory=lambda: list(default), metadata=meta)
@@ -79,6 +84,15 @@ class ParamInfo:
     overlap_unit: str | None = None
     #: Named values of a list parameter (e.g. separator hierarchies); the list may also be a preset name.
     presets: Mapping[str, list[str]] | None = None
+    #: ``tokens`` (the strategy's tokenizer) or ``chars`` for a size parameter.
+    unit: str | None = None
+    #: Whether this is the size the strategy is asked for (the reference of "tiny").
+    size_target: bool = False
+
+    @property
+    def token_sized(self) -> bool:
+        """Whether the value counts units of the tokenizer the strategy is given."""
+        return self.unit == "tokens" or self.overlap_unit == "tokens"
 
     @property
     def is_list(self) -> bool:
@@ -126,6 +140,14 @@ class Strategy(Generic[P]):
         """The parameter declared with ``overlap_unit`` (None when the strategy has no overlap)."""
         return next((p for p in self.params_info() if p.overlap_unit), None)
 
+    def size_param(self) -> ParamInfo | None:
+        """The parameter declared with ``size_target=True`` (None when sizes are only caps)."""
+        return next((p for p in self.params_info() if p.size_target), None)
+
+    def token_sized(self) -> bool:
+        """Whether some parameter counts the tokens of the tokenizer the strategy is given."""
+        return any(p.token_sized for p in self.params_info())
+
     def describe(self) -> dict[str, Any]:
         """A JSON-ready description: name, description and params with ranges."""
         return {
@@ -144,6 +166,8 @@ class Strategy(Generic[P]):
                     "applies_when": {k: list(v) for k, v in p.applies_when.items()} if p.applies_when else None,
                     "overlap_unit": p.overlap_unit,
                     "presets": dict(p.presets) if p.presets else None,
+                    "unit": p.unit,
+                    "size_target": p.size_target,
                 }
                 for p in self.params_info()
             ],
@@ -184,6 +208,8 @@ def params_info(params_type: type) -> list[ParamInfo]:
                 applies_when=f.metadata.get("applies_when"),
                 overlap_unit=f.metadata.get("overlap_unit"),
                 presets=f.metadata.get("presets"),
+                unit=f.metadata.get("unit"),
+                size_target=bool(f.metadata.get("size_target", False)),
             )
         )
     return infos

@@ -65,7 +65,10 @@ DEF_SPLIT_SEPARATORS = [s for s in PRESETS["python"] if s not in ("\nclass ", "\
 
 @dataclass(frozen=True)
 class CodeParams:
-    max_tokens: int = param(500, "maximum tokens per chunk; larger functions are split, larger classes get method children", minimum=1, maximum=100_000)
+    max_tokens: int = param(
+        128, "maximum tokens per chunk; larger functions are split, larger classes get method children", minimum=1, maximum=100_000,
+        unit="tokens",
+    )
 
 
 class Source:

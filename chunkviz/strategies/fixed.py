@@ -20,20 +20,20 @@ from chunkviz.vocabulary import Meta, Reason
 
 @dataclass(frozen=True)
 class FixedTokensParams:
-    chunk_size: int = param(400, "tokens per chunk", minimum=1, maximum=100_000)
-    overlap: int = param(50, "tokens shared by adjacent chunks", minimum=0, maximum=100_000, overlap_unit="tokens")
+    chunk_size: int = param(128, "tokens per chunk", minimum=1, maximum=100_000, unit="tokens", size_target=True)
+    overlap: int = param(16, "tokens shared by adjacent chunks", minimum=0, maximum=100_000, overlap_unit="tokens")
 
     def __post_init__(self) -> None:
-        check_overlap_below_size("fixed_tokens", self.chunk_size, self.overlap, 50)
+        check_overlap_below_size("fixed_tokens", self.chunk_size, self.overlap, 16)
 
 
 @dataclass(frozen=True)
 class FixedCharsParams:
-    chunk_size: int = param(1600, "characters per chunk", minimum=1, maximum=10_000_000)
-    overlap: int = param(200, "characters shared by adjacent chunks", minimum=0, maximum=10_000_000, overlap_unit="chars")
+    chunk_size: int = param(512, "characters per chunk", minimum=1, maximum=10_000_000, unit="chars", size_target=True)
+    overlap: int = param(64, "characters shared by adjacent chunks", minimum=0, maximum=10_000_000, overlap_unit="chars")
 
     def __post_init__(self) -> None:
-        check_overlap_below_size("fixed_chars", self.chunk_size, self.overlap, 200)
+        check_overlap_below_size("fixed_chars", self.chunk_size, self.overlap, 64)
 
 
 @register(

@@ -24,9 +24,10 @@ from chunkviz.types import Chunk
 @dataclass(frozen=True)
 class ParagraphsParams:
     min_tokens: int = param(
-        100, "paragraphs are merged until a chunk has at least this many tokens (flagged when it cannot)", minimum=0, maximum=100_000
+        32, "paragraphs are merged until a chunk has at least this many tokens (flagged when it cannot)", minimum=0, maximum=100_000,
+        unit="tokens",
     )
-    max_tokens: int = param(600, "maximum tokens per chunk", minimum=1, maximum=100_000)
+    max_tokens: int = param(128, "maximum tokens per chunk", minimum=1, maximum=100_000, unit="tokens", size_target=True)
 
     def __post_init__(self) -> None:
         if self.min_tokens > self.max_tokens:

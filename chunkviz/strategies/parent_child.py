@@ -32,10 +32,14 @@ from chunkviz.vocabulary import Meta, Reason
 
 @dataclass(frozen=True)
 class ParentChildParams:
-    parent_size: int = param(1000, "tokens per parent chunk (the context returned to the model)", minimum=2, maximum=100_000)
-    child_size: int = param(200, "tokens per child chunk (what is embedded and searched)", minimum=1, maximum=100_000)
+    parent_size: int = param(
+        1000, "tokens per parent chunk (the context returned to the model)", minimum=2, maximum=100_000, unit="tokens"
+    )
+    child_size: int = param(
+        128, "tokens per child chunk (what is embedded and searched)", minimum=1, maximum=100_000, unit="tokens", size_target=True
+    )
     child_overlap: int = param(
-        30, "tokens shared by adjacent children of the same parent", minimum=0, maximum=100_000, overlap_unit="tokens"
+        16, "tokens shared by adjacent children of the same parent", minimum=0, maximum=100_000, overlap_unit="tokens"
     )
     parents: str = param(
         "fixed",
@@ -46,7 +50,7 @@ class ParentChildParams:
 
     def __post_init__(self) -> None:
         if self.child_overlap >= self.child_size:
-            hint = " (the default child_overlap is 30)" if self.child_overlap == 30 else ""
+            hint = " (the default child_overlap is 16)" if self.child_overlap == 16 else ""
             raise InvalidParamError(
                 "parent_child",
                 "child_overlap",
@@ -111,7 +115,7 @@ def _children(parent: _Parent, index: int, params: ParentChildParams) -> list[Pi
 @register(
     "parent_child",
     "Parents of parent_size tokens (or Markdown sections) to return as context; children of child_size tokens "
-    "with child_overlap, cut inside each parent, to embed and search (guide defaults 1000/200/30).",
+    "with child_overlap, cut inside each parent, to embed and search (defaults 1000/128/16).",
     ParentChildParams,
 )
 def parent_child(document: Document, params: ParentChildParams, tokenizer: Tokenizer) -> list[Chunk]:

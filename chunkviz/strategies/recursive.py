@@ -20,8 +20,8 @@ from chunkviz.types import Chunk
 
 @dataclass(frozen=True)
 class RecursiveParams:
-    chunk_size: int = param(500, "maximum tokens per chunk", minimum=1, maximum=100_000)
-    overlap: int = param(50, "tokens repeated from the end of the previous chunk", minimum=0, maximum=100_000, overlap_unit="tokens")
+    chunk_size: int = param(128, "maximum tokens per chunk", minimum=1, maximum=100_000, unit="tokens", size_target=True)
+    overlap: int = param(16, "tokens repeated from the end of the previous chunk", minimum=0, maximum=100_000, overlap_unit="tokens")
     separators: str | list[str] = param(
         "default",
         "separator hierarchy: a preset (default, markdown, python, guide) or a list of strings",
@@ -29,7 +29,7 @@ class RecursiveParams:
     )
 
     def __post_init__(self) -> None:
-        check_overlap_below_size("recursive", self.chunk_size, self.overlap, 50)
+        check_overlap_below_size("recursive", self.chunk_size, self.overlap, 16)
         resolve_separators(self.separators)
 
 

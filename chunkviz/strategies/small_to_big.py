@@ -33,10 +33,11 @@ from chunkviz.vocabulary import Meta, Reason
 @dataclass(frozen=True)
 class SmallToBigParams:
     max_parent_tokens: int = param(
-        1000, "a paragraph over this many tokens is split into several parents at sentence ends (flagged)", minimum=1, maximum=100_000
+        1000, "a paragraph over this many tokens is split into several parents at sentence ends (flagged)", minimum=1, maximum=100_000,
+        unit="tokens",
     )
     max_child_tokens: int = param(
-        200, "a sentence over this many tokens is split at words (flagged split_unit)", minimum=1, maximum=100_000
+        128, "a sentence over this many tokens is split at words (flagged split_unit)", minimum=1, maximum=100_000, unit="tokens"
     )
 
 

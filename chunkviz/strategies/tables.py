@@ -41,7 +41,10 @@ _WHOLE_TABLE_NOTE = (
 
 @dataclass(frozen=True)
 class TablesParams:
-    max_tokens: int = param(500, "maximum tokens per chunk (text chunks and row groups; whole tables are only flagged)", minimum=1, maximum=100_000)
+    max_tokens: int = param(
+        128, "maximum tokens per chunk (text chunks and row groups; whole tables are only flagged)", minimum=1, maximum=100_000,
+        unit="tokens", size_target=True,
+    )
     rows_per_chunk: int = param(
         0, "rows per table chunk; 0 keeps every table whole, N > 0 cuts tables into groups of up to N rows", minimum=0, maximum=100_000
     )

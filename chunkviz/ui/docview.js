@@ -1,0 +1,519 @@
+// chunkviz document view (components v2). Called on every render with new `data`; one view per
+// parentElement is kept in VIEWS and updated in place (columns whose HTML is unchanged keep their
+// DOM and scroll position). Only render.py's escaped HTML (column.html, legend) is set as innerHTML;
+// everything built from other data uses textContent / setAttribute / style.
+
+const VIEWS = new WeakMap();
+const HIT = "[data-chunk-index],[data-continues],[data-overlap],[data-end-of],[data-added-to],.cv-gap";
+
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  let view = VIEWS.get(parentElement);
+  if (!view) {
+    view = new DocView(parentElement);
+    VIEWS.set(parentElement, view);
+  }
+  view.setStateValue = setStateValue;
+  view.update(data || {});
+  // Streamlit may call a render's cleanup while the element stays mounted (a newer render
+  // superseded it): tear down only when the host has really left the page.
+  return () => setTimeout(() => {
+    if (!parentElement.isConnected && VIEWS.get(parentElement) === view) {
+      view.destroy();
+      VIEWS.delete(parentElement);
+    }
+  }, 0);
+}
+
+const el = (tag, cls, text) => {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+const fmt = (n) => Number(n).toLocaleString("en-US");
+const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
+
+class DocView {
+  constructor(parentElement) {
+    this.parent = parentElement;
+    this.root = parentElement.querySelector(".cvd-root") || parentElement.appendChild(el("div", "cvd-root"));
+    this.root.__cvd = this; // for tests and benchmarks
+    this.columns = [];
+    this.data = null;
+    this.sync = true;
+    this.syncFromData = null;
+    this.nonce = 0;
+    this.frame = 0;
+    this.driver = -1;
+    this.hover = null; // {col, elements}
+    this.stats = { syncMs: [], anchorMs: [], updateMs: [] };
+    this.build();
+    this.resize = new ResizeObserver(() => this.columns.forEach((c) => (c.anchors = null)));
+  }
+
+  build() {
+    const root = this.root;
+    root.replaceChildren();
+    this.bar = root.appendChild(el("div", "cvd-bar"));
+    const label = this.bar.appendChild(el("label", "cvd-sync"));
+    this.syncBox = label.appendChild(document.createElement("input"));
+    this.syncBox.type = "checkbox";
+    this.syncBox.checked = this.sync;
+    label.appendChild(document.createTextNode("linked scrolling"));
+    this.syncBox.addEventListener("change", () => {
+      this.sync = this.syncBox.checked;
+      if (this.sync && this.driver >= 0) this.schedule(this.driver);
+    });
+    this.reasons = this.bar.appendChild(el("span", "cvd-reasons"));
+    this.ribbon = root.appendChild(el("div", "cvd-ribbon"));
+    this.legend = root.appendChild(el("div", "cvd-legend"));
+    this.grid = root.appendChild(el("div", "cvd-grid"));
+    this.tip = root.appendChild(el("div", "cvd-tip"));
+    this.tip.setAttribute("role", "tooltip");
+    this.tip.hidden = true;
+    this.grid.addEventListener("mouseover", (e) => this.onHover(e));
+    this.grid.addEventListener("mousemove", (e) => this.placeTip(e));
+    this.grid.addEventListener("mouseleave", () => this.clearHover());
+    this.grid.addEventListener("click", (e) => this.onClick(e));
+    this.ribbon.addEventListener("click", (e) => this.onRibbonClick(e));
+    this.ribbon.addEventListener("mousemove", (e) => this.onRibbonHover(e));
+    this.ribbon.addEventListener("mouseleave", () => this.hideTip());
+  }
+
+  destroy() {
+    this.resize.disconnect();
+    if (this.frame) cancelAnimationFrame(this.frame);
+  }
+
+  // ------------------------------------------------------------------ rendering
+  update(data) {
+    const t0 = performance.now();
+    const previous = this.data;
+    this.data = data;
+    this.labels = data.labels || { reasons: {}, boundaries: {}, flags: {} };
+    if (data.sync !== this.syncFromData) {
+      this.syncFromData = data.sync;
+      this.sync = data.sync !== false;
+      this.syncBox.checked = this.sync;
+    }
+    this.root.style.setProperty("--cvd-h", `${Number(data.height) || 560}px`);
+    if (!previous || previous.legend !== data.legend) this.legend.innerHTML = data.legend || "";
+    const cols = data.columns || [];
+    if (cols.length !== this.columns.length) this.buildColumns(cols.length);
+    const lengthChanged = !previous || previous.length !== data.length;
+    cols.forEach((c, i) => this.updateColumn(this.columns[i], c, lengthChanged));
+    this.updateReasons(cols);
+    this.columns.forEach((c) => this.updateWindow(c));
+    this.stats.updateMs.push(performance.now() - t0);
+  }
+
+  buildColumns(n) {
+    this.columns.forEach((c) => this.resize.unobserve(c.box));
+    this.grid.replaceChildren();
+    this.ribbon.replaceChildren();
+    this.grid.style.gridTemplateColumns = `repeat(${n}, minmax(0, 1fr))`;
+    this.columns = [];
+    for (let i = 0; i < n; i++) {
+      const col = { i, html: null, cutsKey: null, anchors: null, shown: null, expectTop: null, lastTop: 0 };
+      col.trackLabel = this.ribbon.appendChild(el("div", "cvd-track-label"));
+      col.track = this.ribbon.appendChild(el("div", "cvd-track"));
+      col.track.dataset.column = String(i);
+      col.cell = this.grid.appendChild(el("div", "cvd-col"));
+      col.head = col.cell.appendChild(el("div", "cvd-head"));
+      col.head.appendChild(el("span", "cvd-swatch"));
+      col.label = col.head.appendChild(el("span", "cvd-label"));
+      col.summaryEl = col.head.appendChild(el("div", "cvd-summary"));
+      col.box = col.cell.appendChild(el("div", "cvd-box"));
+      col.box.dataset.column = String(i);
+      col.box.addEventListener("scroll", () => this.onScroll(col), { passive: true });
+      this.resize.observe(col.box);
+      this.columns.push(col);
+    }
+    this.axis = this.ribbon.appendChild(el("div", "cvd-axis"));
+    this.axisStart = this.axis.appendChild(el("span", "", "0"));
+    this.axisEnd = this.axis.appendChild(el("span", "", ""));
+  }
+
+  updateColumn(col, c, lengthChanged) {
+    col.data = c;
+    col.label.textContent = c.label;
+    col.trackLabel.textContent = c.label;
+    col.summaryEl.textContent = c.summary || "";
+    for (const node of [col.cell, col.track, col.trackLabel]) node.style.setProperty("--cvd-colour", c.colour);
+    if (c.html !== col.html) this.replaceHtml(col, c.html);
+    const cutsKey = JSON.stringify(c.cuts);
+    if (lengthChanged || cutsKey !== col.cutsKey) {
+      col.cutsKey = cutsKey;
+      this.drawTrack(col, c.cuts || []);
+    }
+    this.axisEnd.textContent = `${fmt(this.data.length)} characters`;
+    const wanted = c.selected === undefined ? null : c.selected;
+    if (wanted !== col.shown) {
+      this.markSelected(col, wanted);
+      if (wanted !== null) this.reveal(col, wanted);
+    }
+  }
+
+  replaceHtml(col, html) {
+    const keep = col.html !== null && col.lastTop > 0 ? this.offsetAt(col, col.lastTop) : null;
+    col.box.innerHTML = html; // render.py output: escaped server-side
+    col.html = html;
+    col.anchors = null;
+    col.lastTop = col.box.scrollTop;
+    if (col.shown !== null) this.markSelected(col, col.shown);
+    if (keep !== null) this.setScroll(col, this.topFor(col, keep));
+  }
+
+  drawTrack(col, cuts) {
+    const length = Math.max(1, Number(this.data.length) || 1);
+    const frag = document.createDocumentFragment();
+    frag.appendChild(el("div", "cvd-track-line"));
+    for (const [end, reason] of cuts) {
+      const tick = el("div", "cvd-tick");
+      tick.dataset.offset = String(end);
+      tick.dataset.reason = reason;
+      tick.style.left = `${(100 * end) / length}%`;
+      tick.style.background = (this.data.reason_colours || {})[reason] || "#495057";
+      frag.appendChild(tick);
+    }
+    col.window = frag.appendChild(el("div", "cvd-window"));
+    col.track.replaceChildren(frag);
+    col.cutEnds = cuts.map((x) => x[0]);
+    col.cutReasons = cuts.map((x) => x[1]);
+  }
+
+  updateReasons(cols) {
+    const present = new Set();
+    cols.forEach((c) => (c.cuts || []).forEach((x) => present.add(x[1])));
+    const key = [...present].sort().join(" ");
+    if (key === this.reasonsKey) return;
+    this.reasonsKey = key;
+    this.reasons.replaceChildren(el("span", "", "ticks: why a chunk ends —"));
+    for (const reason of Object.keys(this.labels.reasons)) {
+      if (!present.has(reason)) continue;
+      const item = this.reasons.appendChild(el("span"));
+      const mark = item.appendChild(el("i"));
+      mark.style.background = (this.data.reason_colours || {})[reason] || "#495057";
+      item.appendChild(document.createTextNode(shortReason(this.labels.reasons[reason])));
+    }
+  }
+
+  // ------------------------------------------------------------------ offsets <-> pixels
+  anchorsOf(col) {
+    if (col.anchors) return col.anchors;
+    const t0 = performance.now();
+    const nodes = col.box.querySelectorAll(".cv-c[data-start],.cv-o[data-start],.cv-gap");
+    const n = nodes.length;
+    const tops = new Float64Array(n + 2);
+    const pos = new Float64Array(n + 2);
+    let k = 1, lastTop = 0, lastPos = 0, overlapEnd = 0;
+    for (const node of nodes) {
+      let p;
+      if (node.classList.contains("cv-o")) {
+        p = Number(node.dataset.start);
+        overlapEnd = Number(node.dataset.end);
+      } else if (node.classList.contains("cv-gap")) {
+        p = Number(node.dataset.gapStart);
+      } else {
+        p = Math.max(Number(node.dataset.start), overlapEnd); // a band is drawn after its leading overlap
+      }
+      lastPos = Math.max(lastPos, p || 0);
+      lastTop = Math.max(lastTop, node.offsetTop);
+      tops[k] = lastTop;
+      pos[k] = lastPos;
+      k++;
+    }
+    const box = col.box;
+    tops[k] = Math.max(lastTop + 1, box.scrollHeight);
+    pos[k] = Math.max(lastPos, Number(this.data.length) || 0);
+    col.lastTop = box.scrollTop;
+    col.anchors = { tops, pos, height: box.clientHeight, maxTop: Math.max(0, box.scrollHeight - box.clientHeight) };
+    this.stats.anchorMs.push(performance.now() - t0);
+    return col.anchors;
+  }
+
+  offsetAt(col, y) {
+    const { tops, pos } = this.anchorsOf(col);
+    const k = lastAtMost(tops, y);
+    if (k >= tops.length - 1) return pos[tops.length - 1];
+    const span = tops[k + 1] - tops[k];
+    return pos[k] + (span > 0 ? ((y - tops[k]) / span) * (pos[k + 1] - pos[k]) : 0);
+  }
+
+  topFor(col, offset) {
+    const { tops, pos } = this.anchorsOf(col);
+    const k = lastAtMost(pos, offset);
+    if (k >= pos.length - 1) return tops[pos.length - 1];
+    const span = pos[k + 1] - pos[k];
+    return tops[k] + (span > 0 ? ((offset - pos[k]) / span) * (tops[k + 1] - tops[k]) : 0);
+  }
+
+  // Geometry is read once per anchors build (invalidated on resize and new HTML) and the scroll
+  // positions are tracked from scroll events, so a sync frame only writes (no forced layout).
+  setScroll(col, top) {
+    const { maxTop } = this.anchorsOf(col);
+    const target = Math.round(clamp(top, 0, maxTop));
+    if (Math.abs(col.lastTop - target) < 1) return;
+    col.expectTop = target;
+    col.lastTop = target;
+    col.box.scrollTop = target;
+  }
+
+  // ------------------------------------------------------------------ scrolling
+  onScroll(col) {
+    col.lastTop = col.box.scrollTop;
+    if (col.expectTop !== null && Math.abs(col.lastTop - col.expectTop) <= 1) {
+      col.expectTop = null; // our own programmatic scroll
+      this.scheduleWindows();
+      return;
+    }
+    col.expectTop = null;
+    this.schedule(col.i);
+  }
+
+  schedule(i) {
+    this.driver = i;
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.syncFrom(this.driver);
+    });
+  }
+
+  scheduleWindows() {
+    if (this.frame || this.windowFrame) return;
+    this.windowFrame = requestAnimationFrame(() => {
+      this.windowFrame = 0;
+      this.columns.forEach((c) => this.updateWindow(c));
+    });
+  }
+
+  syncFrom(i) {
+    const t0 = performance.now();
+    const source = this.columns[i];
+    if (!source) return;
+    const offset = this.offsetAt(source, source.lastTop);
+    if (this.sync) {
+      for (const col of this.columns) if (col !== source) this.setScroll(col, this.topFor(col, offset));
+    }
+    this.columns.forEach((c) => this.updateWindow(c));
+    this.stats.syncMs.push(performance.now() - t0);
+    if (this.stats.syncMs.length > 500) this.stats.syncMs.splice(0, 250);
+  }
+
+  scrollAllTo(offset) {
+    for (const col of this.columns) this.setScroll(col, this.topFor(col, offset) - 6);
+    this.columns.forEach((c) => this.updateWindow(c));
+  }
+
+  updateWindow(col) {
+    if (!col.window || col.html === null) return;
+    const length = Math.max(1, Number(this.data.length) || 1);
+    const { height } = this.anchorsOf(col);
+    if (!height) return;
+    const a = this.offsetAt(col, col.lastTop);
+    const b = this.offsetAt(col, col.lastTop + height);
+    col.window.style.left = `${(100 * a) / length}%`;
+    col.window.style.width = `${(100 * Math.max(0, b - a)) / length}%`;
+  }
+
+  reveal(col, index) {
+    const first = col.box.querySelector(extentSelector(index));
+    if (!first) return;
+    const box = col.box;
+    const boxRect = box.getBoundingClientRect();
+    const rect = first.getBoundingClientRect();
+    const visible = rect.top >= boxRect.top && rect.top <= boxRect.bottom - 24;
+    if (visible) return;
+    const top = box.scrollTop + rect.top - boxRect.top - box.clientHeight * 0.2;
+    box.scrollTop = clamp(Math.round(top), 0, box.scrollHeight - box.clientHeight); // a user-like scroll: syncs
+  }
+
+  // ------------------------------------------------------------------ ribbon
+  ribbonOffset(e) {
+    const track = e.target.closest(".cvd-track");
+    if (!track) return null;
+    const rect = track.getBoundingClientRect();
+    const frac = clamp((e.clientX - rect.left) / Math.max(1, rect.width), 0, 1);
+    return { track, rect, offset: frac * (Number(this.data.length) || 0) };
+  }
+
+  onRibbonClick(e) {
+    const hit = this.ribbonOffset(e);
+    if (hit) this.scrollAllTo(hit.offset);
+  }
+
+  onRibbonHover(e) {
+    const hit = this.ribbonOffset(e);
+    if (!hit) return this.hideTip();
+    const col = this.columns[Number(hit.track.dataset.column)];
+    const length = Math.max(1, Number(this.data.length) || 1);
+    const near = nearestCut(col.cutEnds || [], hit.offset, (4 * length) / Math.max(1, hit.rect.width));
+    const rows = [];
+    if (near >= 0) {
+      const reason = col.cutReasons[near];
+      rows.push(["b", `${col.data.label}: a chunk ends at character ${fmt(col.cutEnds[near])}`]);
+      rows.push(["row", this.labels.reasons[reason] || reason]);
+    } else {
+      rows.push(["b", `character ${fmt(Math.round(hit.offset))}`]);
+    }
+    rows.push(["hint", "click to scroll every column here"]);
+    this.showTip(rows, e);
+  }
+
+  // ------------------------------------------------------------------ hover, tooltip, click
+  hitOf(e) {
+    const box = e.target.closest && e.target.closest(".cvd-box");
+    if (!box) return null;
+    const node = e.target.closest(HIT);
+    if (!node || !box.contains(node)) return null;
+    return { col: this.columns[Number(box.dataset.column)], node };
+  }
+
+  onHover(e) {
+    const hit = this.hitOf(e);
+    if (!hit) return this.clearHover();
+    if (this.hover && this.hover.node === hit.node) return;
+    this.clearHover();
+    const indexes = chunksOf(hit.node);
+    const elements = [];
+    for (const i of indexes) elements.push(...hit.col.box.querySelectorAll(extentSelector(i)));
+    elements.forEach((n) => n.classList.add("cvd-hl"));
+    this.hover = { node: hit.node, elements };
+    this.showTip(this.describe(hit.col, hit.node, indexes), e);
+  }
+
+  clearHover() {
+    if (this.hover) this.hover.elements.forEach((n) => n.classList.remove("cvd-hl"));
+    this.hover = null;
+    this.hideTip();
+  }
+
+  onClick(e) {
+    const hit = this.hitOf(e);
+    if (!hit) return;
+    const indexes = chunksOf(hit.node);
+    if (!indexes.length) return;
+    const index = indexes[indexes.length - 1]; // in an overlap: the chunk that starts there
+    this.markSelected(hit.col, index);
+    this.nonce = Math.max(this.nonce + 1, Date.now());
+    this.setStateValue("selection", { column: hit.col.i, index, nonce: this.nonce });
+  }
+
+  markSelected(col, index) {
+    col.box.querySelectorAll(".cvd-sel").forEach((n) => n.classList.remove("cvd-sel"));
+    col.shown = index;
+    if (index === null) return;
+    col.box.querySelectorAll(extentSelector(index)).forEach((n) => n.classList.add("cvd-sel"));
+  }
+
+  describe(col, node, indexes) {
+    const ds = node.dataset;
+    if (ds.overlap !== undefined) {
+      const a = Number(ds.start), b = Number(ds.end);
+      return [
+        ["b", `Overlap of chunks ${indexes.join(" and ")}`],
+        ["kv", "characters", `${fmt(a)}\u2013${fmt(b)} (${fmt(b - a)} chars, in both chunks)`],
+        ["hint", "click to select chunk " + indexes[indexes.length - 1]],
+      ];
+    }
+    if (node.classList.contains("cv-gap")) {
+      const a = Number(ds.gapStart), b = Number(ds.gapEnd);
+      return [["b", "Text in no chunk"], ["kv", "characters", `${fmt(a)}\u2013${fmt(b)} (${fmt(b - a)} chars)`]];
+    }
+    const index = indexes[0];
+    const info = col.box.querySelector(`[data-chunk-index="${index}"]`);
+    if (!info) return [["b", `Chunk ${index}`]];
+    const d = info.dataset;
+    const start = Number(d.start), end = Number(d.end);
+    const rows = [["b", `Chunk ${index}` + (d.parentIndex !== undefined ? " (parent of smaller chunks)" : "")]];
+    if (ds.addedTo !== undefined) rows.push(["row", "text added by the strategy (not in the document)"]);
+    rows.push(["kv", "span", `${fmt(start)}\u2013${fmt(end)}`]);
+    rows.push(["kv", "characters", fmt(end - start)]);
+    if (d.tokens !== undefined) rows.push(["kv", "tokens", fmt(d.tokens)]);
+    if (d.mtokens !== undefined) rows.push(["kv", "embedding-model tokens", fmt(d.mtokens)]);
+    if (d.parent !== undefined) rows.push(["kv", "inside parent chunk", d.parent + (d.level ? `, level ${d.level}` : "")]);
+    if (d.reason) rows.push(["kv", "ends because", this.labels.reasons[d.reason] || d.reason]);
+    if (d.boundary) rows.push(["kv", "cut falls at", this.labels.boundaries[d.boundary] || d.boundary]);
+    if (d.flags) {
+      const words = d.flags.split(/\s+/).filter(Boolean).map((f) => this.labels.flags[f] || f);
+      rows.push(["flags", "flags: " + words.join("; ")]);
+    }
+    rows.push(["hint", "click to select"]);
+    return rows;
+  }
+
+  showTip(rows, e) {
+    const tip = this.tip;
+    tip.replaceChildren();
+    for (const [kind, a, b] of rows) {
+      if (kind === "b") tip.appendChild(el("b", "", a));
+      else if (kind === "kv") {
+        const row = tip.appendChild(el("span", "cvd-tip-row"));
+        row.appendChild(el("span", "cvd-tip-key", `${a}: `));
+        row.appendChild(document.createTextNode(b));
+      } else if (kind === "flags") tip.appendChild(el("span", "cvd-tip-row cvd-tip-flags", a));
+      else if (kind === "hint") tip.appendChild(el("span", "cvd-tip-row cvd-tip-hint", a));
+      else tip.appendChild(el("span", "cvd-tip-row", a));
+    }
+    tip.hidden = false;
+    this.placeTip(e);
+  }
+
+  placeTip(e) {
+    if (this.tip.hidden) return;
+    const root = this.root.getBoundingClientRect();
+    const tip = this.tip;
+    let x = e.clientX - root.left + 14;
+    let y = e.clientY - root.top + 18;
+    if (x + tip.offsetWidth > root.width) x = Math.max(0, e.clientX - root.left - tip.offsetWidth - 14);
+    if (y + tip.offsetHeight > root.height) y = Math.max(0, e.clientY - root.top - tip.offsetHeight - 14);
+    tip.style.left = `${x}px`;
+    tip.style.top = `${y}px`;
+  }
+
+  hideTip() {
+    this.tip.hidden = true;
+  }
+}
+
+function extentSelector(i) {
+  const n = Number(i);
+  return `[data-chunk-index="${n}"],[data-continues="${n}"],[data-overlap~="${n}"]`;
+}
+
+function chunksOf(node) {
+  const ds = node.dataset;
+  if (ds.overlap !== undefined) return ds.overlap.split(/\s+/).filter(Boolean).map(Number);
+  const raw = ds.chunkIndex ?? ds.continues ?? ds.endOf ?? ds.addedTo;
+  return raw === undefined ? [] : [Number(raw)];
+}
+
+// index of the last element <= x in a non-decreasing array (0 when x is before the first)
+function lastAtMost(arr, x) {
+  let lo = 0, hi = arr.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (arr[mid] <= x) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function nearestCut(ends, offset, tolerance) {
+  if (!ends.length) return -1;
+  let lo = 0, hi = ends.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ends[mid] < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  let best = lo;
+  if (lo > 0 && Math.abs(ends[lo - 1] - offset) <= Math.abs(ends[lo] - offset)) best = lo - 1;
+  return Math.abs(ends[best] - offset) <= tolerance ? best : -1;
+}
+
+function shortReason(label) {
+  return String(label).replace(/\s*\(.*\)\s*$/, "");
+}

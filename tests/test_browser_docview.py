@@ -1,0 +1,343 @@
+"""The document view component in a real browser: tests/apps/docview_demo.py served by Streamlit.
+
+Same pattern as tests/test_browser.py: a module fixture runs ``streamlit run`` on a free port,
+Playwright drives Debian's Chromium (``/usr/bin/chromium``, never ``playwright install``); skipped
+with the reason when Chromium or playwright is missing. Screenshots go to ``test-output/``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chunkviz.vocabulary import REASON_LABELS, Reason
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parent.parent
+APP = "tests/apps/docview_demo.py"
+OUTPUT = REPO / "test-output"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+VIEWPORT = {"width": 1500, "height": 1100}
+TIMEOUT_S = 90
+ROOT_JS = "document.querySelector('[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.cvd-root')"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def sync_api():
+    if not CHROMIUM.exists():
+        pytest.skip(f"Chromium not found at {CHROMIUM} (Debian package 'chromium'; see .ci/run)")
+    try:
+        from playwright import sync_api
+    except ImportError:
+        pytest.skip("the playwright Python package is not installed")
+    return sync_api
+
+
+@pytest.fixture(scope="module")
+def server(sync_api, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The demo app served by ``streamlit run`` on a free port; yields its URL."""
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
+    command = [
+        sys.executable, "-m", "streamlit", "run", APP, "--server.headless", "true", "--server.port", str(port),
+        "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not become healthy in 60 s:\n{log_path.read_text(errors='replace')}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def browser(sync_api) -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+def _open(browser: Any, url: str) -> Any:
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_S * 1000)
+    page.page_errors = []  # type: ignore[attr-defined]
+    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector(".cvd-box [data-chunk-index]")
+    wait_for(lambda: page.evaluate(f"() => {ROOT_JS}.__cvd.columns.length") == 3, "three columns")
+    return page
+
+
+@pytest.fixture
+def page(browser, server: str) -> Iterator[Any]:
+    page = _open(browser, server)
+    yield page
+    assert page.page_errors == []
+    page.context.close()
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def wait_for(condition: Callable[[], Any], what: str, timeout: float = TIMEOUT_S) -> Any:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = condition()
+        except Exception as exc:  # noqa: BLE001 - elements are replaced while Streamlit re-renders
+            last = exc
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}; last value: {last!r}")
+
+
+def shot(page: Any, name: str) -> Path:
+    OUTPUT.mkdir(exist_ok=True)
+    path = OUTPUT / name
+    page.screenshot(path=str(path))
+    return path
+
+
+def js(page: Any, body: str, arg: Any = None) -> Any:
+    """Evaluate ``body`` with ``root`` (the component's .cvd-root) and ``arg`` in scope."""
+    return page.evaluate(f"(arg) => {{ const root = {ROOT_JS}; {body} }}", arg)
+
+
+def box_rect(page: Any, column: int) -> dict[str, float]:
+    return js(page, "const r = root.querySelectorAll('.cvd-box')[arg].getBoundingClientRect();"
+              "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};", column)  # fmt: skip
+
+
+def first_rect(page: Any, column: int, index: int) -> dict[str, float]:
+    """The first line box of chunk ``index``'s band in ``column``."""
+    return js(
+        page,
+        "const [c, i] = arg; const e = root.querySelectorAll('.cvd-box')[c].querySelector(`.cv-c[data-chunk-index=\"${i}\"]`);"
+        "const r = e.getClientRects()[0]; return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};",
+        [column, index],
+    )
+
+
+def chunks(page: Any, column: int) -> list[dict[str, Any]]:
+    return js(
+        page,
+        "return [...root.querySelectorAll('.cvd-box')[arg].querySelectorAll('.cv-c[data-chunk-index]')]"
+        ".map(e => ({index: +e.dataset.chunkIndex, start: +e.dataset.start, end: +e.dataset.end, reason: e.dataset.reason}));",
+        column,
+    )
+
+
+def visible_chunks(page: Any, column: int) -> list[int]:
+    """Indexes of the chunks whose first line shows inside the box."""
+    box = box_rect(page, column)
+    return [c["index"] for c in chunks(page, column)
+            if box["top"] <= first_rect(page, column, c["index"])["top"] < box["bottom"] - 20]  # fmt: skip
+
+
+def top_offset(page: Any, column: int) -> int:
+    return int(js(page, "return root.__cvd.offsetAt(root.__cvd.columns[arg], root.__cvd.columns[arg].box.scrollTop);", column))
+
+
+def top_bracket(page: Any, column: int) -> tuple[int, int]:
+    """Read from the DOM alone: the start offset of the last chunk element (band or overlap) that
+    begins at or above the box's top edge, and of the first one that begins below it."""
+    return tuple(js(
+        page,
+        "const box = root.querySelectorAll('.cvd-box')[arg]; const top = box.getBoundingClientRect().top + 4;"
+        "let before = 0, after = root.__cvd.data.length;"
+        "for (const e of box.querySelectorAll('.cv-c[data-start], .cv-o')) {"
+        "  const rs = e.getClientRects(); if (!rs.length) continue;"
+        "  if (rs[0].top <= top) before = +e.dataset.start; else { after = +e.dataset.start; break; } }"
+        "return [before, after];",
+        column,
+    ))  # fmt: skip
+
+
+def scroll_tops(page: Any) -> list[int]:
+    return js(page, "return [...root.querySelectorAll('.cvd-box')].map(b => Math.round(b.scrollTop));")
+
+
+def scroll_box(page: Any, column: int, top: int) -> None:
+    js(page, "root.querySelectorAll('.cvd-box')[arg[0]].scrollTop = arg[1];", [column, top])
+
+
+# ----------------------------------------------------------------------------- tests
+
+
+def test_hover_shows_a_styled_tooltip_and_outlines_the_whole_extent(page: Any) -> None:
+    bands = chunks(page, 0)
+    overlapped = next(c for c in bands if c["index"] > 0 and js(
+        page, "return root.querySelectorAll('.cvd-box')[0].querySelectorAll(`[data-overlap~=\"${arg}\"]`).length;", c["index"]))
+    index = overlapped["index"]
+    rect = first_rect(page, 0, index)
+    page.mouse.move(rect["left"] + 4, (rect["top"] + rect["bottom"]) / 2)
+    tip = page.locator(".cvd-tip")
+    wait_for(lambda: tip.is_visible(), "the tooltip")
+    text = tip.inner_text()
+    reason = REASON_LABELS[Reason(overlapped["reason"])]
+    assert f"Chunk {index}" in text
+    assert f"{overlapped['start']:,}\u2013{overlapped['end']:,}" in text
+    assert f"characters: {overlapped['end'] - overlapped['start']:,}" in text
+    assert "tokens:" in text and reason in text and "cut falls at:" in text
+    assert "_" not in text  # plain words, no internal names
+    outlined = js(page, "return [...root.querySelectorAll('.cvd-hl')].map(e => e.dataset.overlap ?? e.dataset.chunkIndex ?? e.dataset.continues);")
+    assert str(index) in outlined and any(o and " " in o for o in outlined), outlined  # its overlap regions too
+    assert js(page, "return root.querySelectorAll('.cvd-box [title]').length;") == 0, "no browser title tooltips"
+    path = shot(page, "docview_hover.png")
+    print(f"screenshot: {path}")
+
+
+def test_click_selects_and_python_gets_it(page: Any) -> None:
+    index = visible_chunks(page, 1)[1]
+    rect = first_rect(page, 1, index)
+    page.mouse.click(rect["left"] + 4, (rect["top"] + rect["bottom"]) / 2)
+    page.get_by_text(f"selected: column 1 chunk {index}").wait_for()
+    selected = js(page, "return [...root.querySelectorAll('.cvd-box')[1].querySelectorAll('.cvd-sel')]"
+                        ".map(e => e.dataset.chunkIndex ?? e.dataset.continues ?? e.dataset.overlap);")  # fmt: skip
+    assert str(index) in selected
+    assert scroll_tops(page) == [0, 0, 0]  # Python's echo of the click scrolls nothing
+    shot(page, "docview_click.png")
+
+
+def test_selection_from_python_scrolls_inside_its_box(page: Any) -> None:
+    target = chunks(page, 2)[-4]["index"]
+    assert first_rect(page, 2, target)["top"] > box_rect(page, 2)["bottom"]  # starts out of view
+    page.get_by_label("select from Python (column:index)").fill(f"2:{target}")
+    page.keyboard.press("Enter")
+
+    def inside() -> bool:
+        box, rect = box_rect(page, 2), first_rect(page, 2, target)
+        return box["top"] <= rect["top"] and rect["bottom"] <= box["bottom"]
+
+    page_top = box_rect(page, 2)["top"]
+    wait_for(inside, "the selected chunk to scroll into its box")
+    assert box_rect(page, 2)["top"] == page_top  # the box scrolled, not the page
+    assert js(page, "return root.querySelectorAll('.cvd-box')[2].querySelectorAll('.cvd-sel').length;") >= 1
+    shot(page, "docview_python_selection.png")
+
+
+def test_scroll_sync_by_character_offset_and_its_toggle(page: Any) -> None:
+    scroll_box(page, 0, 2500)
+    wait_for(lambda: abs(top_offset(page, 1) - top_offset(page, 0)) < 120, "column 1 to follow column 0")
+    wait_for(lambda: abs(top_offset(page, 2) - top_offset(page, 0)) < 120, "column 2 to follow column 0")
+    offset = top_offset(page, 0)
+    assert offset > 2000
+    for column in (0, 1, 2):  # checked independently in the DOM: the chunk at the top edge holds that offset
+        before, after = top_bracket(page, column)
+        assert before - 120 <= offset <= after + 120, (column, before, after, offset)
+    shot(page, "docview_sync.png")
+
+    tops = scroll_tops(page)
+    page.get_by_label("select from Python (column:index)").fill("no selection, just a rerun")
+    page.keyboard.press("Enter")
+    time.sleep(1.5)
+    wait_for(lambda: page.locator('[data-testid="stStatusWidget"]').count() == 0, "the rerun to finish")
+    assert scroll_tops(page) == tops  # same HTML: the DOM and its scroll positions are kept
+
+    page.locator(".cvd-sync input").uncheck()
+    before = top_offset(page, 1)
+    scroll_box(page, 0, 200)
+    time.sleep(0.6)
+    assert top_offset(page, 0) < offset and abs(top_offset(page, 1) - before) < 5
+
+
+def test_ribbon_ticks_match_chunk_ends_and_a_click_scrolls_every_column(page: Any) -> None:
+    length = js(page, "return root.__cvd.data.length;")
+    for column in range(3):
+        ends = sorted(c["end"] for c in chunks(page, column))
+        ticks = js(
+            page,
+            "const t = root.querySelectorAll('.cvd-track')[arg]; const r = t.getBoundingClientRect();"
+            "return {left: r.left, width: r.width, ticks: [...t.querySelectorAll('.cvd-tick')].map(e => {"
+            " const b = e.getBoundingClientRect(); return [+e.dataset.offset, b.left + b.width / 2, e.style.background]; })};",
+            column,
+        )
+        assert [t[0] for t in ticks["ticks"]] == ends
+        for end, x, colour in ticks["ticks"]:
+            assert abs(x - (ticks["left"] + ticks["width"] * end / length)) < 1.5
+            assert colour
+    track = js(page, "const r = root.querySelectorAll('.cvd-track')[1].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
+    page.mouse.click(track[0] + track[2] * 0.5, track[1] + track[3] / 2)
+    for column in range(3):
+        wait_for(lambda c=column: abs(top_offset(page, c) - length / 2) < 200, f"column {column} to scroll to the middle")
+    shot(page, "docview_ribbon_click.png")
+
+
+def test_no_flag_glyph_or_flag_outline_in_the_document_text(page: Any) -> None:
+    text = js(page, "return [...root.querySelectorAll('.cvd-box')].map(b => b.textContent).join('');")
+    assert "\u26a0" not in text and "\u00b7" not in text
+    glyphs = js(
+        page,
+        "return [...root.querySelectorAll('.cvd-box .cv-c, .cvd-box .cv-o')].map(e => getComputedStyle(e, '::before').content)"
+        ".filter(c => c && c !== 'none' && c !== 'normal');",
+    )
+    assert glyphs == []
+
+
+def test_scroll_sync_is_cheap_on_a_300k_character_document(browser: Any, server: str) -> None:
+    page = _open(browser, server + "/?big=1")
+    try:
+        length = js(page, "return root.__cvd.data.length;")
+        assert length >= 300_000
+        box = box_rect(page, 0)
+        page.mouse.move((box["left"] + box["right"]) / 2, (box["top"] + box["bottom"]) / 2)
+        js(page, "root.__cvd.stats.syncMs.length = 0;")
+        for _ in range(40):
+            page.mouse.wheel(0, 900)
+            time.sleep(0.03)
+        wait_for(lambda: abs(top_offset(page, 2) - top_offset(page, 0)) < 300, "column 2 to follow")
+        stats = js(page, "return root.__cvd.stats;")
+        sync = sorted(stats["syncMs"])
+        print(f"300k chars: update {stats['updateMs']} ms, anchors {stats['anchorMs']} ms, "
+              f"sync per frame median {statistics.median(sync):.2f} ms, max {sync[-1]:.2f} ms over {len(sync)} frames")  # fmt: skip
+        assert len(sync) >= 5
+        assert statistics.median(sync) < 4 and sync[-1] < 60  # the first frame may build anchors
+        shot(page, "docview_big.png")
+        assert page.page_errors == []
+    finally:
+        page.context.close()

@@ -1,0 +1,239 @@
+"""End-to-end: the semantic tuning panel in a real Streamlit server and a headless Chromium.
+
+Serves ``tests/apps/tuning_demo.py`` (semantic chunking of the topic-shift sample with the real
+offline MiniLM model) and drives Debian's Chromium with Playwright (never ``playwright install``);
+skipped with the reason when Chromium or playwright is missing. Screenshots go to ``test-output/``.
+Playwright's CSS selectors reach into the component's shadow root.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parent.parent
+OUTPUT = REPO / "test-output"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+VIEWPORT = {"width": 1500, "height": 1100}
+TIMEOUT_S = 120
+SAMPLE = REPO / "sample_docs" / "topic_shifts.txt"
+PANEL = '[data-testid="cvt-panel"]'
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def sync_api():  # noqa: ANN201 - the playwright.sync_api module
+    if not CHROMIUM.exists():
+        pytest.skip(f"Chromium not found at {CHROMIUM} (Debian package 'chromium'; see .ci/run)")
+    try:
+        from playwright import sync_api
+    except ImportError:
+        pytest.skip("the playwright Python package is not installed")
+    return sync_api
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One semantic disk cache for the server and this process (the test embeds nothing twice)."""
+    path = tmp_path_factory.mktemp("chunkviz-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CHUNKVIZ_CACHE_DIR", str(path))
+        yield path
+
+
+@pytest.fixture(scope="module")
+def server(sync_api, cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # noqa: ANN001
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", CHUNKVIZ_CACHE_DIR=str(cache_dir), CHUNKVIZ_DEMO_DOC=str(SAMPLE))
+    env.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(REPO / "tests" / "apps" / "tuning_demo.py"),
+        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not become healthy in 60 s:\n{log_path.read_text(errors='replace')}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def browser(sync_api) -> Iterator[Any]:  # noqa: ANN001
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, server: str) -> Iterator[Any]:  # noqa: ANN001
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_S * 1000)
+    page.page_errors = []  # type: ignore[attr-defined]
+    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
+    page.goto(server)
+    page.wait_for_selector(f'{PANEL}[data-state="settled"]')
+    yield page
+    assert page.page_errors == []
+    context.close()
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def attr(page: Any, selector: str, name: str) -> str | None:
+    return page.get_attribute(selector, name)
+
+
+def settled_at(page: Any, amount: float) -> None:
+    page.wait_for_selector(f'{PANEL}[data-state="settled"][data-amount="{amount:g}"]')
+
+
+def text_spans(page: Any) -> list[tuple[int, int]]:
+    return [
+        tuple(x)
+        for x in page.eval_on_selector_all(
+            ".cvt-text [data-chunk-index]:not([data-parent-index])", "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])"
+        )
+    ]
+
+
+def plot_state(page: Any) -> dict[str, Any]:
+    marks = attr(page, ".cvt-break", "data-pairs") if page.locator(".cvt-break").count() else ""
+    return {
+        "threshold": float(attr(page, '[data-testid="cvt-threshold"]', "data-value")),
+        "y": float(attr(page, '[data-testid="cvt-threshold"]', "y1")),
+        "breakpoints": [int(i) for i in (marks or "").split()],
+        "bands": page.locator(".cvt-band").count(),
+    }
+
+
+def python_truth(amount: float):  # noqa: ANN201 - the SemanticExplanation the server computed
+    from chunkviz.semantic.explanation import semantic_chunking
+
+    return semantic_chunking(SAMPLE.read_text(encoding="utf-8"), amount=amount)
+
+
+# ----------------------------------------------------------------------------- tests
+
+
+def test_default_view_shows_both_topic_shifts_as_breakpoints(page: Any) -> None:
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / "tuning_panel_default.png"))
+    truth = python_truth(95)
+    assert list(truth.threshold.breakpoints) == [9, 19] and truth.size_splits == ()
+    plot = plot_state(page)
+    assert plot["breakpoints"] == [9, 19] and plot["bands"] == 3
+    assert text_spans(page) == [(c.start, c.end) for c in truth.chunks]
+    caption = page.locator(".cvt-caption").inner_text()
+    assert caption.startswith(f"similarity threshold {truth.threshold.value:.3f} = 5th percentile of 27 pairs · 2 breakpoints")
+    assert page.locator(".cvt-range").get_attribute("aria-label").startswith("percentile p")
+
+
+def test_moving_the_percentile_moves_the_threshold_line_and_the_text_boundaries_together(page: Any) -> None:
+    before_plot, before_spans = plot_state(page), text_spans(page)
+    sends = int(attr(page, PANEL, "data-sends") or 0)
+    page.locator(".cvt-range").focus()
+    for _ in range(10):
+        page.keyboard.press("ArrowLeft")
+    # the line moves at once, from the step table, before Python answers
+    preview = plot_state(page)
+    assert preview["threshold"] > before_plot["threshold"] and preview["y"] < before_plot["y"]
+    settled_at(page, 85)
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / "tuning_panel_p85.png"))
+    truth = python_truth(85)
+    after = plot_state(page)
+    assert after["threshold"] == pytest.approx(truth.threshold.value, abs=5e-5) == pytest.approx(preview["threshold"], abs=5e-5)
+    assert after["breakpoints"] == list(truth.threshold.breakpoints) and len(after["breakpoints"]) > 2
+    spans = text_spans(page)
+    assert spans == [(c.start, c.end) for c in truth.chunks] != before_spans
+    assert after["bands"] == len(spans)
+    # every breakpoint of the plot is a chunk end in the text (in the gap after its sentence)
+    sentences = truth.analysis.sentences
+    ends = {b for _, b in spans}
+    for i in after["breakpoints"]:
+        assert any(sentences[i][1] <= e <= sentences[i + 1][0] for e in ends), i
+    assert int(attr(page, PANEL, "data-sends")) == sends + 1
+    assert page.locator(".cvt-caption").inner_text().startswith(f"similarity threshold {truth.threshold.value:.3f} = 15th percentile")
+
+
+def test_a_burst_of_20_key_presses_is_one_update(page: Any) -> None:
+    sends, renders = int(attr(page, PANEL, "data-sends") or 0), int(attr(page, PANEL, "data-renders"))
+    page.locator(".cvt-range").focus()
+    for _ in range(20):
+        page.keyboard.press("ArrowLeft")
+    settled_at(page, 75)
+    time.sleep(0.5)  # nothing else arrives
+    assert int(attr(page, PANEL, "data-sends")) == sends + 1
+    assert int(attr(page, PANEL, "data-renders")) == renders + 1
+    assert plot_state(page)["breakpoints"] == list(python_truth(75).threshold.breakpoints)
+
+
+def test_typing_a_number_updates_and_the_text_keeps_its_scroll_position(page: Any) -> None:
+    box = page.locator(".cvt-text")
+    top = box.evaluate("b => { b.scrollTop = Math.round((b.scrollHeight - b.clientHeight) / 2); return b.scrollTop; }")
+    assert top > 10, "the sample's text overflows its box"
+    number = page.locator(".cvt-number")
+    number.fill("90")
+    settled_at(page, 90)
+    assert box.evaluate("b => b.scrollTop") == pytest.approx(top, abs=2)
+    assert page.locator(".cvt-range").input_value() == "90"
+    assert plot_state(page)["breakpoints"] == list(python_truth(90).threshold.breakpoints)
+
+
+def test_hovering_a_point_shows_the_two_sentences(page: Any) -> None:
+    truth = python_truth(95)
+    text = truth.text
+    a, b = truth.analysis.sentences[9], truth.analysis.sentences[10]
+    point = page.locator('.cvt-dot[data-pair="9"]').bounding_box()
+    page.mouse.move(point["x"] + point["width"] / 2, point["y"] + point["height"] / 2)
+    tip = page.locator(".cvt-tip")
+    tip.wait_for(state="visible")
+    content = tip.inner_text()
+    assert "pair 9 (sentences 9 and 10)" in content and "breakpoint" in content
+    assert text[a[1] - 30 : a[1]].strip() in " ".join(content.split())
+    assert " ".join(text[b[0] : b[0] + 30].split()) in " ".join(content.split())
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / "tuning_panel_hover.png"))

@@ -1,0 +1,114 @@
+"""The document view's pure parts: ribbon cuts, the component payload, escaping rules."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from chunkviz.types import Chunk
+from chunkviz.ui import docview
+from chunkviz.ui.docview import (
+    ColumnView,
+    DocViewEvent,
+    event_from_state,
+    ribbon_cuts,
+    view_payload,
+)
+from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Reason
+
+TEXT = "alpha beta. gamma delta. epsilon"
+
+
+def _chunk(i: int, start: int, end: int, reason: Reason, parent: int | None = None, level: int = 0) -> Chunk:
+    return Chunk(i, start, end, TEXT[start:end], reason, parent=parent, level=level)
+
+
+def _column(label: str = "col0", html: str = '<div class="cv-doc"></div>', **kw) -> ColumnView:
+    values = {"hue": 210, "summary": "3 chunks", "cuts": [(11, "size_limit"), (32, "end_of_document")], "selected": None}
+    values.update(kw)
+    return ColumnView(label, html, **values)
+
+
+def test_ribbon_cuts_are_leaf_chunk_ends_with_reasons() -> None:
+    chunks = [
+        _chunk(0, 0, 11, Reason.SIZE_LIMIT),
+        _chunk(1, 6, 24, Reason.UNIT_END),  # overlaps chunk 0
+        _chunk(2, 18, 32, Reason.END_OF_DOCUMENT),
+    ]
+    assert ribbon_cuts(chunks) == [(11, "size_limit"), (24, "unit_end"), (32, "end_of_document")]
+
+
+def test_ribbon_cuts_skip_parents_and_sort_by_end() -> None:
+    chunks = [
+        _chunk(0, 0, 32, Reason.END_OF_DOCUMENT, level=0),  # parent of 1 and 2
+        _chunk(2, 12, 32, Reason.PARENT_END, parent=0, level=1),
+        _chunk(1, 0, 12, Reason.SIZE_LIMIT, parent=0, level=1),
+    ]
+    assert ribbon_cuts(chunks) == [(12, "size_limit"), (32, "parent_end")]
+    assert ribbon_cuts([]) == []
+
+
+def test_payload_shape() -> None:
+    columns = [_column("col0", selected=4), _column("col1", hue=25, summary="2 flagged")]
+    payload = view_payload(columns, length=32, sync=False, height_px=400, legend="<div class='cv-legend'></div>")
+    assert set(payload) == {"length", "sync", "height", "legend", "labels", "reason_colours", "columns"}
+    assert (payload["length"], payload["sync"], payload["height"]) == (32, False, 400)
+    assert [c["label"] for c in payload["columns"]] == ["col0", "col1"]
+    first = payload["columns"][0]
+    assert set(first) == {"label", "html", "colour", "hue", "summary", "cuts", "selected"}
+    assert first["cuts"] == [[11, "size_limit"], [32, "end_of_document"]]
+    assert first["selected"] == 4 and payload["columns"][1]["selected"] is None
+    assert first["colour"] != payload["columns"][1]["colour"]
+    assert payload["labels"]["reasons"] == {r.value: label for r, label in REASON_LABELS.items()}
+    assert payload["labels"]["boundaries"] == {b.value: label for b, label in BOUNDARY_LABELS.items()}
+    assert payload["labels"]["flags"] == {f.value: label for f, label in FLAG_LABELS.items()}
+    assert set(payload["reason_colours"]) >= {r.value for r in Reason}
+    json.dumps(payload)  # JSON-ready
+
+
+def test_html_passes_through_and_text_fields_are_not_escaped_twice() -> None:
+    """The HTML is render.py's (already escaped) and goes as is; labels and summary are plain
+    text that the browser sets with textContent, so they are sent unescaped."""
+    html = '<div class="cv-doc" data-strategy="col0">&lt;script&gt;x&lt;/script&gt; &amp; more</div>'
+    hostile = '<img src=x onerror="alert(1)"> & co'
+    payload = view_payload([_column(hostile, html, summary=hostile)], length=32)
+    column = payload["columns"][0]
+    assert column["html"] == html
+    assert column["label"] == hostile and column["summary"] == hostile
+
+
+def test_js_sets_inner_html_only_from_render_output() -> None:
+    js = (Path(docview.__file__).parent / "docview.js").read_text(encoding="utf-8")
+    assignments = re.findall(r"(\S+)\.innerHTML\s*=\s*([^;]+);", js)
+    assert sorted(target for target, _ in assignments) == ["col.box", "this.legend"], assignments
+    assert all(value.strip() in {"html", 'data.legend || ""'} for _, value in assignments), assignments
+    assert "title" not in re.findall(r"setAttribute\(\"(\w+)\"", js)
+    assert "insertAdjacentHTML" not in js and "outerHTML" not in js
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"length": -1}, "length"),
+        ({"length": 32, "height_px": 10}, "height_px"),
+        ({"length": 5}, "outside the document"),
+    ],
+)
+def test_payload_rejects_bad_input_with_a_reason(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        view_payload([_column()], **kwargs)
+
+
+def test_component_css_includes_the_render_stylesheet() -> None:
+    css = docview.component_css()
+    assert ".cv-doc{" in css and ".cvd-box" in css and "<style>" not in css
+
+
+def test_event_from_state() -> None:
+    assert event_from_state(None) is None
+    assert event_from_state({"selection": None}) is None
+    assert event_from_state({"selection": {"column": 1}}) is None
+    assert event_from_state({"selection": {"column": 1, "index": 7, "nonce": 99}}) == DocViewEvent(1, 7, 99)
