@@ -57,13 +57,11 @@ APP_MAX_BYTES = 5_000_000
 MAX_COLUMNS = 4
 DEFAULT_COLUMNS = ("fixed_tokens", "recursive", "paragraphs")
 COMPARE, TUNE = "Compare strategies", "Tune semantic"
-HINT = (
-    "Strategies and their settings are in the sidebar (›› at the top left). Hover a chunk for why it ends "
-    "there; click it to select it; click the ribbon to jump."
-)
+HINT = "Strategies and settings: in the sidebar (››). Hover a chunk: why it ends; click: select it."
 #: Height of the linked document boxes: with the page header above, they end near the fold at 1100 px.
-VIEW_HEIGHT_PX = 700
-PAGE_CSS = '<style>[data-testid="stMainBlockContainer"]{padding-top:3.4rem;padding-bottom:2rem}</style>'
+VIEW_HEIGHT_PX = 745
+SELECTED_ROW = "background-color: #ffe8cc"
+PAGE_CSS = '<style>[data-testid="stMainBlockContainer"]{padding:3.4rem 1.5rem 2rem 1.5rem}</style>'
 
 st.set_page_config(page_title="chunkviz", layout="wide", initial_sidebar_state="expanded")
 
@@ -382,9 +380,11 @@ def show_details(column: Column, document: Document, tokenizer: str, enrich_json
 def show_table(column: Column, run: StrategyRun) -> None:
     """The chunk table; ticking a row selects that chunk (the document view scrolls to it)."""
     rows = chunk_table(run)
-    table = st.dataframe(
-        pd.DataFrame(rows), key=f"{column.key}.table", on_select="rerun", selection_mode="single-row", hide_index=True, height=240,
-    )
+    selected = st.session_state.get(f"{column.key}.selected")
+    frame: Any = pd.DataFrame(rows)
+    if selected is not None and 0 <= selected < len(rows):  # the selected chunk's row is highlighted
+        frame = frame.style.apply(lambda row: [SELECTED_ROW if row["index"] == selected else ""] * len(row), axis=1)
+    table = st.dataframe(frame, key=f"{column.key}.table", on_select="rerun", selection_mode="single-row", hide_index=True, height=240)
     picked = [r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)]
     if picked != st.session_state.get(f"{column.key}.table_seen", []):  # the user (un)ticked a row
         st.session_state[f"{column.key}.table_seen"] = picked
@@ -490,7 +490,7 @@ def _copy_amount_to(widget: str, component_key: str) -> Callable[[], None]:
 def main() -> None:
     init_from_url()
     st.html(stylesheet() + PAGE_CSS)
-    st.markdown(f"**chunkviz** · see exactly where each chunking strategy cuts your document, and why. :gray[{HINT}]")
+    st.markdown(f"**chunkviz** · where each chunking strategy cuts your document, and why. :gray[{HINT}]")
 
     try:
         document, doc_name, shareable = read_input()

@@ -72,7 +72,7 @@ def stylesheet() -> str:
     selected = css_colour((0.42, 0.14))
     rules = [
         ".cv-doc{white-space:pre-wrap;word-wrap:break-word;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;"
-        "font-size:0.8rem;line-height:1.45;padding:0.5rem 0.6rem;border:1px solid #ddd;border-radius:6px;"
+        "font-size:0.78rem;line-height:1.4;padding:0.5rem 0.6rem;border:1px solid #ddd;border-radius:6px;"
         "max-height:70vh;overflow-y:auto;background:#fff;color:#222}",
         ".cv-c{border-radius:2px}",
         ".cv-c:hover{outline:2px solid #444}",

@@ -23,6 +23,7 @@ import pytest
 
 import chunkviz
 from chunkviz.document.read import read_bytes
+from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "test-output"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-VIEWPORT = {"width": 1600, "height": 1100}
+VIEWPORT = {"width": 1500, "height": 1100}
 TIMEOUT_S = 90
 
 #: Known text for the upload test: several fixed_tokens chunks, a distinctive sentence, unicode.
@@ -150,15 +151,52 @@ def page(browser, server: str) -> Iterator[Any]:  # noqa: ANN001
 
 # ----------------------------------------------------------------------------- helpers
 
+#: The document view component's root (in its shadow root); ``js`` puts it in scope as ``root``.
+ROOT_JS = "document.querySelector('[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.cvd-root')"
+
+
+def js(page: Any, body: str, arg: Any = None) -> Any:
+    """Evaluate ``body`` with ``root`` (the document view's .cvd-root) and ``arg`` in scope."""
+    return page.evaluate(f"(arg) => {{ const root = {ROOT_JS}; {body} }}", arg)
+
 
 def chunk_spans(page: Any, column: int) -> list[tuple[int, int]]:
     return [
         tuple(x)
         for x in page.eval_on_selector_all(
-            f'[data-strategy="col{column}"][data-chunk-index]',
+            f'.cv-doc[data-strategy="col{column}"] [data-chunk-index]',
             "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])",
         )
     ]
+
+
+def box_rect(page: Any, column: int) -> dict[str, float]:
+    return js(page, "const r = root.querySelectorAll('.cvd-box')[arg].getBoundingClientRect();"
+              "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};", column)  # fmt: skip
+
+
+def chunk_rect(page: Any, column: int, index: int) -> dict[str, float]:
+    """The first line box of chunk ``index``'s band in ``column``."""
+    return js(
+        page,
+        "const [c, i] = arg; const e = root.querySelectorAll('.cvd-box')[c].querySelector(`.cv-c[data-chunk-index=\"${i}\"]`);"
+        "const r = e.getClientRects()[0]; return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};",
+        [column, index],
+    )
+
+
+def end_marker_tops(page: Any, column: int) -> list[float]:
+    return js(page, "return [...root.querySelectorAll('.cvd-box')[arg].querySelectorAll('i.cv-e')]"
+              ".map(e => e.getBoundingClientRect()).filter(r => r.height > 0).map(r => r.bottom);", column)  # fmt: skip
+
+
+def top_offset(page: Any, column: int) -> int:
+    return int(js(page, "return root.__cvd.offsetAt(root.__cvd.columns[arg], root.__cvd.columns[arg].box.scrollTop);", column))
+
+
+def selected_in_view(page: Any, column: int) -> list[str]:
+    return js(page, "return [...root.querySelectorAll('.cvd-box')[arg].querySelectorAll('.cvd-sel')]"
+              ".map(e => e.dataset.chunkIndex ?? e.dataset.continues ?? e.dataset.overlap);", column)  # fmt: skip
 
 
 def wait_for(condition: Callable[[], Any], what: str, timeout: float = TIMEOUT_S) -> Any:
@@ -203,33 +241,25 @@ def pwned(page: Any) -> Any:
     return page.evaluate("() => [window.__pwned, window.parent && window.parent.__pwned]")
 
 
-def screenshot_columns(page: Any, path: Path) -> None:
-    """Screenshot the chunk views side by side, each scrolled to its first chunk boundary.
-
-    The main area is scrolled so the column headings sit just below Streamlit's toolbar, and each
-    view (a scroll box of 70% of the viewport) is scrolled so its first overlap region, or else
-    its first end marker, is in the upper third: colour bands, stripes and markers are in view.
-    """
+def shot(page: Any, name: str) -> Path:
     OUTPUT.mkdir(exist_ok=True)
-    page.mouse.move(1, 1)  # no hover outline in the picture
-    page.evaluate(
-        """() => {
-            const view = document.querySelector('.cv-doc[data-strategy="col0"]');
-            const column = view.closest('[data-testid="stColumn"]');
-            const heading = (column && column.querySelector('h3')) || view;
-            heading.scrollIntoView({block: 'start'});
-            const main = document.querySelector('[data-testid="stMain"]') || document.scrollingElement;
-            main.scrollBy(0, -70);
-            for (const doc of document.querySelectorAll('.cv-doc')) {
-                const mark = doc.querySelector('[data-overlap]') || doc.querySelector('i.cv-e');
-                if (!mark) continue;
-                const offset = mark.getBoundingClientRect().top - doc.getBoundingClientRect().top + doc.scrollTop;
-                doc.scrollTop = Math.max(0, offset - doc.clientHeight / 3);
-            }
-        }"""
-    )
-    page.wait_for_timeout(500)
+    path = OUTPUT / name
     page.screenshot(path=str(path))
+    return path
+
+
+def scroll_boxes_to_first_mark(page: Any) -> None:
+    """Scroll each box so that its first overlap region, or else its second end marker, sits in
+    its upper third (colour bands, stripes and markers in view); the page to its top."""
+    page.mouse.move(1, 1)  # no hover outline in the picture
+    js(page, """
+        for (const box of root.querySelectorAll('.cvd-box')) {
+            const mark = box.querySelector('[data-overlap]') || box.querySelectorAll('i.cv-e')[1];
+            if (!mark) continue;
+            const offset = mark.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+            box.scrollTop = Math.max(0, offset - box.clientHeight / 3);
+        }""")
+    page.wait_for_timeout(500)
 
 
 def sample_text(name: str) -> str:
@@ -256,11 +286,11 @@ def default_columns() -> tuple[str, ...]:
 def click_table_row(page: Any, column: int, row: int) -> None:
     """Click the selection cell of a (visible) row of a column's chunk table.
 
-    The table is a canvas (glide data grid): rows are 35 px high under a 35 px header and the
-    first cell of each row is its selection checkbox.
+    The tables are the first dataframes of the page, one per column, in column order; each is a
+    canvas (glide data grid): rows are 35 px high under a 35 px header and the first cell of each
+    row is its selection checkbox.
     """
-    holder = page.locator('[data-testid="stColumn"]').filter(has=page.locator(f'.cv-doc[data-strategy="col{column}"]'))
-    table = holder.locator('[data-testid="stDataFrame"]').first
+    table = page.locator('[data-testid="stDataFrame"]').nth(column)
     table.scroll_into_view_if_needed()
     box = table.bounding_box()
     page.mouse.click(box["x"] + 15, box["y"] + 35 + 35 * row + 17)
@@ -273,7 +303,27 @@ def set_chunk_size(page: Any, value: int) -> None:
     field.press("Enter")
 
 
+def focus_codes(page: Any) -> list[str]:
+    return page.locator('[data-testid="stCode"]').evaluate_all("els => els.map(e => e.textContent)")
+
+
 # ----------------------------------------------------------------------------- tests
+
+
+def test_first_screen_shows_three_cuts_in_every_column_above_the_fold(page: Any) -> None:
+    """The default sample and settings at 1500x1100: every column shows at least three chunk
+    ends above the fold, and the hint says where strategies are changed."""
+    wait_until_idle(page)
+    fold = VIEWPORT["height"]
+    counts = []
+    for column in range(len(default_columns())):
+        box = box_rect(page, column)
+        assert box["top"] < fold / 2, f"column {column}'s box starts at {box['top']:.0f} px"
+        counts.append(sum(1 for bottom in end_marker_tops(page, column) if bottom <= min(fold, box["bottom"])))
+    assert all(n >= 3 for n in counts), f"chunk ends above the fold per column: {counts}"
+    assert page.get_by_text("in the sidebar", exact=False).count() >= 1
+    shot(page, "first_screen.png")
+    assert page.page_errors == []
 
 
 def test_upload_shows_the_engine_spans_and_follows_a_parameter_change(page: Any) -> None:
@@ -294,6 +344,8 @@ def test_upload_shows_the_engine_spans_and_follows_a_parameter_change(page: Any)
     # the "chunks" metric agrees
     metric = page.locator('[data-testid="stMetric"]').filter(has_text="chunks").first
     assert metric.locator('[data-testid="stMetricValue"]').inner_text().strip() == str(len(expected))
+    # the uploaded file's name is not written into the shareable URL
+    assert "upload_test" not in page.url
 
     # change column 1's chunk size: type into its number input and press Enter
     set_chunk_size(page, 150)
@@ -345,49 +397,122 @@ def test_hostile_html_is_inert_text(page: Any) -> None:
     assert pwned(page) == [None, None]
     assert page.dialogs == []
     assert page.page_errors == []
-    screenshot_columns(page, OUTPUT / "hostile.png")
+    scroll_boxes_to_first_mark(page)
+    shot(page, "hostile.png")
 
 
-def test_main_view_screenshot(page: Any) -> None:
+def test_main_view_bands_stripes_markers_and_no_glyphs(page: Any) -> None:
     wait_until_idle(page)
     for column in range(3):
-        assert page.locator(f'[data-strategy="col{column}"][data-chunk-index]').count() > 0
+        assert page.locator(f'.cv-doc[data-strategy="col{column}"] [data-chunk-index]').count() > 0
     # overlap stripes and end markers are drawn (the default columns overlap)
-    assert page.locator('[data-strategy="col0"][data-overlap]').count() > 0
-    assert page.locator('.cv-doc[data-strategy="col0"] i.cv-e').count() == page.locator('[data-strategy="col0"][data-chunk-index]').count()
-    band = page.locator('[data-strategy="col0"][data-chunk-index="0"]')
+    assert page.locator('.cv-doc[data-strategy="col0"] [data-overlap]').count() > 0
+    assert page.locator('.cv-doc[data-strategy="col0"] i.cv-e').count() == page.locator('.cv-doc[data-strategy="col0"] [data-chunk-index]').count()
+    band = page.locator('.cv-doc[data-strategy="col0"] [data-chunk-index="0"]')
     colour = band.evaluate("el => getComputedStyle(el).backgroundColor")
     assert colour not in ("rgba(0, 0, 0, 0)", "transparent"), "chunk bands are coloured"
-    stripes = page.locator('[data-strategy="col0"][data-overlap]').first.evaluate("el => getComputedStyle(el).backgroundImage")
+    stripes = page.locator('.cv-doc[data-strategy="col0"] [data-overlap]').first.evaluate("el => getComputedStyle(el).backgroundImage")
     assert "linear-gradient" in stripes, "overlaps are striped"
-    screenshot_columns(page, OUTPUT / "main_view.png")
-    assert (OUTPUT / "main_view.png").stat().st_size > 10_000
+    # flags live in tooltips, the table and the column summary: nothing is drawn into the text
+    text = js(page, "return [...root.querySelectorAll('.cvd-box')].map(b => b.textContent).join('');")
+    assert "\u26a0" not in text and "\u00b7" not in text
+    glyphs = js(page, "return [...root.querySelectorAll('.cvd-box *')].map(e => getComputedStyle(e, '::before').content)"
+                ".filter(c => c && c !== 'none' && c !== 'normal');")  # fmt: skip
+    assert glyphs == []
+    scroll_boxes_to_first_mark(page)
+    shot(page, "main_view.png")
     assert page.page_errors == []
 
 
-def test_clicking_a_table_row_selects_the_chunk(page: Any) -> None:
+def test_hover_tooltip_names_the_chunk_its_cut_and_flags_in_plain_words(page: Any) -> None:
+    wait_until_idle(page)
+    text = sample_text(default_sample())
+    chunks = chunkviz.chunk(text, "fixed_tokens")
+    rect = chunk_rect(page, 0, 1)
+    page.mouse.move(rect["left"] + 6, (rect["top"] + rect["bottom"]) / 2)
+    tip = page.locator(".cvd-tip")
+    wait_for(lambda: tip.is_visible(), "the tooltip")
+    shown = tip.inner_text()
+    c = chunks[1]
+    assert "Chunk 1" in shown
+    assert f"{c.start:,}\u2013{c.end:,}" in shown
+    assert "tokens" in shown and "model tokens" in shown.lower() or "embedding" in shown.lower()
+    assert REASON_LABELS[c.reason] in shown and BOUNDARY_LABELS[c.boundary] in shown
+    assert FLAG_LABELS[Flag.MID_SENTENCE] in shown  # fixed windows cut sentences
+    assert "_" not in shown, "plain words, no internal names"
+    assert js(page, "return root.querySelectorAll('.cvd-box [title]').length;") == 0, "no delayed browser tooltips"
+    # the whole extent is outlined, its overlap regions included
+    outlined = js(page, "return [...root.querySelectorAll('.cvd-hl')].map(e => e.dataset.overlap ?? e.dataset.chunkIndex ?? e.dataset.continues);")
+    assert "1" in outlined and any(o and " " in o for o in outlined), outlined
+    shot(page, "hover.png")
+
+
+def test_clicking_a_chunk_selects_it_and_the_table_and_focus_follow(page: Any) -> None:
+    wait_until_idle(page)
+    text = sample_text(default_sample())
+    chunks = chunkviz.chunk(text, "recursive")
+    rect = chunk_rect(page, 1, 2)
+    page.mouse.click(rect["left"] + 6, (rect["top"] + rect["bottom"]) / 2)
+    wait_for(lambda: any(chunks[2].text.strip()[:200] in code for code in focus_codes(page)), "the focus panel to show chunk 2")
+    wait_until_idle(page)
+    assert "2" in selected_in_view(page, 1)
+    assert page.get_by_text("Chunk 2 · characters", exact=False).count() == 1
+    shot(page, "clicked.png")
+    assert page.page_errors == []
+
+
+def test_selecting_a_table_row_scrolls_the_chunk_into_its_box(page: Any) -> None:
     default_columns()
     text = sample_text(default_sample())
     chunks = chunkviz.chunk(text, "fixed_tokens")
     wait_until_idle(page)
-    click_table_row(page, 0, 2)
-    selected = page.locator('.cv-sel[data-strategy="col0"]')
-    wait_for(lambda: selected.count() == 1 and selected.get_attribute("data-chunk-index") == "2", "chunk 2 to be selected")
+    target = 5  # a row visible in the table, a chunk far below the box's first screen
+    assert chunk_rect(page, 0, target)["top"] > box_rect(page, 0)["bottom"]
+    click_table_row(page, 0, target)
+    wait_for(lambda: str(target) in selected_in_view(page, 0), f"chunk {target} to be selected")
+
+    def inside() -> bool:
+        box, rect = box_rect(page, 0), chunk_rect(page, 0, target)
+        return box["top"] <= rect["top"] and rect["bottom"] <= box["bottom"]
+
+    wait_for(inside, "the selected chunk to scroll into the visible part of its box")
     wait_until_idle(page)
-    codes = page.locator('[data-testid="stCode"]').evaluate_all("els => els.map(e => e.textContent)")
-    assert any(chunks[2].text.strip()[:300] in code for code in codes), "the focus panel shows the chunk's text"
-    assert page.locator(".cv-sel").count() == 1
+    assert any(chunks[target].text.strip()[:300] in code for code in focus_codes(page)), "the focus panel shows the chunk's text"
+    js(page, "root.querySelectorAll('.cvd-box')[0].scrollIntoView({block: 'nearest'});")
     page.mouse.move(1, 1)
-    OUTPUT.mkdir(exist_ok=True)
-    selected.scroll_into_view_if_needed()
-    page.screenshot(path=str(OUTPUT / "selected.png"))
+    shot(page, "selected.png")
+
+
+def test_scrolling_one_column_scrolls_the_others_to_the_same_offset(page: Any) -> None:
+    wait_until_idle(page)
+    js(page, "root.querySelectorAll('.cvd-box')[0].scrollTop = 3000;")
+    wait_for(lambda: top_offset(page, 0) > 2000, "column 0 to scroll")
+    for column in (1, 2):
+        wait_for(lambda c=column: abs(top_offset(page, c) - top_offset(page, 0)) < 150, f"column {column} to follow")
+    shot(page, "linked_scroll.png")
+
+
+def test_ribbon_ticks_are_the_chunk_ends_and_a_click_jumps_there(page: Any) -> None:
+    wait_until_idle(page)
+    text = sample_text(default_sample())
+    length = len(text)
+    for column, strategy in enumerate(default_columns()):
+        ends = sorted(c.end for c in chunkviz.chunk(text, strategy))
+        ticks = js(page, "return [...root.querySelectorAll('.cvd-track')[arg].querySelectorAll('.cvd-tick')].map(e => +e.dataset.offset);", column)
+        assert ticks == ends, f"column {column}"
+    track = js(page, "const r = root.querySelectorAll('.cvd-track')[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
+    page.mouse.click(track[0] + track[2] * 0.6, track[1] + track[3] / 2)
+    for column in range(3):
+        wait_for(lambda c=column: abs(top_offset(page, c) - 0.6 * length) < 300, f"column {column} to jump to 60 %")
+    page.mouse.move(1, 1)
+    shot(page, "ribbon_jump.png")
 
 
 def test_selection_then_fewer_chunks_does_not_crash(page: Any) -> None:
     text = sample_text(default_sample())
     wait_until_idle(page)
     click_table_row(page, 0, 2)
-    wait_for(lambda: page.locator('.cv-sel[data-strategy="col0"]').count() == 1, "a selected chunk")
+    wait_for(lambda: "2" in selected_in_view(page, 0), "a selected chunk")
     wait_until_idle(page)
     set_chunk_size(page, 5000)
     page.wait_for_timeout(1000)
@@ -412,36 +537,66 @@ def test_semantic_plot_nested_bands_and_added_text(page: Any, server: str) -> No
         "p2": json.dumps({"rows_per_chunk": 3}),
     }
     page.goto(server + "/?" + urllib.parse.urlencode(query))
-    wait_for(lambda: page.locator('[data-strategy="col2"][data-chunk-index]').count() > 0, "the tables column")
+    wait_for(lambda: page.locator('.cv-doc[data-strategy="col2"] [data-chunk-index]').count() > 0, "the tables column")
     wait_for(lambda: page.locator(".js-plotly-plot").count() >= 2, "the similarity plots")
     wait_until_idle(page)
-    # the similarity plot draws its threshold as a dashed line with a label
+    # the similarity plot draws its threshold as a line with a label
     wait_for(lambda: page.locator(".js-plotly-plot .annotation-text", has_text="threshold").count() >= 1, "the threshold label")
     plot = page.locator(".js-plotly-plot", has=page.locator(".annotation-text", has_text="threshold")).first
     assert plot.locator("g.scatterlayer .trace").count() >= 1, "the similarity curve is drawn"
     assert plot.locator("g.shapelayer path").count() >= 1, "the threshold line is drawn"
     # parent bands contain their children in the DOM
     nested = page.eval_on_selector_all(
-        '[data-strategy="col1"][data-parent-index]',
+        '.cv-doc[data-strategy="col1"] [data-parent-index]',
         "els => els.map(e => e.querySelectorAll('[data-chunk-index]').length)",
     )
     assert nested and all(n > 0 for n in nested), nested
     # repeated table headers are inserted text, outside the source spans
     added = page.eval_on_selector_all('.cv-doc[data-strategy="col2"] ins.cv-add', "els => els.map(e => e.textContent)")
     assert added and all(a.startswith("| Method") for a in added)
-    OUTPUT.mkdir(exist_ok=True)
     page.mouse.move(1, 1)
-    page.evaluate(
-        """() => {
-            const view = document.querySelector('.cv-doc[data-strategy="col0"]');
-            const column = view.closest('[data-testid="stColumn"]');
-            (column.querySelector('h3') || view).scrollIntoView({block: 'start'});
-            (document.querySelector('[data-testid="stMain"]') || document.scrollingElement).scrollBy(0, -70);
-            const tables = document.querySelector('.cv-doc[data-strategy="col2"]');
-            const mark = tables.querySelector('ins.cv-add');
-            if (mark) tables.scrollTop = mark.offsetTop - tables.offsetTop - 40;
-        }"""
-    )
+    js(page, """
+        const box = root.querySelectorAll('.cvd-box')[2];
+        const mark = box.querySelector('ins.cv-add');
+        if (mark) box.scrollTop = mark.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop - 40;""")
     page.wait_for_timeout(500)
-    page.screenshot(path=str(OUTPUT / "semantic_nested_added.png"))
+    shot(page, "semantic_nested_added.png")
     assert page.page_errors == []
+
+
+def test_tune_view_moves_threshold_and_boundaries_together_and_the_column_follows(page: Any, server: str) -> None:
+    """The Tune view of a semantic column: ten key presses on the percentile are one update that
+    moves the plot's threshold line and the text's boundaries together; the sidebar setting and
+    the Compare view follow."""
+    page.goto(server + "/?doc=topic_shifts.txt&n=2&s0=semantic&s1=recursive")
+    wait_for(lambda: page.locator('.cv-doc[data-strategy="col0"] [data-chunk-index]').count() > 0, "the semantic column")
+    wait_until_idle(page)
+    page.get_by_text("Tune semantic").first.click()
+    panel = '[data-testid="cvt-panel"]'
+    page.wait_for_selector(f'{panel}[data-state="settled"][data-amount="95"]')
+    text = sample_text("topic_shifts.txt")
+    threshold_before = float(page.get_attribute('[data-testid="cvt-threshold"]', "y1"))
+    spans_before = [(c.start, c.end) for c in chunkviz.chunk(text, "semantic")]
+    assert chunk_spans_in(page, ".cvt-text") == spans_before
+    page.locator(".cvt-range").focus()
+    for _ in range(10):
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_selector(f'{panel}[data-state="settled"][data-amount="85"]')
+    expected = [(c.start, c.end) for c in chunkviz.chunk(text, "semantic", percentile=85)]
+    assert expected != spans_before
+    wait_for(lambda: chunk_spans_in(page, ".cvt-text") == expected, "the text to show the chunks at percentile 85")
+    assert float(page.get_attribute('[data-testid="cvt-threshold"]', "y1")) != threshold_before
+    shot(page, "tune_view.png")
+    # the column's own setting followed, so the Compare view shows the tuned chunks
+    page.get_by_text("Compare strategies").first.click()
+    wait_for_spans(page, 0, expected)
+    assert page.page_errors == []
+
+
+def chunk_spans_in(page: Any, container: str) -> list[tuple[int, int]]:
+    return [
+        tuple(x)
+        for x in page.eval_on_selector_all(
+            f"{container} [data-chunk-index]:not([data-parent-index])", "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])"
+        )
+    ]

@@ -62,7 +62,8 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def server(sync_api, cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # noqa: ANN001
     port = _free_port()
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", CHUNKVIZ_CACHE_DIR=str(cache_dir), CHUNKVIZ_DEMO_DOC=str(SAMPLE))
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", CHUNKVIZ_CACHE_DIR=str(cache_dir), CHUNKVIZ_DEMO_DOC=str(SAMPLE),
+               CHUNKVIZ_DEMO_TEXT_HEIGHT="300")  # the sample overflows it: scrolling is tested
     env.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
     command = [
         sys.executable, "-m", "streamlit", "run", str(REPO / "tests" / "apps" / "tuning_demo.py"),

@@ -90,7 +90,7 @@ def test_cli_similarities_human_summary(capsys, topic_file: Path) -> None:
     code, out, err = run_cli(capsys, "similarities", str(topic_file))
     assert code == 0, err
     assert "30 sentences · segmenter " in out
-    assert re.search(r"· similarity threshold -?\d\.\d{3} \(percentile 95\) · 2 breakpoints · ", out), out
+    assert re.search(r"· similarity threshold -?\d\.\d{3} = 5th percentile of \d+ pairs · 2 breakpoints · ", out), out
     assert "0 cuts forced by max_tokens (256 model tokens)\n" in out
     assert "chunks: 3\n" in out
     assert f"model {DEFAULT_MODEL}" in out

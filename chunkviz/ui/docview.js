@@ -186,7 +186,8 @@ class DocView {
   updateReasons(cols) {
     const present = new Set();
     cols.forEach((c) => (c.cuts || []).forEach((x) => present.add(x[1])));
-    const key = [...present].sort().join(" ");
+    const length = Number(this.data.length) || 0;
+    const key = [...present].sort().join(" ") + "|" + length;
     if (key === this.reasonsKey) return;
     this.reasonsKey = key;
     this.reasons.replaceChildren(el("span", "", "ticks: why a chunk ends —"));

@@ -1,7 +1,7 @@
 """A tiny Streamlit app with the semantic tuning panel only (for the browser test and the bench).
 
 Semantic chunking (the real offline MiniLM model) of ``CHUNKVIZ_DEMO_DOC`` (default: the sample
-with the topic shifts), the panel's amount kept in its component state (read before computing).
+with the topic shifts; ``CHUNKVIZ_DEMO_TEXT_HEIGHT`` px of text box, default 460), the panel's amount kept in its component state (read before computing).
 Run: ``streamlit run tests/apps/tuning_demo.py``.
 """
 
@@ -21,6 +21,7 @@ from chunkviz.ui.tuning import pending_amount, selected_chunk, tuning_panel
 REPO = Path(__file__).resolve().parents[2]
 DOC = Path(os.environ.get("CHUNKVIZ_DEMO_DOC", REPO / "sample_docs" / "topic_shifts.txt"))
 KEY = "tuning"
+TEXT_HEIGHT = int(os.environ.get("CHUNKVIZ_DEMO_TEXT_HEIGHT", "460"))
 
 st.set_page_config(page_title="chunkviz tuning demo", layout="wide")
 
@@ -43,5 +44,5 @@ selected = selected_chunk(KEY)
 html = render_html(text, explanation.chunks, RenderOptions(strategy="semantic", selected=selected))
 data = tuning_data(explanation)
 st.markdown(f"**Semantic tuning** · `{DOC.name}` · {len(text):,} characters")
-tuning_panel(data, html, key=KEY)
+tuning_panel(data, html, key=KEY, text_height=TEXT_HEIGHT)
 st.caption(f"server run {1000 * (time.perf_counter() - started):.0f} ms")
