@@ -1,5 +1,9 @@
 #!/usr/bin/env python
-"""Semantic tuning panel benchmark: a real browser on the tuning demo app (tests/apps/tuning_demo.py).
+"""Semantic tuning panel benchmark: a real browser on the app's Tune view (or the bare panel).
+
+By default the real app (``streamlit run app.py FILE``, one semantic column, its "Tune semantic"
+view: every update is a full script run with the sidebar); ``--demo`` times the bare panel
+(tests/apps/tuning_demo.py) instead, which isolates the component from the app.
 
 For the sample with the topic shifts and for a ~50,000-word document built from the samples
 (their prose files concatenated and repeated), with the real offline MiniLM model (similarities
@@ -80,14 +84,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(doc: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
+def start_server(doc: Path, demo: bool) -> tuple[subprocess.Popen[bytes], str, Path]:
+    """The app (given ``doc`` on its command line) or the bare panel demo, on a free port."""
     port = _free_port()
     log = Path(tempfile.mkstemp(prefix="tuning-bench-", suffix=".log")[1])
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", CHUNKVIZ_DEMO_DOC=str(doc))
+    script = [str(REPO / "tests" / "apps" / "tuning_demo.py")] if demo else [str(REPO / "app.py"), str(doc)]
     command = [
-        sys.executable, "-m", "streamlit", "run", str(REPO / "tests" / "apps" / "tuning_demo.py"),
+        sys.executable, "-m", "streamlit", "run", script[0],
         "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", "--", *script[1:],
     ]  # fmt: skip
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -99,7 +105,7 @@ def start_server(doc: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                 if response.read().strip() == b"ok":
-                    return process, url, log
+                    return process, url + ("" if demo else "/?n=1&s0=semantic"), log
         except OSError:
             time.sleep(0.3)
     stop_server(process)
@@ -130,11 +136,14 @@ def settled_after(page: Any, t0_ms: float) -> float:
         time.sleep(0.02)
 
 
-def measure(browser: Any, url: str, steps: int) -> dict[str, Any]:
+def measure(browser: Any, url: str, steps: int, demo: bool) -> dict[str, Any]:
     page = browser.new_page(viewport={"width": 1500, "height": 1100})
     try:
         page.goto(url)
         started = time.perf_counter()
+        if not demo:  # the app opens on Compare: wait for the column, then open the Tune view
+            page.wait_for_selector(".cv-doc [data-chunk-index]", timeout=600_000)
+            page.get_by_text("Tune semantic").first.click()
         page.wait_for_selector(f'{PANEL}[data-state="settled"]', timeout=600_000)
         first = time.perf_counter() - started
         amount = float(page.get_attribute(PANEL, "data-amount"))
@@ -164,6 +173,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--words", type=int, default=50_000)
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--demo", action="store_true", help="time the bare panel demo instead of the app's Tune view")
     args = parser.parse_args()
     if not CHROMIUM.exists():
         print(f"skipped: Chromium not found at {CHROMIUM}")
@@ -182,13 +192,13 @@ def main() -> int:
         for label, doc, target in docs:
             text = doc.read_text(encoding="utf-8")
             sizes = payload_sizes(text)
-            process, url, _ = start_server(doc)
+            process, url, _ = start_server(doc, args.demo)
             try:
-                got = measure(browser, url, args.steps)
+                got = measure(browser, url, args.steps, args.demo)
             finally:
                 stop_server(process)
             single = statistics.median(got["single_s"])
-            print(f"{label}: {len(text.split()):,} words, {sizes['chars']:,} characters")
+            print(f"{label} ({'bare panel' if args.demo else 'app Tune view'}): {len(text.split()):,} words, {sizes['chars']:,} characters")
             print(f"  first load to settled      {got['first_load_s']:.2f} s (embedding from the disk cache after the first run)")
             print(f"  percentile change settled  median {single:.3f} s of {len(got['single_s'])} (target < {target} s)"
                   f"  [{', '.join(f'{s:.3f}' for s in got['single_s'])}]")

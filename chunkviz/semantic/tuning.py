@@ -15,6 +15,7 @@ the pairs exactly at the threshold are the next ``ties[k]``. Values are rounded 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -101,14 +102,23 @@ def cut_order(values: np.ndarray, metric: str) -> list[int]:
 
 def step_table(similarities: np.ndarray, threshold_type: str, steps: Sequence[float]) -> dict[str, list[Any]]:
     """Threshold value, pairs that cut and pairs exactly at the threshold, for every step (the
-    same :func:`~chunkviz.semantic.thresholds.compute_threshold` as the chunking)."""
+    same :func:`~chunkviz.semantic.thresholds.compute_threshold` as the chunking). It depends on
+    the similarities only, not on the current amount: computed once per document and type."""
+    sims = np.ascontiguousarray(similarities, dtype=np.float64)
+    table = _step_table(sims.tobytes(), threshold_type, tuple(steps))
+    return {name: list(column) for name, column in table.items()}
+
+
+@lru_cache(maxsize=16)
+def _step_table(similarities: bytes, threshold_type: str, steps: tuple[float, ...]) -> dict[str, tuple[Any, ...]]:
+    sims = np.frombuffer(similarities, dtype=np.float64)
     table: dict[str, list[Any]] = {"values": [], "cuts": [], "ties": []}
     for amount in steps:
-        got = compute_threshold(similarities, threshold_type, amount)
+        got = compute_threshold(sims, threshold_type, amount)
         table["values"].append(_round(got.value))
         table["cuts"].append(len(got.breakpoints))
         table["ties"].append(len(got.at_threshold))
-    return table
+    return {name: tuple(column) for name, column in table.items()}
 
 
 def leaf_spans(chunks: Sequence[Chunk]) -> list[list[int]]:

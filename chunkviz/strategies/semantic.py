@@ -9,6 +9,7 @@ piece that cannot be cut further is ``over_size_limit`` and ``indivisible``. Nee
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from chunkviz.document.model import Document, as_document
@@ -78,10 +79,21 @@ class SemanticParams:
 
 def explain_semantic(document: Document | str, params: SemanticParams, tokenizer: Tokenizer) -> SemanticExplanation:
     """The full analysis: sentences, similarities, threshold, breakpoints and chunks (an
-    :class:`~chunkviz.explain.Explanation`)."""
+    :class:`~chunkviz.explain.Explanation`). The last few are remembered: the app asks for the
+    chunks and for their explanation with the same settings (the tokenizer plays no part)."""
     require_semantic_extra()
+    document = as_document(document)
+    try:
+        hash((document, params))
+    except TypeError:  # a reader's unhashable extra blocks: nothing to remember it by
+        return _explained.__wrapped__(document, params)
+    return _explained(document, params)
+
+
+@lru_cache(maxsize=4)
+def _explained(document: Document, params: SemanticParams) -> SemanticExplanation:
     return semantic_chunking(
-        as_document(document),
+        document,
         model=params.model,
         buffer_size=params.buffer_size,
         threshold_type=params.threshold_type,
