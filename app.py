@@ -47,7 +47,7 @@ from chunkviz.palette import column_hue, strategy_colour
 from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present, render_html, stylesheet
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
-from chunkviz.ui.docview import ColumnView, DocViewEvent, document_view, ribbon_cuts
+from chunkviz.ui.docview import ColumnView, DocViewEvent, document_view, event_from_state, ribbon_cuts
 from chunkviz.widgets import column_controls
 
 SAMPLES = Path(__file__).parent / "sample_docs"
@@ -60,6 +60,7 @@ COMPARE, TUNE = "Compare strategies", "Tune semantic"
 HINT = "Strategies and settings: in the sidebar (››). Hover a chunk: why it ends; click: select it."
 #: Height of the linked document boxes: with the page header above, they end near the fold at 1100 px.
 VIEW_HEIGHT_PX = 745
+DOCVIEW_KEY = "docview"
 SELECTED_ROW = "background-color: #ffe8cc"
 PAGE_CSS = '<style>[data-testid="stMainBlockContainer"]{padding:3.4rem 1.5rem 2rem 1.5rem}</style>'
 
@@ -313,10 +314,13 @@ def column_view(column: Column, document: Document, tokenizer: str, enrich_json:
 
 
 def show_compare(columns: list[Column], document: Document, tokenizer: str, enrich_json: str, doc_name: str) -> None:
+    for column in columns:  # before the views are built: they show the selection of this run
+        if column.run is not None:
+            forget_stale_selection(column, document.text, tokenizer)
+    apply_view_selection(event_from_state(st.session_state.get(DOCVIEW_KEY)), columns)
     views = [column_view(c, document, tokenizer, enrich_json) for c in columns]
     legend = legend_html(set().union(*(marks_of(c.run) for c in columns if c.run is not None)))
-    event = document_view(views, length=len(document.text), key="docview", height_px=VIEW_HEIGHT_PX, legend=legend)
-    apply_view_selection(event, columns)
+    document_view(views, length=len(document.text), key=DOCVIEW_KEY, height_px=VIEW_HEIGHT_PX, legend=legend)
 
     details = st.columns(len(columns))
     for column, container in zip(columns, details):
@@ -345,7 +349,8 @@ def apply_view_selection(event: DocViewEvent | None, columns: list[Column]) -> N
     st.session_state["_view_nonce"] = event.nonce
     if 0 <= event.column < len(columns):
         st.session_state[f"col{event.column}.selected"] = event.index
-        st.session_state.pop(f"col{event.column}.table", None)
+        for suffix in ("table", "table_seen"):  # the table follows (its highlighted row), untick its row
+            st.session_state.pop(f"col{event.column}.{suffix}", None)
 
 
 def show_details(column: Column, document: Document, tokenizer: str, enrich_json: str, doc_name: str) -> None:
@@ -363,7 +368,6 @@ def show_details(column: Column, document: Document, tokenizer: str, enrich_json
     st.caption(flag_summary(run))
     if d and d.coverage.content_gaps:
         st.warning(f"{d.coverage.content_gap_chars} characters of text are in no chunk (hatched in the text).")
-    forget_stale_selection(column, text, tokenizer)
     if get_strategy(column.config.strategy).explain is not None:
         show_explanation(column, document, tokenizer)
     show_table(column, run)

@@ -1,10 +1,15 @@
 """The Streamlit app, driven through ``streamlit.testing.v1.AppTest`` (no browser).
 
 Every control of the sidebar is exercised and what the page shows is checked against the
-engine called directly: the chunk elements of each column's HTML view (``data-chunk-index``,
-``data-start``, ``data-end``) must be exactly the spans of ``chunkviz.chunk`` with the same
-strategy, parameters and tokenizer, the "chunks" metric must count them, and the text of the
-view must be the document itself (escaped, nothing added, nothing lost).
+engine called directly. The chunk views are one custom component (components v2,
+``chunkviz_docview``, key ``docview``) whose data holds every column's HTML (AppTest:
+``at.get("bidi_component")``, ``.proto.json``): the chunk elements of each column
+(``data-chunk-index``, ``data-start``, ``data-end``) must be exactly the spans of
+``chunkviz.chunk`` with the same strategy, parameters and tokenizer, the ribbon's cuts their
+ends, the "chunks" metric must count them, and the text of the view must be the document itself
+(escaped, nothing added, nothing lost). A click in the view is the component's state
+``{"selection": {column, index, nonce}}``, set through ``at.session_state["docview"]`` (or, to
+run its callback as the browser does, :func:`send_component_state`).
 
 Tests marked ``xfail(strict=True)`` pin down app bugs found while writing these tests; each
 reason says what is wrong. When a bug is fixed the test XPASSes, which fails the run (strict),
@@ -28,11 +33,18 @@ from streamlit.testing.v1 import AppTest
 
 import chunkviz
 import chunkviz.tokenizers
-from chunkviz.compare import ColumnConfig, chunk_flags, config_from_query, config_to_query, flag_summary, run_strategy
+from chunkviz.compare import (
+    ColumnConfig,
+    chunk_flags,
+    config_from_query,
+    config_to_query,
+    flag_summary,
+    run_strategy,
+)
 from chunkviz.document.read import read_bytes as app_read
 from chunkviz.errors import DocumentError
-from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.export import RECORD_FIELDS, chunk_records, serialize
+from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.palette import column_hue
 from chunkviz.strategies.base import ParamInfo, get_strategy
 from chunkviz.tokenizers import get_tokenizer
@@ -368,9 +380,11 @@ def assert_view_matches(view: ChunkView, text: str, chunks: list[Chunk], column:
     assert view.strategy == f"col{column}"
     hue = column_hue(column)
     assert view.root.get("data-length") == str(len(text)), "the root carries the document's length"
-    assert view.root.get("style") == f"--h:{hue}" and view.payload.get("hue") == hue, f"column {column}: hue"
-    # the ribbon's ticks: the end of every leaf chunk, with its reason
-    assert view.payload.get("cuts") == expected_cuts(chunks), f"column {column}: ribbon cuts differ from the chunks' ends"
+    assert view.root.get("style") == f"--h:{hue}", f"column {column}: hue"
+    if view.payload:  # a column of the document view component
+        assert view.payload["hue"] == hue
+        # the ribbon's ticks: the end of every leaf chunk, with its reason
+        assert view.payload["cuts"] == expected_cuts(chunks), f"column {column}: ribbon cuts differ from the chunks' ends"
     indexes = [i for i, _, _ in view.chunks]
     assert len(indexes) == len(set(indexes)), f"column {column}: a chunk has two elements"
     assert sorted(view.chunks) == [(c.index, c.start, c.end) for c in chunks], f"column {column}: rendered spans differ from the engine's"
@@ -490,7 +504,7 @@ def test_document_view_payload() -> None:
     text = sample_text(DEFAULT_SAMPLE)
     (element,) = [c for c in at.get("bidi_component") if c.proto.component_name == DOCVIEW]
     assert element.proto.id.endswith("docview"), element.proto.id
-    assert not at.get("html") or not any('class="cv-doc"' in h.value for h in at.get("html")), "no st.html chunk views"
+    assert not any('class="cv-doc"' in h.value for h in at.get("html")), "no st.html chunk views besides the component"
     payload = view_payload(at)
     assert payload["length"] == len(text) and payload["sync"] is True and payload["height"] >= 80
     assert set(payload["labels"]) == {"reasons", "boundaries", "flags"}
@@ -747,8 +761,11 @@ def test_semantic_column_shows_its_similarity_charts() -> None:
     set_widget(at, "col0.strategy", "semantic")
     charts = {c.key for c in at.get("plotly_chart")}
     assert {"col0.similarity", "col0.curve", "sizes"} <= charts, charts
-    # the caption is the explanation's summary() (e.g. "... similarity threshold 0.023 (percentile 95) ...")
-    assert any("sentences" in c.value and "threshold" in c.value and "(percentile" in c.value for c in at.caption)
+    # the caption is the explanation's summary(); it names the threshold as what it is
+    # ("... similarity threshold 0.023 = 5th percentile of 21 pairs ..."), not "threshold percentile = 0.023"
+    named = re.compile(r"similarity threshold -?\d+\.\d+ = \d+(st|nd|rd|th) percentile of \d+ pairs")
+    assert any("sentences" in c.value and named.search(c.value) for c in at.caption), [c.value for c in at.caption]
+    assert not any("threshold percentile" in c.value for c in at.caption)
     # the chunk-count curve belongs to the percentile threshold only
     set_widget(at, "col0.semantic.threshold_type", "absolute")
     charts = {c.key for c in at.get("plotly_chart")}
@@ -1204,7 +1221,7 @@ def test_upload_hostile_html_file_is_converted_and_safe() -> None:
         assert "&lt;script&gt;literal" in view.html
 
 
-# ----------------------------------------------------------------------------- layout
+# ----------------------------------------------------------------------------- views
 
 
 def test_view_switch_between_compare_and_tune() -> None:
@@ -1240,6 +1257,21 @@ def click(at: AppTest, column: int, index: int, nonce: int) -> AppTest:
     its key, which AppTest sets before the next run (as the browser's widget state would be)."""
     at.session_state["docview"] = {"selection": {"column": column, "index": index, "nonce": nonce}}
     return run(at)
+
+
+def send_component_state(at: AppTest, name: str, state: dict[str, Any]) -> AppTest:
+    """Run with a component's state as its JavaScript would send it (setStateValue), so that
+    its ``on_<key>_change`` callbacks run as in the browser. AppTest has no public API for a
+    custom component's widget state (the element is an UnknownElement, not a Widget): this adds
+    a WidgetState with the element's id to the states AppTest would send (private AppTest API)."""
+    (element,) = [c for c in at.get("bidi_component") if c.proto.component_name == name]
+    states = at._tree.get_widget_states()
+    state_proto = states.widgets.add()
+    state_proto.id = element.proto.id
+    state_proto.json_value = json.dumps(state)
+    at._run(states)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
 
 
 def focus_texts(at: AppTest) -> list[str]:
@@ -1285,7 +1317,7 @@ def test_a_click_in_the_document_view_selects_the_chunk() -> None:
     at = click(new_app(), 1, 3, nonce=1)
     assert shows_chunk(at, chunks[3])
     assert any("Chunk 3" in m.value and f"{chunks[3].start}" in m.value for m in at.markdown)
-    run(at)  # (the view itself shows it by the next run at the latest; see the xfail below)
+    run(at)
     assert selected_in_views(at) == [None, 3, None]
     # a click in another column selects there too, the first selection stays
     click(at, 2, 0, nonce=2)
@@ -1293,13 +1325,16 @@ def test_a_click_in_the_document_view_selects_the_chunk() -> None:
     assert selected_in_views(at) == [None, 3, 0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app.py bug: apply_view_selection runs after document_view is mounted, so the run that a click "
-    "triggers sends the view the previous 'selected' (None or the old chunk). docview.js then un-marks the "
-    "clicked chunk (or re-selects and scrolls to the old one) until some later rerun. Apply the component's "
-    "state before building the views (e.g. read st.session_state['docview'] first, or st.rerun() on a new nonce).",
-)
+def test_a_click_sent_as_the_components_widget_state_selects_the_chunk() -> None:
+    """The same click through the path the browser takes (the component's widget state, its
+    on_selection_change callback runs) gives the same result as setting its session state."""
+    text = sample_text(DEFAULT_SAMPLE)
+    at = send_component_state(new_app(), DOCVIEW, {"selection": {"column": 2, "index": 4, "nonce": 11}})
+    assert shows_chunk(at, engine(text, DEFAULT_COLUMNS[2])[4])
+    run(at)
+    assert selected_in_views(at) == [None, None, 4]
+
+
 def test_a_click_shows_in_the_view_in_the_same_run() -> None:
     at = click(new_app(), 1, 3, nonce=1)
     assert selected_in_views(at) == [None, 3, None]
@@ -1321,12 +1356,6 @@ def test_a_click_is_applied_once_and_a_table_row_wins_afterwards() -> None:
     assert shows_chunk(at, engine(text, DEFAULT_COLUMNS[1])[0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app.py bug: apply_view_selection pops 'col{i}.table' but not 'col{i}.table_seen'; show_table then "
-    "sees picked=[] != table_seen=[row] as the user unticking the row, sets 'col{i}.selected' to None and "
-    "reruns, so a click in a column whose table has a ticked row selects nothing.",
-)
 def test_a_click_after_a_table_selection_in_the_same_column_selects_the_clicked_chunk() -> None:
     text = sample_text(DEFAULT_SAMPLE)
     chunks = engine(text, DEFAULT_COLUMNS[0])
@@ -1367,12 +1396,6 @@ def test_selection_survives_a_change_that_gives_fewer_chunks() -> None:
     assert not any(m.value.startswith(f"**Chunk {last}**") for m in at.markdown)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app.py bug: column_view reads 'col{i}.selected' before show_details' forget_stale_selection drops it, "
-    "so after a change of settings the document view is sent the old index (here 32 for a 1-chunk column; "
-    "with more chunks it marks and scrolls to a different chunk) for one run.",
-)
 def test_a_settings_change_drops_the_selection_in_the_view_too() -> None:
     at = new_app()
     select_row(at, 0, 5)

@@ -1,15 +1,32 @@
 """AppTest checks of the views added for semantic chunking and multi-level strategies:
 the percentile slider re-cuts without re-embedding, nested bands for parent/child chunkings,
-added text for repeated table headers and enrichment."""
+added text for repeated table headers and enrichment, and the "Tune semantic" view (the
+tuning panel component beside the similarity plot, its text right below)."""
 
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from test_app import new_app, run, sample_text, set_widget
+from streamlit.testing.v1 import AppTest
+from test_app import (
+    TUNE,
+    assert_safe_markup,
+    assert_view_matches,
+    chunk_views,
+    errors,
+    new_app,
+    parse_view,
+    run,
+    sample_text,
+    send_component_state,
+    view_payload,
+    set_widget,
+    widget,
+)
 
 import chunkviz
 import chunkviz.semantic as semantic
@@ -21,8 +38,21 @@ def _private_semantic_cache(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None: 
 
 
 def column_html(at: Any, column: int) -> str:
-    (html,) = [h.value for h in at.get("html") if f'class="cv-doc" data-strategy="col{column}"' in h.value]
-    return html
+    """Column ``column``'s HTML in the document view component."""
+    return chunk_views(at)[column].html
+
+
+TUNING = "chunkviz_tuning"
+
+
+def component(at: AppTest, name: str) -> Any:
+    (found,) = [c for c in at.get("bidi_component") if c.proto.component_name == name]
+    return found
+
+
+def panel_data(at: AppTest) -> dict[str, Any]:
+    """The tuning panel's data: {tuning, html, plot_height, text_height}."""
+    return json.loads(component(at, TUNING).proto.json)
 
 
 def chart_spec(at: Any, key: str) -> dict[str, Any]:
@@ -117,18 +147,38 @@ def test_parent_child_children_are_drawn_inside_their_parents() -> None:
         assert tree.ancestors[c.index] == [c.parent], f"child {c.index} is drawn inside parent {c.parent}"
 
 
-def test_selecting_a_child_marks_its_parent() -> None:
-    at = new_app({"doc": "field_station_handbook.md", "n": "1", "s0": "parent_child",
-                  "p0": json.dumps({"parent_size": 300, "child_size": 80, "child_overlap": 10})})
+PARENT_CHILD_QUERY = {"doc": "field_station_handbook.md", "n": "1", "s0": "parent_child",
+                      "p0": json.dumps({"parent_size": 300, "child_size": 80, "child_overlap": 10})}
+
+
+def _child_of_parent_1() -> Any:
     text = sample_text("field_station_handbook.md")
     chunks = chunkviz.chunk(text, "parent_child", parent_size=300, child_size=80, child_overlap=10)
-    child = next(c for c in chunks if c.level == 1 and c.parent == 1)
+    return next(c for c in chunks if c.level == 1 and c.parent == 1)
+
+
+def test_selecting_a_child_selects_it_in_the_view() -> None:
+    at = new_app(PARENT_CHILD_QUERY)
+    child = _child_of_parent_1()
+    at.session_state["col0.selected"] = child.index
+    run(at)
+    assert chunk_views(at)[0].selected == child.index
+    assert f'id="cv-col0-{child.index}" class="cv-c' in column_html(at, 0)
+
+
+def test_selecting_a_child_sends_what_marks_its_parent() -> None:
+    """The component marks the ancestors of the selected chunk (as retrieval would return them):
+    it needs the selection and the child's ``data-parent``, and the parent's outline element
+    (tests/test_browser.py checks the marking itself)."""
+    at = new_app(PARENT_CHILD_QUERY)
+    child = _child_of_parent_1()
     at.session_state["col0.selected"] = child.index
     run(at)
     html = column_html(at, 0)
-    assert f'id="cv-col0-{child.index}" class="cv-c' in html and "cv-sel" in html.split(f'id="cv-col0-{child.index}"')[1][:80]
-    parent_tag = html.split(f'id="cv-col0-{child.parent}"')[1][:60]
-    assert "cv-psel" in parent_tag, "the parent of the selected child is marked, as retrieval would return it"
+    child_tag = html.split(f'id="cv-col0-{child.index}"')[1].split(">")[0]
+    assert f'data-parent="{child.parent}"' in child_tag
+    assert f'data-parent-index="{child.parent}"' in html
+    assert view_payload(at)["columns"][0]["selected"] == child.index
 
 
 def test_table_row_groups_show_the_repeated_header_as_added_text() -> None:
@@ -158,3 +208,85 @@ def test_enrichment_prefix_is_added_text_and_counted() -> None:
     frame = table.value
     assert "tokens with added text" in frame.columns
     assert (frame["tokens with added text"] > frame["tokens"]).all()
+
+
+# ----------------------------------------------------------------------------- tune view
+
+SEMANTIC_QUERY = {"doc": "field_station_handbook.md", "n": "2", "s0": "fixed_tokens", "s1": "semantic"}
+CAPTION = re.compile(r"^similarity threshold -?\d+\.\d+ = \d+(st|nd|rd|th) percentile of \d+ pairs")
+
+
+@pytest.mark.slow
+def test_tune_view_shows_the_semantic_column_in_the_panel() -> None:
+    at = new_app(SEMANTIC_QUERY)
+    text = sample_text("field_station_handbook.md")
+    set_widget(at, "view", TUNE)
+    assert not errors(at), errors(at)
+    assert chunk_views(at) == {}, "the compare view's document view is not drawn in the tune view"
+    data = panel_data(at)
+    expected = chunkviz.chunk(text, "semantic")
+    view = parse_view(data["html"])
+    assert_view_matches(view, text, expected, 1)  # the semantic column's own HTML (data-strategy col1, its hue)
+    assert_safe_markup(view)
+    tuning = data["tuning"]
+    assert tuning["kind"] == "percentile" and tuning["amount"] == 95.0
+    assert tuning["chunks"] == [[c.start, c.end] for c in expected]
+    assert tuning["control"]["param"] == "percentile"
+    assert CAPTION.match(tuning["caption"]), tuning["caption"]
+    assert tuning["curve"] and len(tuning["pairs"]["x"]) == len(tuning["pairs"]["y"])
+    # the breakpoints are the chunk ends that are not forced by size
+    assert set(tuning["breakpoints"]).isdisjoint(tuning["size_cuts"])
+
+
+@pytest.mark.slow
+def test_moving_the_panel_amount_recuts_without_re_embedding() -> None:
+    at = new_app(SEMANTIC_QUERY)
+    text = sample_text("field_station_handbook.md")
+    set_widget(at, "view", TUNE)
+    before = panel_data(at)
+    calls = semantic.ENCODE_CALLS["count"]
+    send_component_state(at, TUNING, {"amount": 70.0})
+    assert semantic.ENCODE_CALLS["count"] == calls, "moving the threshold must not embed again"
+    assert widget(at, "col1.semantic.percentile").value == 70.0, "the sidebar control follows the panel"
+    after = panel_data(at)
+    expected = chunkviz.chunk(text, "semantic", percentile=70.0)
+    assert after["tuning"]["amount"] == 70.0
+    assert after["tuning"]["chunks"] == [[c.start, c.end] for c in expected]
+    assert_view_matches(parse_view(after["html"]), text, expected, 1)
+    assert after["tuning"]["threshold"] > before["tuning"]["threshold"], "a lower percentile raises the similarity threshold"
+    assert len(after["tuning"]["breakpoints"]) > len(before["tuning"]["breakpoints"])
+    # back in the compare view the column shows the same chunks
+    set_widget(at, "view", "Compare strategies")
+    assert_view_matches(chunk_views(at)[1], text, expected, 1)
+
+
+@pytest.mark.slow
+def test_the_tune_button_of_a_semantic_column_opens_the_tune_view() -> None:
+    at = new_app(SEMANTIC_QUERY)
+    (button,) = [b for b in at.button if b.key == "col1.tune"]
+    button.click()
+    run(at)
+    assert widget(at, "view").value == TUNE
+    assert panel_data(at)["tuning"]["kind"] == "percentile"
+
+
+def test_tune_view_without_a_semantic_column_says_how_to_get_one() -> None:
+    at = new_app({"doc": "api_guide.md", "n": "1", "s0": "paragraphs"})
+    set_widget(at, "view", TUNE)
+    assert not [c for c in at.get("bidi_component") if c.proto.component_name == TUNING]
+    assert any("semantic" in i.value for i in at.info)
+    assert not errors(at)
+
+
+@pytest.mark.slow
+def test_tune_view_with_two_semantic_columns_picks_one() -> None:
+    query = {"doc": "field_station_handbook.md", "n": "2", "s0": "semantic", "s1": "semantic", "p1": json.dumps({"percentile": 80.0})}
+    at = new_app(query)
+    set_widget(at, "view", TUNE)
+    text = sample_text("field_station_handbook.md")
+    assert widget(at, "tune_pick").value == "1. semantic"
+    assert panel_data(at)["tuning"]["chunks"] == [[c.start, c.end] for c in chunkviz.chunk(text, "semantic")]
+    set_widget(at, "tune_pick", "2. semantic")
+    expected = chunkviz.chunk(text, "semantic", percentile=80.0)
+    assert panel_data(at)["tuning"]["amount"] == 80.0
+    assert_view_matches(parse_view(panel_data(at)["html"]), text, expected, 1)

@@ -554,6 +554,14 @@ def test_semantic_plot_nested_bands_and_added_text(page: Any, server: str) -> No
     # repeated table headers are inserted text, outside the source spans
     added = page.eval_on_selector_all('.cv-doc[data-strategy="col2"] ins.cv-add', "els => els.map(e => e.textContent)")
     assert added and all(a.startswith("| Method") for a in added)
+    # clicking a child marks its parent too (retrieval would return the parent)
+    child = js(page, "const e = root.querySelectorAll('.cvd-box')[1].querySelector('.cv-c[data-parent]');"
+               "const r = e.getClientRects()[0]; return {index: e.dataset.chunkIndex, parent: e.dataset.parent, x: r.left + 4, y: (r.top + r.bottom) / 2};")  # fmt: skip
+    page.mouse.click(child["x"], child["y"])
+    wait_for(lambda: js(page, "return [...root.querySelectorAll('.cvd-box')[1].querySelectorAll('.cv-psel')].map(e => e.dataset.parentIndex ?? e.dataset.continues);", None)
+             and child["parent"] in js(page, "return [...root.querySelectorAll('.cvd-box')[1].querySelectorAll('.cv-psel')].map(e => e.dataset.parentIndex ?? e.dataset.continues);"),
+             "the selected child's parent to be marked")  # fmt: skip
+    assert child["index"] in selected_in_view(page, 1)
     page.mouse.move(1, 1)
     js(page, """
         const box = root.querySelectorAll('.cvd-box')[2];

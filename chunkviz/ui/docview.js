@@ -404,9 +404,20 @@ class DocView {
 
   markSelected(col, index) {
     col.box.querySelectorAll(".cvd-sel").forEach((n) => n.classList.remove("cvd-sel"));
+    col.box.querySelectorAll(".cv-psel").forEach((n) => n.classList.remove("cv-psel"));
     col.shown = index;
     if (index === null) return;
     col.box.querySelectorAll(extentSelector(index)).forEach((n) => n.classList.add("cvd-sel"));
+    // its parent, grandparent ... are marked too: retrieval would return them with it
+    const seen = new Set();
+    let node = col.box.querySelector(`[data-chunk-index="${Number(index)}"]`);
+    while (node && node.dataset.parent !== undefined && !seen.has(node.dataset.parent)) {
+      const parent = Number(node.dataset.parent);
+      seen.add(node.dataset.parent);
+      col.box.querySelectorAll(`[data-parent-index="${parent}"],.cv-p[data-continues="${parent}"]`)
+        .forEach((n) => n.classList.add("cv-psel"));
+      node = col.box.querySelector(`[data-chunk-index="${parent}"]`);
+    }
   }
 
   describe(col, node, indexes) {
