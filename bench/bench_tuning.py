@@ -25,27 +25,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+for _path in (REPO, REPO / "tests"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+from browser_support import CHROMIUM, chromium, streamlit_server  # noqa: E402 - after the path setup
+
 SAMPLE = REPO / "sample_docs" / "topic_shifts.txt"
 PROSE = ["field_station_handbook.md", "topic_shifts.txt", "contract_excerpt.txt", "support_call_transcript.txt", "api_guide.md"]
 PANEL = '[data-testid="cvt-panel"]'
+DEMO = REPO / "tests" / "apps" / "tuning_demo.py"
 
 
 def big_document(words: int) -> str:
@@ -76,49 +73,6 @@ def payload_sizes(text: str) -> dict[str, float]:
     tuning = len(json.dumps(data).encode())
     n = len(text)
     return {"chars": n, "total_per_char": total / n, "html_per_char": len(html.encode()) / n, "tuning_per_char": tuning / n}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(doc: Path, demo: bool) -> tuple[subprocess.Popen[bytes], str, Path]:
-    """The app (given ``doc`` on its command line) or the bare panel demo, on a free port."""
-    port = _free_port()
-    log = Path(tempfile.mkstemp(prefix="tuning-bench-", suffix=".log")[1])
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", CHUNKVIZ_DEMO_DOC=str(doc))
-    script = [str(REPO / "tests" / "apps" / "tuning_demo.py")] if demo else [str(REPO / "app.py"), str(doc)]
-    command = [
-        sys.executable, "-m", "streamlit", "run", script[0],
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", "--", *script[1:],
-    ]  # fmt: skip
-    with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"streamlit exited:\n{log.read_text(errors='replace')}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().strip() == b"ok":
-                    return process, url + ("" if demo else "/?n=1&s0=semantic"), log
-        except OSError:
-            time.sleep(0.3)
-    stop_server(process)
-    raise SystemExit(f"streamlit did not become healthy:\n{log.read_text(errors='replace')}")
-
-
-def stop_server(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
 
 
 def settled(page: Any, amount: float, timeout_s: float = 120) -> None:
@@ -179,7 +133,7 @@ def main() -> int:
         print(f"skipped: Chromium not found at {CHROMIUM}")
         return 0
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright import sync_api
     except ImportError:
         print("skipped: the playwright package is not installed")
         return 0
@@ -187,16 +141,13 @@ def main() -> int:
     big.write_text(big_document(args.words), encoding="utf-8")
     docs = [("sample", SAMPLE, 0.5), (f"{args.words // 1000}k words", big, 1.0)]
     failed = False
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    with chromium(sync_api) as browser:
         for label, doc, target in docs:
             text = doc.read_text(encoding="utf-8")
             sizes = payload_sizes(text)
-            process, url, _ = start_server(doc, args.demo)
-            try:
-                got = measure(browser, url, args.steps, args.demo)
-            finally:
-                stop_server(process)
+            script, script_args, query = (DEMO, (), "") if args.demo else (REPO / "app.py", (str(doc),), "/?n=1&s0=semantic")
+            with streamlit_server(script, Path(tempfile.mkdtemp(prefix="tuning-bench-")), {"CHUNKVIZ_DEMO_DOC": str(doc)}, script_args) as url:
+                got = measure(browser, url + query, args.steps, args.demo)
             single = statistics.median(got["single_s"])
             print(f"{label} ({'bare panel' if args.demo else 'app Tune view'}): {len(text.split()):,} words, {sizes['chars']:,} characters")
             print(f"  first load to settled      {got['first_load_s']:.2f} s (embedding from the disk cache after the first run)")
@@ -208,7 +159,6 @@ def main() -> int:
             print(f"  payload                    {sizes['total_per_char']:.2f} B/char (html {sizes['html_per_char']:.2f}, "
                   f"tuning data {sizes['tuning_per_char']:.2f}) (target < 2.5)")
             failed |= single >= target or got["burst_s"] >= 1.5 or got["burst_updates"] != 1 or sizes["total_per_char"] >= 2.5
-        browser.close()
     print("all targets met" if not failed else "some targets missed")
     return 0
 

@@ -736,3 +736,26 @@ def check_semantic_chunks(text: str, result, max_tokens: int, min_tokens: int = 
     assert set(result.size_splits) <= boundaries, "a reported size split is a real cut"
     if min_tokens == 0:
         assert boundaries == set(result.threshold.breakpoints) | set(result.size_splits)
+
+
+# ----------------------------------------------------------------------------- browser tests
+@pytest.fixture(scope="module")
+def sync_api():  # noqa: ANN201 - the playwright.sync_api module
+    """Playwright's sync API; the browser tests are skipped, with the reason, without Chromium or playwright."""
+    from browser_support import CHROMIUM
+
+    if not CHROMIUM.exists():
+        pytest.skip(f"Chromium not found at {CHROMIUM} (Debian package 'chromium'; see .ci/run)")
+    try:
+        from playwright import sync_api
+    except ImportError:
+        pytest.skip("the playwright Python package is not installed")
+    return sync_api
+
+
+@pytest.fixture(scope="module")
+def browser(sync_api):  # noqa: ANN001, ANN201 - a playwright Browser
+    from browser_support import chromium
+
+    with chromium(sync_api) as launched:
+        yield launched

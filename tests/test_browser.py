@@ -9,17 +9,11 @@ is missing. Screenshots go to ``test-output/`` (git-ignored).
 from __future__ import annotations
 
 import ast
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
+from browser_support import streamlit_server, wait_for
 
 import chunkviz
 from chunkviz.document.read import read_bytes
@@ -29,8 +23,6 @@ pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "test-output"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 VIEWPORT = {"width": 1500, "height": 1100}
 TIMEOUT_S = 90
 
@@ -60,78 +52,12 @@ HOSTILE_TEXT = (
 # ----------------------------------------------------------------------------- fixtures
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def sync_api():  # noqa: ANN201 - the playwright.sync_api module
-    if not CHROMIUM.exists():
-        pytest.skip(f"Chromium not found at {CHROMIUM} (Debian package 'chromium'; see .ci/run)")
-    try:
-        from playwright import sync_api
-    except ImportError:
-        pytest.skip("the playwright Python package is not installed")
-    return sync_api
-
-
 @pytest.fixture(scope="module")
 def server(sync_api, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # noqa: ANN001
     """The app served by ``streamlit run`` on a free port; yields its URL."""
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = dict(os.environ)
-    env.update(
-        HF_HUB_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        CHUNKVIZ_CACHE_DIR=str(tmp_path_factory.mktemp("chunkviz-cache")),
-    )
-    env.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-        # no watcher over the repository (and .venv): fewer inotify events, no reload prompts
-        "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not become healthy in 60 s:\n{log_path.read_text(errors='replace')}")
-            time.sleep(0.3)
+    env = {"CHUNKVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("chunkviz-cache"))}
+    with streamlit_server(REPO / "app.py", tmp_path_factory.mktemp("streamlit"), env) as url:
         yield url
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=5)
-
-
-@pytest.fixture(scope="module")
-def browser(sync_api) -> Iterator[Any]:  # noqa: ANN001
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
@@ -197,21 +123,6 @@ def top_offset(page: Any, column: int) -> int:
 def selected_in_view(page: Any, column: int) -> list[str]:
     return js(page, "return [...root.querySelectorAll('.cvd-box')[arg].querySelectorAll('.cvd-sel')]"
               ".map(e => e.dataset.chunkIndex ?? e.dataset.continues ?? e.dataset.overlap);", column)  # fmt: skip
-
-
-def wait_for(condition: Callable[[], Any], what: str, timeout: float = TIMEOUT_S) -> Any:
-    """Poll until ``condition()`` is truthy (the page re-renders asynchronously after each input)."""
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        try:
-            last = condition()
-        except Exception as exc:  # noqa: BLE001 - elements are replaced while Streamlit re-renders
-            last = exc
-        if last and not isinstance(last, Exception):
-            return last
-        time.sleep(0.25)
-    raise AssertionError(f"timed out waiting for {what}; last value: {last!r}")
 
 
 def wait_for_spans(page: Any, column: int, expected: list[tuple[int, int]]) -> None:

@@ -8,45 +8,21 @@ Playwright's CSS selectors reach into the component's shadow root.
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+from browser_support import streamlit_server
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "test-output"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 VIEWPORT = {"width": 1500, "height": 1100}
 TIMEOUT_S = 120
 SAMPLE = REPO / "sample_docs" / "topic_shifts.txt"
 PANEL = '[data-testid="cvt-panel"]'
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def sync_api():  # noqa: ANN201 - the playwright.sync_api module
-    if not CHROMIUM.exists():
-        pytest.skip(f"Chromium not found at {CHROMIUM} (Debian package 'chromium'; see .ci/run)")
-    try:
-        from playwright import sync_api
-    except ImportError:
-        pytest.skip("the playwright Python package is not installed")
-    return sync_api
 
 
 @pytest.fixture(scope="module")
@@ -60,50 +36,10 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def server(sync_api, cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # noqa: ANN001
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", CHUNKVIZ_CACHE_DIR=str(cache_dir), CHUNKVIZ_DEMO_DOC=str(SAMPLE),
-               CHUNKVIZ_DEMO_TEXT_HEIGHT="300")  # the sample overflows it: scrolling is tested
-    env.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(REPO / "tests" / "apps" / "tuning_demo.py"),
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not become healthy in 60 s:\n{log_path.read_text(errors='replace')}")
-            time.sleep(0.3)
+    # CHUNKVIZ_DEMO_TEXT_HEIGHT: the sample overflows the text box, so scrolling is tested
+    env = {"CHUNKVIZ_CACHE_DIR": str(cache_dir), "CHUNKVIZ_DEMO_DOC": str(SAMPLE), "CHUNKVIZ_DEMO_TEXT_HEIGHT": "300"}
+    with streamlit_server(REPO / "tests" / "apps" / "tuning_demo.py", tmp_path_factory.mktemp("streamlit"), env) as url:
         yield url
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=5)
-
-
-@pytest.fixture(scope="module")
-def browser(sync_api) -> Iterator[Any]:  # noqa: ANN001
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -1,0 +1,107 @@
+"""What the browser tests (and bench/bench_tuning.py) share: a Streamlit server on a free port
+and Debian's headless Chromium (``playwright install`` is never needed)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+TIMEOUT_S = 90
+
+
+class ServerError(RuntimeError):
+    """The Streamlit server exited or did not become healthy (the message holds its log)."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(
+    script: Path | str, log_dir: Path, env: Mapping[str, str] | None = None, args: Sequence[str] = ()
+) -> Iterator[str]:
+    """``streamlit run script [-- args]`` on a free port, offline, no file watcher; yields its URL."""
+    port = free_port()
+    log_path = Path(log_dir) / "server.log"
+    environment = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **(env or {}))
+    environment.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(script),
+        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        *(["--", *args] if args else []),
+    ]  # fmt: skip
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(process, url, log_path)
+        yield url
+    finally:
+        stop(process)
+
+
+def _wait_healthy(process: subprocess.Popen[bytes], url: str, log_path: Path, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if process.poll() is not None:
+            raise ServerError(f"streamlit exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise ServerError(f"streamlit did not become healthy in {timeout_s:g} s:\n{log_path.read_text(errors='replace')}")
+        time.sleep(0.3)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=5)
+
+
+@contextlib.contextmanager
+def chromium(sync_api: Any) -> Iterator[Any]:
+    """Debian's Chromium through playwright (``sync_api``: the playwright.sync_api module)."""
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def wait_for(condition: Callable[[], Any], what: str, timeout: float = TIMEOUT_S) -> Any:
+    """Poll until ``condition()`` is truthy (the page re-renders asynchronously after each input)."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = condition()
+        except Exception as exc:  # noqa: BLE001 - elements are replaced while Streamlit re-renders
+            last = exc
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(0.25)
+    raise AssertionError(f"timed out waiting for {what}; last value: {last!r}")
