@@ -103,31 +103,18 @@ def similarity_figure(
             hovertext=hover, hoverinfo="text",
         )
     )
-    if breakpoints:
-        fig.add_trace(
-            go.Scatter(
-                x=[i + 0.5 for i in breakpoints], y=[metric_values[i] for i in breakpoints], mode="markers",
-                name="breakpoint", marker={"symbol": "x", "size": 11, "color": "#e03131", "line": {"width": 2}},
-                hovertext=[hover[i] for i in breakpoints], hoverinfo="text",
-            )
-        )
-    if size_splits:
-        fig.add_trace(
-            go.Scatter(
-                x=[i + 0.5 for i in size_splits], y=[metric_values[i] for i in size_splits], mode="markers",
-                name="cut to fit max_tokens", marker={"symbol": "diamond", "size": 10, "color": "#f08c00"},
-                hovertext=[hover[i] for i in size_splits], hoverinfo="text",
-            )
-        )
+    def marks(pairs: Sequence[int], name: str, marker: dict) -> None:
+        """One trace of markers on pairs ``pairs`` (pair i is drawn at x = i + 0.5)."""
+        if pairs:
+            fig.add_trace(go.Scatter(
+                x=[i + 0.5 for i in pairs], y=[metric_values[i] for i in pairs], mode="markers", name=name,
+                marker=marker, hovertext=[hover[i] for i in pairs], hoverinfo="text",
+            ))  # fmt: skip
+
+    marks(breakpoints, "breakpoint", {"symbol": "x", "size": 11, "color": "#e03131", "line": {"width": 2}})
+    marks(size_splits, "cut to fit max_tokens", {"symbol": "diamond", "size": 10, "color": "#f08c00"})
     ties = [i for i in at_threshold if i not in set(size_splits)]
-    if ties:
-        fig.add_trace(
-            go.Scatter(
-                x=[i + 0.5 for i in ties], y=[metric_values[i] for i in ties], mode="markers",
-                name="at threshold (not cut)", marker={"symbol": "circle-open", "size": 12, "color": "#e03131", "line": {"width": 2}},
-                hovertext=[hover[i] for i in ties], hoverinfo="text",
-            )
-        )
+    marks(ties, "at threshold (not cut)", {"symbol": "circle-open", "size": 12, "color": "#e03131", "line": {"width": 2}})
     if threshold == threshold:  # not NaN
         fig.add_hline(
             y=threshold, line_dash="dash", line_color="#e03131",

@@ -105,3 +105,29 @@ def wait_for(condition: Callable[[], Any], what: str, timeout: float = TIMEOUT_S
             return last
         time.sleep(0.25)
     raise AssertionError(f"timed out waiting for {what}; last value: {last!r}")
+
+
+# ----------------------------------------------------------------------------- the document view
+#: The document view component's root (in its shadow root); :func:`js` puts it in scope as ``root``.
+ROOT_JS = "document.querySelector('[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.cvd-root')"
+
+
+def js(page: Any, body: str, arg: Any = None) -> Any:
+    """Evaluate ``body`` with ``root`` (the document view's .cvd-root) and ``arg`` in scope."""
+    return page.evaluate(f"(arg) => {{ const root = {ROOT_JS}; {body} }}", arg)
+
+
+def box_rect(page: Any, column: int) -> dict[str, float]:
+    """The bounding box of column ``column``'s scroll box."""
+    return js(page, "const r = root.querySelectorAll('.cvd-box')[arg].getBoundingClientRect();"
+              "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};", column)  # fmt: skip
+
+
+def chunk_rect(page: Any, column: int, index: int) -> dict[str, float]:
+    """The first line box of chunk ``index``'s band in ``column``."""
+    return js(
+        page,
+        "const [c, i] = arg; const e = root.querySelectorAll('.cvd-box')[c].querySelector(`.cv-c[data-chunk-index=\"${i}\"]`);"
+        "const r = e.getClientRects()[0]; return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};",
+        [column, index],
+    )

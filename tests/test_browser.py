@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from browser_support import streamlit_server, wait_for
+from browser_support import box_rect, chunk_rect, js, streamlit_server, wait_for
 
 import chunkviz
 from chunkviz.document.read import read_bytes
@@ -77,13 +77,6 @@ def page(browser, server: str) -> Iterator[Any]:  # noqa: ANN001
 
 # ----------------------------------------------------------------------------- helpers
 
-#: The document view component's root (in its shadow root); ``js`` puts it in scope as ``root``.
-ROOT_JS = "document.querySelector('[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.cvd-root')"
-
-
-def js(page: Any, body: str, arg: Any = None) -> Any:
-    """Evaluate ``body`` with ``root`` (the document view's .cvd-root) and ``arg`` in scope."""
-    return page.evaluate(f"(arg) => {{ const root = {ROOT_JS}; {body} }}", arg)
 
 
 def chunk_spans(page: Any, column: int) -> list[tuple[int, int]]:
@@ -94,21 +87,6 @@ def chunk_spans(page: Any, column: int) -> list[tuple[int, int]]:
             "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])",
         )
     ]
-
-
-def box_rect(page: Any, column: int) -> dict[str, float]:
-    return js(page, "const r = root.querySelectorAll('.cvd-box')[arg].getBoundingClientRect();"
-              "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};", column)  # fmt: skip
-
-
-def chunk_rect(page: Any, column: int, index: int) -> dict[str, float]:
-    """The first line box of chunk ``index``'s band in ``column``."""
-    return js(
-        page,
-        "const [c, i] = arg; const e = root.querySelectorAll('.cvd-box')[c].querySelector(`.cv-c[data-chunk-index=\"${i}\"]`);"
-        "const r = e.getClientRects()[0]; return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};",
-        [column, index],
-    )
 
 
 def end_marker_tops(page: Any, column: int) -> list[float]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import streamlit_server, wait_for
+from browser_support import ROOT_JS, box_rect, chunk_rect, js, streamlit_server, wait_for
 
 from chunkviz.vocabulary import REASON_LABELS, Reason
 
@@ -25,7 +25,6 @@ APP = "tests/apps/docview_demo.py"
 OUTPUT = REPO / "test-output"
 VIEWPORT = {"width": 1500, "height": 1100}
 TIMEOUT_S = 90
-ROOT_JS = "document.querySelector('[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.cvd-root')"
 
 
 @pytest.fixture(scope="module")
@@ -65,26 +64,6 @@ def shot(page: Any, name: str) -> Path:
     return path
 
 
-def js(page: Any, body: str, arg: Any = None) -> Any:
-    """Evaluate ``body`` with ``root`` (the component's .cvd-root) and ``arg`` in scope."""
-    return page.evaluate(f"(arg) => {{ const root = {ROOT_JS}; {body} }}", arg)
-
-
-def box_rect(page: Any, column: int) -> dict[str, float]:
-    return js(page, "const r = root.querySelectorAll('.cvd-box')[arg].getBoundingClientRect();"
-              "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};", column)  # fmt: skip
-
-
-def first_rect(page: Any, column: int, index: int) -> dict[str, float]:
-    """The first line box of chunk ``index``'s band in ``column``."""
-    return js(
-        page,
-        "const [c, i] = arg; const e = root.querySelectorAll('.cvd-box')[c].querySelector(`.cv-c[data-chunk-index=\"${i}\"]`);"
-        "const r = e.getClientRects()[0]; return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};",
-        [column, index],
-    )
-
-
 def chunks(page: Any, column: int) -> list[dict[str, Any]]:
     return js(
         page,
@@ -98,7 +77,7 @@ def visible_chunks(page: Any, column: int) -> list[int]:
     """Indexes of the chunks whose first line shows inside the box."""
     box = box_rect(page, column)
     return [c["index"] for c in chunks(page, column)
-            if box["top"] <= first_rect(page, column, c["index"])["top"] < box["bottom"] - 20]  # fmt: skip
+            if box["top"] <= chunk_rect(page, column, c["index"])["top"] < box["bottom"] - 20]  # fmt: skip
 
 
 def top_offset(page: Any, column: int) -> int:
@@ -136,7 +115,7 @@ def test_hover_shows_a_styled_tooltip_and_outlines_the_whole_extent(page: Any) -
     overlapped = next(c for c in bands if c["index"] > 0 and js(
         page, "return root.querySelectorAll('.cvd-box')[0].querySelectorAll(`[data-overlap~=\"${arg}\"]`).length;", c["index"]))
     index = overlapped["index"]
-    rect = first_rect(page, 0, index)
+    rect = chunk_rect(page, 0, index)
     page.mouse.move(rect["left"] + 4, (rect["top"] + rect["bottom"]) / 2)
     tip = page.locator(".cvd-tip")
     wait_for(lambda: tip.is_visible(), "the tooltip")
@@ -156,7 +135,7 @@ def test_hover_shows_a_styled_tooltip_and_outlines_the_whole_extent(page: Any) -
 
 def test_click_selects_and_python_gets_it(page: Any) -> None:
     index = visible_chunks(page, 1)[1]
-    rect = first_rect(page, 1, index)
+    rect = chunk_rect(page, 1, index)
     page.mouse.click(rect["left"] + 4, (rect["top"] + rect["bottom"]) / 2)
     page.get_by_text(f"selected: column 1 chunk {index}").wait_for()
     selected = js(page, "return [...root.querySelectorAll('.cvd-box')[1].querySelectorAll('.cvd-sel')]"
@@ -168,12 +147,12 @@ def test_click_selects_and_python_gets_it(page: Any) -> None:
 
 def test_selection_from_python_scrolls_inside_its_box(page: Any) -> None:
     target = chunks(page, 2)[-4]["index"]
-    assert first_rect(page, 2, target)["top"] > box_rect(page, 2)["bottom"]  # starts out of view
+    assert chunk_rect(page, 2, target)["top"] > box_rect(page, 2)["bottom"]  # starts out of view
     page.get_by_label("select from Python (column:index)").fill(f"2:{target}")
     page.keyboard.press("Enter")
 
     def inside() -> bool:
-        box, rect = box_rect(page, 2), first_rect(page, 2, target)
+        box, rect = box_rect(page, 2), chunk_rect(page, 2, target)
         return box["top"] <= rect["top"] and rect["bottom"] <= box["bottom"]
 
     page_top = box_rect(page, 2)["top"]
