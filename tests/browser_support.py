@@ -131,3 +131,19 @@ def chunk_rect(page: Any, column: int, index: int) -> dict[str, float]:
         "const r = e.getClientRects()[0]; return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};",
         [column, index],
     )
+
+
+VIEWPORT = {"width": 1500, "height": 1100}
+
+
+def open_page(browser: Any, url: str, timeout_s: float = TIMEOUT_S) -> Any:
+    """A new page at 1500x1100 on ``url`` that records page errors (``page.page_errors``) and
+    dismisses dialogs (``page.dialogs``)."""
+    page = browser.new_context(viewport=VIEWPORT).new_page()
+    page.set_default_timeout(timeout_s * 1000)
+    page.dialogs = []
+    page.page_errors = []
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
+    page.goto(url)
+    return page

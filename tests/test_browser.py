@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from browser_support import box_rect, chunk_rect, js, streamlit_server, wait_for
+from browser_support import VIEWPORT, box_rect, chunk_rect, js, open_page, streamlit_server, wait_for
 
 import chunkviz
 from chunkviz.document.read import read_bytes
@@ -23,7 +23,6 @@ pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "test-output"
-VIEWPORT = {"width": 1500, "height": 1100}
 TIMEOUT_S = 90
 
 #: Known text for the upload test: several fixed_tokens chunks, a distinctive sentence, unicode.
@@ -62,17 +61,10 @@ def server(sync_api, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def page(browser, server: str) -> Iterator[Any]:  # noqa: ANN001
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_S * 1000)
-    page.dialogs = []  # type: ignore[attr-defined]
-    page.page_errors = []  # type: ignore[attr-defined]
-    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
-    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
-    page.goto(server)
+    page = open_page(browser, server)
     page.wait_for_selector("[data-chunk-index]")
     yield page
-    context.close()
+    page.context.close()
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import ROOT_JS, box_rect, chunk_rect, js, streamlit_server, wait_for
+from browser_support import ROOT_JS, open_page, box_rect, chunk_rect, js, streamlit_server, wait_for
 
 from chunkviz.vocabulary import REASON_LABELS, Reason
 
@@ -23,7 +23,6 @@ pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parent.parent
 APP = "tests/apps/docview_demo.py"
 OUTPUT = REPO / "test-output"
-VIEWPORT = {"width": 1500, "height": 1100}
 TIMEOUT_S = 90
 
 
@@ -35,12 +34,7 @@ def server(sync_api, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _open(browser: Any, url: str) -> Any:
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_S * 1000)
-    page.page_errors = []  # type: ignore[attr-defined]
-    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
-    page.goto(url)
+    page = open_page(browser, url)
     page.wait_for_selector(".cvd-box [data-chunk-index]")
     wait_for(lambda: page.evaluate(f"() => {ROOT_JS}.__cvd.columns.length") == 3, "three columns")
     return page

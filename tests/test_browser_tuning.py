@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from browser_support import streamlit_server
+from browser_support import open_page, streamlit_server
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "test-output"
-VIEWPORT = {"width": 1500, "height": 1100}
 TIMEOUT_S = 120
 SAMPLE = REPO / "sample_docs" / "topic_shifts.txt"
 PANEL = '[data-testid="cvt-panel"]'
@@ -44,16 +43,11 @@ def server(sync_api, cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) 
 
 @pytest.fixture
 def page(browser, server: str) -> Iterator[Any]:  # noqa: ANN001
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_S * 1000)
-    page.page_errors = []  # type: ignore[attr-defined]
-    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
-    page.goto(server)
+    page = open_page(browser, server, TIMEOUT_S)
     page.wait_for_selector(f'{PANEL}[data-state="settled"]')
     yield page
     assert page.page_errors == []
-    context.close()
+    page.context.close()
 
 
 # ----------------------------------------------------------------------------- helpers
