@@ -34,7 +34,7 @@ from chunkviz.palette import (
     css_colour,
 )
 from chunkviz.types import Chunk
-from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
+from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS, Flag
 
 #: Number of band shades; neighbouring chunks alternate them.
 N_COLOURS = len(BAND_SHADES)

@@ -26,7 +26,7 @@ from chunkviz.render import (
     stylesheet,
 )
 from chunkviz.types import Chunk
-from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Boundary, Flag, Reason
+from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS, Boundary, Flag, Reason
 
 TEXT = "First <b>para</b>.\n\nSecond para & more."
 
