@@ -62,7 +62,11 @@ HINT = "Strategies and settings: in the sidebar (››). Hover a chunk: why it 
 VIEW_HEIGHT_PX = 745
 DOCVIEW_KEY = "docview"
 SELECTED_ROW = "background-color: #ffe8cc"
-PAGE_CSS = '<style>[data-testid="stMainBlockContainer"]{padding:3.4rem 1.5rem 2rem 1.5rem}</style>'
+PAGE_CSS = (
+    '<style>[data-testid="stMainBlockContainer"]{padding:3.4rem 1.5rem 2rem 1.5rem}'
+    # four columns' metrics fit without truncation ("median tokens", "14.2%")
+    '[data-testid="stMetricValue"]{font-size:1.45rem}[data-testid="stMetricLabel"] p{font-size:0.78rem}</style>'
+)
 
 st.set_page_config(page_title="chunkviz", layout="wide", initial_sidebar_state="expanded")
 
@@ -414,7 +418,7 @@ def show_explanation(column: Column, document: Document, tokenizer: str) -> None
     explanation = cached_explanation(document.text, document.format, column.config.strategy, column.params_json, tokenizer, document)
     st.caption(explanation.summary())
     if column.config.strategy == "semantic":
-        st.button(f"Tune this threshold by eye ({TUNE}) →", key=f"{column.key}.tune", on_click=open_tuning, args=(column.i,))
+        st.button("Tune the threshold by eye →", key=f"{column.key}.tune", on_click=open_tuning, args=(column.label,), help=f"Opens the {TUNE} view")
     for item in explanation.figures(column.run.chunks):
         if item.caption:
             st.caption(item.caption)
@@ -440,9 +444,10 @@ def show_focus(run: StrategyRun, index: int) -> None:
 
 
 # --- tune view ------------------------------------------------------------------------------------
-def open_tuning(i: int) -> None:
+def open_tuning(label: str) -> None:
+    """Open the Tune view on the column ``label`` (a callback: runs before the rerun)."""
     st.session_state["view"] = TUNE
-    st.session_state["tune_column"] = i
+    st.session_state["tune_pick"] = label
 
 
 def show_tune(columns: list[Column], document: Document, tokenizer: str, enrich_json: str) -> None:
@@ -456,6 +461,8 @@ def show_tune(columns: list[Column], document: Document, tokenizer: str, enrich_
         return
     if len(semantic) > 1:
         labels = {c.label: c for c in semantic}
+        if st.session_state.get("tune_pick") not in labels:  # a column that changed strategy
+            st.session_state.pop("tune_pick", None)
         chosen = st.radio("Column", list(labels), key="tune_pick", horizontal=True)
         column = labels[chosen]
     else:

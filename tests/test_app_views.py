@@ -290,3 +290,16 @@ def test_tune_view_with_two_semantic_columns_picks_one() -> None:
     expected = chunkviz.chunk(text, "semantic", percentile=80.0)
     assert panel_data(at)["tuning"]["amount"] == 80.0
     assert_view_matches(parse_view(panel_data(at)["html"]), text, expected, 1)
+
+
+@pytest.mark.slow
+def test_a_columns_tune_button_opens_the_tune_view_on_that_column() -> None:
+    query = {"doc": "topic_shifts.txt", "n": "2", "s0": "semantic", "s1": "semantic", "p1": json.dumps({"percentile": 80.0})}
+    at = new_app(query)
+    (button,) = [b for b in at.button if b.key == "col1.tune"]
+    button.click()
+    run(at)
+    assert widget(at, "view").value == TUNE
+    assert widget(at, "tune_pick").value == "2. semantic"
+    assert panel_data(at)["tuning"]["amount"] == 80.0
+    assert not errors(at)
