@@ -86,7 +86,10 @@ def _the_document(text: str, fmt: str, document: Document | None) -> Document:
     return as_document(text, fmt)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+# Runs and explanations are immutable (frozen dataclasses, tuples) and only read: cached as
+# resources they are shared, not pickled and unpickled on every hit (at 50,000 words that copy
+# cost more than the chunking).
+@st.cache_resource(max_entries=64, show_spinner=False)
 def cached_run(
     text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null",
     settings_json: str = "{}", _document: Document | None = None,
@@ -134,7 +137,7 @@ def cached_exports(
     return {fmt_name: serialize(records, fmt_name) for fmt_name in ("jsonl", "json", "csv")}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def cached_explanation(
     text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, _document: Document | None = None
 ):  # noqa: ANN201
