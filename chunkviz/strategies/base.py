@@ -132,6 +132,9 @@ class Strategy(Generic[P]):
     #: Optional: ``prepare(document, params, tokenizer, progress)`` does the expensive, cacheable
     #: precomputation (e.g. embeddings) up front, calling ``progress(done, total)``.
     prepare: PrepareFunction | None = None
+    #: Retrieval returns the parent of a matched chunk (parent_child, small_to_big: children are
+    #: embedded and searched, their parents are what the model reads); otherwise the chunk itself.
+    returns_parents: bool = False
 
     def params_info(self) -> list[ParamInfo]:
         return params_info(self.params_type)
@@ -363,11 +366,13 @@ def register(
     params_type: type,
     explain: ExplainFunction | None = None,
     prepare: PrepareFunction | None = None,
+    returns_parents: bool = False,
 ) -> Callable[[ChunkFunction], ChunkFunction]:
     """Decorator: register ``function(document, params, tokenizer) -> list[Chunk]`` under ``name``.
 
     The params class becomes self-validating (:func:`make_self_validating`); its defaults must
     satisfy their own declared ranges (checked here, so a wrong declaration fails at import).
+    ``returns_parents``: retrieval searches the chunks without children and returns their parents.
     """
 
     def decorate(function: ChunkFunction) -> ChunkFunction:
@@ -375,7 +380,7 @@ def register(
             raise ValueError(f"strategy {name!r} is registered twice")
         make_self_validating(params_type, name)
         params_type()  # the defaults must be valid
-        _REGISTRY[name] = Strategy(name, description, params_type, function, explain, prepare)
+        _REGISTRY[name] = Strategy(name, description, params_type, function, explain, prepare, returns_parents)
         return function
 
     return decorate

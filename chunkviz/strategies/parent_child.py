@@ -117,6 +117,7 @@ def _children(parent: _Parent, index: int, params: ParentChildParams) -> list[Pi
     "Parents of parent_size tokens (or Markdown sections) to return as context; children of child_size tokens "
     "with child_overlap, cut inside each parent, to embed and search (defaults 1000/128/16).",
     ParentChildParams,
+    returns_parents=True,
 )
 def parent_child(document: Document, params: ParentChildParams, tokenizer: Tokenizer) -> list[Chunk]:
     counter = shared_counter(document.text, tokenizer)

@@ -95,6 +95,7 @@ def _with_token_count(piece: Piece, counter: SpanCounter) -> Piece:
     "Sentences (children, to embed) inside their blank-line paragraphs (parents, to return); long paragraphs "
     "split at sentence ends, long sentences at words, both flagged.",
     SmallToBigParams,
+    returns_parents=True,
 )
 def small_to_big(document: Document, params: SmallToBigParams, tokenizer: Tokenizer) -> list[Chunk]:
     text = document.text
