@@ -1,0 +1,107 @@
+"""Embeddings of texts (chunks, questions), cached on disk per (model, text).
+
+A sweep embeds the same chunks again and again (a size 256 and a size 512 chunking share many
+paragraphs; a re-run shares everything): each text is embedded once per model and kept in one
+SQLite file per model under ``CHUNKVIZ_CACHE_DIR`` (``~/.cache/chunkviz`` by default; an empty
+value keeps vectors in memory only, for this process).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+Progress = Callable[[int, int], None]
+#: ``encode(texts, progress) -> unit vectors``: the model's encoder.
+Encoder = Callable[[Sequence[str], "Progress | None"], np.ndarray]
+
+_VERSION = "1"
+_MEMORY: dict[tuple[str, str], np.ndarray] = {}
+_LOCK = threading.Lock()
+
+
+def text_key(model: str, text: str) -> str:
+    digest = hashlib.sha256(f"{_VERSION}\0{model}\0".encode())
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def store_path(model: str) -> Path | None:
+    """The SQLite file of ``model``'s vectors (None: the disk cache is off)."""
+    value = os.environ.get("CHUNKVIZ_CACHE_DIR")
+    if value == "":
+        return None
+    base = Path(value) if value else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "chunkviz"
+    name = hashlib.sha256(model.encode()).hexdigest()[:16]
+    return base / "embeddings" / f"{name}.sqlite"
+
+
+def embed_texts(texts: Sequence[str], model: str, encode: Encoder, progress: Progress | None = None) -> np.ndarray:
+    """One vector per text, in order; only texts never embedded with ``model`` are encoded
+    (``progress(done, total)`` counts those)."""
+    keys = [text_key(model, t) for t in texts]
+    found = _lookup(model, set(keys))
+    missing: dict[str, str] = {}
+    for key, text in zip(keys, texts):
+        if key not in found and key not in missing:
+            missing[key] = text
+    if missing:
+        vectors = np.asarray(encode(list(missing.values()), progress), dtype=np.float32)
+        fresh = dict(zip(missing, vectors))
+        _store(model, fresh)
+        found.update(fresh)
+    elif progress is not None:
+        progress(0, 0)
+    if not keys:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([found[k] for k in keys])
+
+
+def _lookup(model: str, keys: set[str]) -> dict[str, np.ndarray]:
+    with _LOCK:
+        found = {k: _MEMORY[(model, k)] for k in keys if (model, k) in _MEMORY}
+    path = store_path(model)
+    wanted = [k for k in keys if k not in found]
+    if path is None or not wanted or not path.exists():
+        return found
+    try:
+        with sqlite3.connect(path) as db:
+            for start in range(0, len(wanted), 500):
+                block = wanted[start : start + 500]
+                rows = db.execute(f"SELECT key, data FROM vectors WHERE key IN ({','.join('?' * len(block))})", block)
+                for key, data in rows:
+                    found[key] = np.frombuffer(data, dtype=np.float32)
+    except sqlite3.Error:
+        pass  # a damaged or locked cache: embed again
+    with _LOCK:
+        _MEMORY.update({(model, k): v for k, v in found.items()})
+    return found
+
+
+def _store(model: str, vectors: dict[str, np.ndarray]) -> None:
+    with _LOCK:
+        _MEMORY.update({(model, k): v for k, v in vectors.items()})
+    path = store_path(model)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(path, timeout=30) as db:
+            db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors (key, data) VALUES (?, ?)",
+                [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in vectors.items()],
+            )
+    except (OSError, sqlite3.Error):
+        pass  # caching is an optimisation; never fail the evaluation for it
+
+
+def clear_memory() -> None:
+    with _LOCK:
+        _MEMORY.clear()

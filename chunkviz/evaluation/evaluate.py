@@ -1,0 +1,167 @@
+"""Evaluate chunking configurations on a corpus and its questions.
+
+For each configuration: chunk every document, embed the chunks a retriever searches (cached per
+text), rank them for every question by exact cosine similarity across the whole corpus, keep the
+top k, map matched children to the parents a strategy returns, and score the returned spans
+against the question's references (:mod:`chunkviz.evaluation.metrics`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from chunkviz.api import chunk
+from chunkviz.document.model import Document, as_document
+from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
+from chunkviz.evaluation.metrics import Scores, Span, question_scores, scores_dict, summarize
+from chunkviz.evaluation.retrieval import returned, searchable, top_k
+from chunkviz.strategies.base import get_strategy
+from chunkviz.types import Chunk
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One chunking to evaluate: a strategy, its parameters and the tokenizer its sizes count."""
+
+    strategy: str
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    tokenizer: str = "cl100k_base"
+
+    def label(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        return f"{self.strategy}({params})" if params else self.strategy
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """One returned span of one question: its rank (1 = best), score and place."""
+
+    rank: int
+    score: float
+    span: Span
+    chunk_index: int
+
+
+@dataclass(frozen=True)
+class Result:
+    """The evaluation of one configuration."""
+
+    configuration: Configuration
+    k: int
+    scores: tuple[Scores, ...]  # per question, in question order
+    retrieved: tuple[tuple[Retrieved, ...], ...]  # per question
+    chunks: int  # searchable chunks over the corpus
+    mean_chunk_chars: float
+
+    def summary(self) -> dict[str, tuple[float, float]]:
+        return summarize(self.scores)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "strategy": self.configuration.strategy,
+            "params": dict(self.configuration.params),
+            "tokenizer": self.configuration.tokenizer,
+            "label": self.configuration.label(),
+            "k": self.k,
+            "chunks": self.chunks,
+            "mean_chunk_chars": self.mean_chunk_chars,
+            "summary": {name: {"mean": mean, "std": std} for name, (mean, std) in self.summary().items()},
+            "questions": [
+                {"scores": scores_dict(s),
+                 "retrieved": [{"rank": r.rank, "score": r.score, "document": r.span.document, "start": r.span.start, "end": r.span.end} for r in hits]}
+                for s, hits in zip(self.scores, self.retrieved)
+            ],
+        }  # fmt: skip
+
+
+def default_encoder(model: str) -> Encoder:
+    """The sentence-transformers encoder of ``model`` (the offline MiniLM by default)."""
+    from chunkviz.semantic.embeddings import load_model
+
+    def encode(texts: Sequence[str], progress: Progress | None) -> np.ndarray:
+        return load_model(model).encode(texts, progress)
+
+    return encode
+
+
+def evaluate(
+    corpus: Mapping[str, Document | str],
+    questions: Sequence[Any],
+    configurations: Sequence[Configuration],
+    *,
+    k: int = 5,
+    model: str | None = None,
+    encode: Encoder | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[Result]:
+    """Score every configuration on ``corpus`` (name -> document) and ``questions`` (each with
+    ``question`` and ``references``: spans with ``document``, ``start``, ``end``).
+
+    ``encode`` replaces the embedding model (tests); ``progress(what, done, total)`` reports
+    embedding progress.
+    """
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL
+
+    model = model or DEFAULT_MODEL
+    encode = encode or default_encoder(model)
+    documents = {name: as_document(doc) for name, doc in corpus.items()}
+    query_vectors = embed_texts([q.question for q in questions], model, encode, _step(progress, "questions"))
+    return [_evaluate_one(documents, questions, query_vectors, config, k, model, encode, progress) for config in configurations]
+
+
+def _step(progress: Callable[[str, int, int], None] | None, what: str) -> Progress | None:
+    return None if progress is None else (lambda done, total: progress(what, done, total))
+
+
+def _evaluate_one(
+    documents: Mapping[str, Document], questions: Sequence[Any], query_vectors: np.ndarray, config: Configuration,
+    k: int, model: str, encode: Encoder, progress: Callable[[str, int, int], None] | None,
+) -> Result:
+    returns_parents = get_strategy(config.strategy).returns_parents
+    per_document = {name: chunk(doc, config.strategy, tokenizer=config.tokenizer, **dict(config.params)) for name, doc in documents.items()}
+    search: list[tuple[str, Chunk]] = [(name, c) for name, chunks in per_document.items() for c in searchable(chunks)]
+    units = [_span(name, c) for name, chunks in per_document.items() for c in _units(chunks, returns_parents)]
+    vectors = embed_texts([c.added_text + c.text for _, c in search], model, encode, _step(progress, config.label()))
+    ranking = top_k(query_vectors, vectors, k) if search else None
+    scores, hits_all = [], []
+    for q, question in enumerate(questions):
+        hits = _hits(per_document, search, ranking, q, returns_parents)
+        hits_all.append(tuple(hits))
+        scores.append(question_scores(list(question.references), [h.span for h in hits], units))
+    lengths = [c.end - c.start for _, c in search]
+    return Result(config, k, tuple(scores), tuple(hits_all), len(search), float(np.mean(lengths)) if lengths else 0.0)
+
+
+def _units(chunks: Sequence[Chunk], returns_parents: bool) -> list[Chunk]:
+    """The spans a retriever can return: parents of searchable chunks, or those chunks."""
+    leaves = searchable(chunks)
+    return returned(chunks, leaves, returns_parents) if returns_parents else leaves
+
+
+def _hits(
+    per_document: Mapping[str, Sequence[Chunk]], search: Sequence[tuple[str, Chunk]], ranking: Any, q: int, returns_parents: bool
+) -> list[Retrieved]:
+    if ranking is None:
+        return []
+    out: list[Retrieved] = []
+    seen: set[tuple[str, int]] = set()
+    for position, score in zip(ranking.indices[q], ranking.scores[q]):
+        name, matched = search[int(position)]
+        unit = returned(per_document[name], [matched], returns_parents)[0]
+        if (name, unit.index) in seen:  # a parent already returned for a better child
+            continue
+        seen.add((name, unit.index))
+        out.append(Retrieved(len(out) + 1, float(score), _span(name, unit), unit.index))
+    return out
+
+
+def _span(document: str, c: Chunk) -> Span:
+    return Span(document, c.start, c.end)
+
+
+def results_json(results: Sequence[Result]) -> str:
+    return json.dumps([r.to_dict() for r in results], indent=2)
