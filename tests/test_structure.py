@@ -204,7 +204,7 @@ def _documents_for_sentence_check() -> list[Document]:
     from chunkviz.document.read import read_path
 
     samples = Path(__file__).resolve().parent.parent / "sample_docs"
-    paths = [p for p in sorted(samples.iterdir()) if p.name != "README.md"]
+    paths = [p for p in sorted(samples.iterdir()) if p.is_file() and p.name != "README.md"]
     if REALDOCS.is_dir():
         paths += [REALDOCS / "alice29.txt", REALDOCS / "pep-0008.rst", REALDOCS / "mercury_redstone4_air_to_ground.txt"]
     return [read_path(p) for p in paths]

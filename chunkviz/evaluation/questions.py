@@ -1,0 +1,515 @@
+"""Question files for retrieval evaluation: questions with the reference spans that answer them.
+
+A question names one or more **references**: character spans ``[start, end)`` of a corpus document's
+text as chunkviz reads it (``chunkviz.document.read_path(path).text``, indexed by code point). Two
+file formats are read:
+
+**JSONL** (``.jsonl``), one object per line::
+
+    {"question": "How often is a station visited?",
+     "references": [{"excerpt": "Each station is visited at least once every two weeks"}]}
+
+Each reference is either a span ``{"document"?, "start", "end"}`` or an excerpt
+``{"document"?, "excerpt"}``, which is located exactly (``str.find``): an excerpt that is not in
+the document, or is in it more than once, is an error asking for a corrected or longer excerpt.
+A reference with both a span and an excerpt (what :func:`save_questions` writes) must agree.
+``document`` may be left out when the corpus has one document. Blank lines are skipped.
+
+**Chroma's CSV** (``.csv``; "Evaluating Chunking Strategies for Retrieval"): columns ``question``,
+``references`` (a JSON list of ``{"content", "start_index", "end_index"}``) and ``corpus_id``; each
+``corpus[start_index:end_index]`` must equal ``content``.
+
+Document names are matched against the corpus keys exactly, else by file name or stem, so a file
+saying ``"document": "api_guide.md"`` loads against a corpus keyed ``"sample_docs/api_guide.md"``,
+and Chroma's ``corpus_id`` ``"pubmed"`` against ``".../corpora/pubmed.md"``. A
+:class:`Reference`'s ``document`` is always the corpus key.
+
+Every problem raises :class:`QuestionFileError`, whose message names the file, the line and what
+to do. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chunkviz.errors import ChunkvizError
+
+__all__ = [
+    "Question",
+    "QuestionFileError",
+    "Reference",
+    "load_questions",
+    "parse_questions",
+    "questions_to_jsonl",
+    "sample_questions_path",
+    "save_questions",
+]
+
+#: the file formats :func:`load_questions` reads
+FORMATS = ("jsonl", "csv")
+
+_JSONL_SUFFIXES = {".jsonl", ".ndjson", ".json"}
+_CSV_SUFFIXES = {".csv"}
+_REFERENCE_KEYS = {"document", "start", "end", "excerpt"}
+_CSV_COLUMNS = ("question", "references", "corpus_id")
+
+#: an excerpt shorter than this is quoted whole in messages; longer ones are shortened
+_QUOTE_CHARS = 60
+
+
+class QuestionFileError(ChunkvizError, ValueError):
+    """A question file that cannot be read: the message names the file, the line and the fix."""
+
+    def __init__(self, source: str, line: int | None, message: str) -> None:
+        self.source = source
+        self.line = line
+        self.problem = message
+        where = f"{source}, line {line}" if line is not None else source
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The span ``[start, end)`` of corpus document ``document`` that answers a question."""
+
+    document: str
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.start < self.end):
+            raise ValueError(f"a reference needs 0 <= start < end, got {self.start}..{self.end}")
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+    def text(self, corpus: Mapping[str, str]) -> str:
+        """The referenced text in ``corpus``."""
+        return corpus[self.document][self.start : self.end]
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question and the reference spans that answer it (at least one)."""
+
+    question: str
+    references: tuple[Reference, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.references, tuple):
+            object.__setattr__(self, "references", tuple(self.references))
+        if not self.references:
+            raise ValueError("a question needs at least one reference")
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def load_questions(
+    path_or_text: str | Path | bytes,
+    corpus: Mapping[str, str],
+    *,
+    format: str | None = None,
+    name: str | None = None,
+) -> list[Question]:
+    """Questions from a JSONL or Chroma CSV question file, checked against ``corpus``.
+
+    ``path_or_text`` is a path (``Path``, or a one-line string naming an existing file), or the
+    file's contents (``str`` or UTF-8 ``bytes``, e.g. an upload). ``corpus`` maps document names
+    to their texts. The format is ``format`` if given, else the file's extension (``.jsonl`` /
+    ``.csv``), else sniffed from the first non-blank line. ``name`` is what messages call the
+    file (default: the path, or ``<questions>`` for text).
+    """
+    text, source, suffix = _read_source(path_or_text, name)
+    return parse_questions(text, corpus, format=format or _format_from_suffix(suffix), name=source)
+
+
+def parse_questions(
+    text: str, corpus: Mapping[str, str], *, format: str | None = None, name: str = "<questions>"
+) -> list[Question]:
+    """Questions from a question file's text (see :func:`load_questions`)."""
+    text = text.removeprefix("\ufeff")
+    if not corpus:
+        raise QuestionFileError(name, None, "the corpus is empty; give at least one document to check the questions against")
+    fmt = format.lower().lstrip(".") if format else _sniff(text, name)
+    if fmt in ("json", "ndjson"):
+        fmt = "jsonl"
+    if fmt not in FORMATS:
+        raise QuestionFileError(name, None, f"unknown question file format {format!r}; use one of: {', '.join(FORMATS)}")
+    resolver = _Resolver(corpus, name)
+    questions = _parse_jsonl(text, resolver, name) if fmt == "jsonl" else _parse_csv(text, resolver, name)
+    if not questions:
+        raise QuestionFileError(name, None, "the file holds no questions; add at least one line like "
+                                '{"question": "...", "references": [{"excerpt": "..."}]}')
+    return questions
+
+
+def sample_questions_path(document_path: str | Path) -> Path | None:
+    """The question file shipped for a sample document: ``<its folder>/questions/<stem>.jsonl``, if it exists."""
+    p = Path(document_path)
+    candidate = p.parent / "questions" / f"{p.stem}.jsonl"
+    return candidate if candidate.is_file() else None
+
+
+def _read_source(path_or_text: str | Path | bytes, name: str | None) -> tuple[str, str, str]:
+    """(text, source name for messages, file suffix or '')."""
+    if isinstance(path_or_text, bytes):
+        return _decode(path_or_text, name or "<questions>"), name or "<questions>", Path(name).suffix.lower() if name else ""
+    looks_like_path = isinstance(path_or_text, Path) or (
+        "\n" not in path_or_text and not path_or_text.lstrip().startswith(("{", "[")) and len(path_or_text) < 4096
+    )
+    if not looks_like_path:
+        source = name or "<questions>"
+        return str(path_or_text), source, Path(name).suffix.lower() if name else ""
+    path = Path(path_or_text)
+    source = name or str(path_or_text)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise QuestionFileError(source, None, "file not found; check the path of the question file") from None
+    except IsADirectoryError:
+        raise QuestionFileError(source, None, "is a directory; give the question file (.jsonl or .csv) itself") from None
+    except OSError as exc:
+        raise QuestionFileError(source, None, f"cannot be read ({exc.strerror or exc}); check its permissions") from None
+    return _decode(data, source), source, path.suffix.lower()
+
+
+def _decode(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise QuestionFileError(source, line, "is not valid UTF-8; save the question file as UTF-8") from None
+
+
+def _format_from_suffix(suffix: str) -> str | None:
+    if suffix in _JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in _CSV_SUFFIXES:
+        return "csv"
+    return None
+
+
+def _sniff(text: str, name: str) -> str:
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("{"):
+            return "jsonl"
+        header = [cell.strip().lower() for cell in next(csv.reader([stripped]))]
+        if "question" in header and "references" in header:
+            return "csv"
+        break
+    raise QuestionFileError(
+        name,
+        None,
+        "cannot tell the format: a JSONL question file has one JSON object per line, a Chroma CSV "
+        "starts with the header question,references,corpus_id; name the file .jsonl or .csv",
+    )
+
+
+class _Resolver:
+    """Matches a document name from a question file to a corpus key."""
+
+    def __init__(self, corpus: Mapping[str, str], source: str) -> None:
+        self.corpus = corpus
+        self.source = source
+        self.keys = list(corpus)
+
+    def resolve(self, document: str | None, line: int, what: str) -> str:
+        if document is None:
+            if len(self.keys) == 1:
+                return self.keys[0]
+            raise QuestionFileError(
+                self.source,
+                line,
+                f"{what} names no document, and the corpus has {len(self.keys)} ({self._listing()}); "
+                'add "document": one of them',
+            )
+        if document in self.corpus:
+            return document
+        wanted_name = Path(document).name
+        matches = [k for k in self.keys if Path(k).name == wanted_name or Path(k).stem == document]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise QuestionFileError(
+                self.source, line, f"{what}: document {document!r} is not in the corpus ({self._listing()}); "
+                "use one of those names or add the document to the corpus"
+            )
+        raise QuestionFileError(
+            self.source, line, f"{what}: document {document!r} matches several corpus documents "
+            f"({', '.join(map(repr, matches))}); give its full name"
+        )
+
+    def _listing(self) -> str:
+        shown = ", ".join(repr(k) for k in self.keys[:8])
+        return shown + (f" and {len(self.keys) - 8} more" if len(self.keys) > 8 else "")
+
+
+def _quote(text: str) -> str:
+    if len(text) <= _QUOTE_CHARS:
+        return repr(text)
+    return repr(text[: _QUOTE_CHARS - 10] + "…" + text[-8:])
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_span(resolver: _Resolver, document: str, start: Any, end: Any, line: int, what: str,
+                start_key: str = "start", end_key: str = "end") -> None:
+    if not _is_int(start) or not _is_int(end):
+        raise QuestionFileError(
+            resolver.source, line, f"{what}: {start_key!r} and {end_key!r} must be whole numbers (character offsets), "
+            f"got {start!r} and {end!r}"
+        )
+    size = len(resolver.corpus[document])
+    if not (0 <= start < end <= size):
+        raise QuestionFileError(
+            resolver.source,
+            line,
+            f"{what}: span {start}..{end} is out of range for {document!r} ({size} characters); "
+            f"need 0 <= {start_key} < {end_key} <= {size} (character offsets, end exclusive)",
+        )
+
+
+def _locate(resolver: _Resolver, document: str, excerpt: str, line: int, what: str) -> tuple[int, int]:
+    text = resolver.corpus[document]
+    first = text.find(excerpt)
+    if first < 0:
+        hint = ""
+        collapsed = re.sub(r"\s+", " ", excerpt).strip()
+        if collapsed and collapsed.casefold() in re.sub(r"\s+", " ", text).casefold():
+            hint = " (it is there when case and whitespace are ignored; copy it exactly from the document)"
+        raise QuestionFileError(
+            resolver.source,
+            line,
+            f"{what}: excerpt {_quote(excerpt)} is not in {document!r}{hint}; "
+            "copy the excerpt exactly from the document, or give \"start\" and \"end\"",
+        )
+    offsets = [first]
+    at = text.find(excerpt, first + 1)
+    while at >= 0 and len(offsets) < 5:
+        offsets.append(at)
+        at = text.find(excerpt, at + 1)
+    if len(offsets) > 1:
+        more = "" if at < 0 else ", ..."
+        raise QuestionFileError(
+            resolver.source,
+            line,
+            f"{what}: excerpt {_quote(excerpt)} is found more than once in {document!r} "
+            f"(at characters {', '.join(map(str, offsets))}{more}); use a longer excerpt that occurs once, "
+            'or give explicit "start" and "end"',
+        )
+    return first, first + len(excerpt)
+
+
+def _parse_jsonl(text: str, resolver: _Resolver, source: str) -> list[Question]:
+    questions: list[Question] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise QuestionFileError(
+                source, number, f"not valid JSON ({exc.msg} at column {exc.colno}); each line must be one JSON object "
+                'like {"question": "...", "references": [{"excerpt": "..."}]}'
+            ) from None
+        if not isinstance(obj, dict):
+            raise QuestionFileError(
+                source, number, f"expected a JSON object, got {type(obj).__name__}; write "
+                '{"question": "...", "references": [...]} on each line'
+            )
+        questions.append(_jsonl_question(obj, resolver, number))
+    return questions
+
+
+def _jsonl_question(obj: dict[str, Any], resolver: _Resolver, line: int) -> Question:
+    source = resolver.source
+    missing = [key for key in ("question", "references") if key not in obj]
+    if missing:
+        raise QuestionFileError(
+            source, line, f"missing key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}; each line needs "
+            '"question" (text) and "references" (a list of {"excerpt": ...} or {"start": ..., "end": ...})'
+        )
+    question = obj["question"]
+    if not isinstance(question, str) or not question.strip():
+        raise QuestionFileError(source, line, '"question" must be non-empty text')
+    refs = obj["references"]
+    if not isinstance(refs, list) or not refs:
+        raise QuestionFileError(
+            source, line, '"references" must be a non-empty list of {"excerpt": ...} or {"start": ..., "end": ...} objects'
+        )
+    references = tuple(_jsonl_reference(ref, resolver, line, i) for i, ref in enumerate(refs, start=1))
+    return Question(question, references)
+
+
+def _jsonl_reference(ref: Any, resolver: _Resolver, line: int, index: int) -> Reference:
+    source = resolver.source
+    what = f"reference {index}"
+    if not isinstance(ref, dict):
+        raise QuestionFileError(
+            source, line, f'{what} must be an object like {{"excerpt": "..."}} or {{"start": 0, "end": 10}}, got {ref!r}'
+        )
+    unknown = sorted(set(ref) - _REFERENCE_KEYS)
+    if unknown:
+        raise QuestionFileError(
+            source, line, f"{what} has unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+            f"a reference may have: {', '.join(sorted(_REFERENCE_KEYS))}"
+        )
+    document_name = ref.get("document")
+    if document_name is not None and not isinstance(document_name, str):
+        raise QuestionFileError(source, line, f'{what}: "document" must be a document name (text), got {document_name!r}')
+    has_span = "start" in ref or "end" in ref
+    has_excerpt = "excerpt" in ref
+    if not has_span and not has_excerpt:
+        raise QuestionFileError(
+            source, line, f'{what} needs "excerpt" (text copied exactly from the document) or "start" and "end" '
+            "(character offsets)"
+        )
+    if has_span and not ("start" in ref and "end" in ref):
+        lacking = "end" if "start" in ref else "start"
+        raise QuestionFileError(source, line, f'{what} has no {lacking!r}; a span needs both "start" and "end"')
+    document = resolver.resolve(document_name, line, what)
+    excerpt = ref.get("excerpt")
+    if has_excerpt and (not isinstance(excerpt, str) or not excerpt):
+        raise QuestionFileError(source, line, f'{what}: "excerpt" must be non-empty text copied from the document')
+    if has_span:
+        start, end = ref["start"], ref["end"]
+        _check_span(resolver, document, start, end, line, what)
+        if has_excerpt:
+            actual = resolver.corpus[document][start:end]
+            if actual != excerpt:
+                raise QuestionFileError(
+                    source, line, f"{what}: the text at {start}..{end} of {document!r} is {_quote(actual)}, not the "
+                    f"excerpt {_quote(excerpt)}; fix the offsets, or drop \"start\"/\"end\" to locate the excerpt"
+                )
+        return Reference(document, start, end)
+    start, end = _locate(resolver, document, excerpt, line, what)
+    return Reference(document, start, end)
+
+
+def _parse_csv(text: str, resolver: _Resolver, source: str) -> list[Question]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    header_line = 0
+    columns: dict[str, int] = {}
+    questions: list[Question] = []
+    previous_end = 0
+    for row in reader:
+        line = previous_end + 1
+        previous_end = reader.line_num
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        if header is None:
+            header, header_line = [cell.strip().lower() for cell in row], line
+            columns = {name: i for i, name in enumerate(header)}
+            needed = [c for c in _CSV_COLUMNS if c not in columns and not (c == "corpus_id" and len(resolver.keys) == 1)]
+            if needed:
+                raise QuestionFileError(
+                    source, header_line, f"missing column{'s' if len(needed) > 1 else ''} {', '.join(map(repr, needed))}; "
+                    "a Chroma question CSV starts with the header question,references,corpus_id"
+                )
+            continue
+        questions.append(_csv_question(row, columns, resolver, line))
+    return questions
+
+
+def _csv_question(row: list[str], columns: dict[str, int], resolver: _Resolver, line: int) -> Question:
+    source = resolver.source
+
+    def cell(name: str) -> str | None:
+        i = columns.get(name)
+        if i is None:
+            return None
+        if i >= len(row):
+            raise QuestionFileError(
+                source, line, f"the row has {len(row)} cells but the header puts {name!r} in column {i + 1}; "
+                "quote cells that contain commas"
+            )
+        return row[i]
+
+    question = cell("question") or ""
+    if not question.strip():
+        raise QuestionFileError(source, line, "the 'question' cell is empty; every row needs a question")
+    corpus_id = cell("corpus_id")
+    document = resolver.resolve(corpus_id.strip() if corpus_id and corpus_id.strip() else None, line, "corpus_id")
+    raw = cell("references") or ""
+    try:
+        refs = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise QuestionFileError(
+            source, line, f"the 'references' cell is not valid JSON ({exc.msg} at character {exc.pos}); it must be a "
+            'JSON list like [{"content": "...", "start_index": 0, "end_index": 10}]'
+        ) from None
+    if not isinstance(refs, list) or not refs:
+        raise QuestionFileError(
+            source, line, "the 'references' cell must be a non-empty JSON list of "
+            '{"content", "start_index", "end_index"} objects'
+        )
+    references = []
+    for index, ref in enumerate(refs, start=1):
+        what = f"reference {index}"
+        if not isinstance(ref, dict):
+            raise QuestionFileError(source, line, f"{what} must be an object with content, start_index and end_index")
+        missing = [k for k in ("content", "start_index", "end_index") if k not in ref]
+        if missing:
+            raise QuestionFileError(
+                source, line, f"{what} is missing {', '.join(map(repr, missing))}; Chroma references have "
+                "content, start_index and end_index"
+            )
+        start, end, content = ref["start_index"], ref["end_index"], ref["content"]
+        _check_span(resolver, document, start, end, line, what, "start_index", "end_index")
+        actual = resolver.corpus[document][start:end]
+        if actual != content:
+            raise QuestionFileError(
+                source,
+                line,
+                f"{what}: the text at {start}..{end} of {document!r} is {_quote(actual)}, not its content "
+                f"{_quote(content if isinstance(content, str) else str(content))}; check that the corpus file is the "
+                "one the questions were written for (read as UTF-8, offsets in characters) or fix the offsets",
+            )
+        references.append(Reference(document, start, end))
+    return Question(question, tuple(references))
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def questions_to_jsonl(questions: Iterable[Question], corpus: Mapping[str, str] | None = None) -> str:
+    """JSONL text with explicit spans; with ``corpus``, each reference also carries its ``excerpt``."""
+    lines = []
+    for q in questions:
+        refs = []
+        for r in q.references:
+            item: dict[str, Any] = {"document": r.document, "start": r.start, "end": r.end}
+            if corpus is not None:
+                item["excerpt"] = r.text(corpus)
+            refs.append(item)
+        lines.append(json.dumps({"question": q.question, "references": refs}, ensure_ascii=False))
+    return "".join(line + "\n" for line in lines)
+
+
+def save_questions(
+    questions: Sequence[Question] | Iterable[Question], path: str | Path, corpus: Mapping[str, str] | None = None
+) -> Path:
+    """Write ``questions`` to ``path`` as JSONL (UTF-8) that :func:`load_questions` reads back.
+
+    Spans are explicit; give ``corpus`` to add each reference's text as ``excerpt`` (for
+    readability; on loading, it is checked against the span). Returns the path.
+    """
+    p = Path(path)
+    p.write_text(questions_to_jsonl(questions, corpus), encoding="utf-8", newline="\n")
+    return p
