@@ -200,7 +200,57 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_chunking_args(p_similar, with_strategy=False)
     p_similar.add_argument("--json", action="store_true", help="machine-readable output (one JSON object)")
+    _add_eval_parser(commands)
     return parser
+
+
+def _add_eval_parser(commands: Any) -> None:
+    p_eval = commands.add_parser(
+        "eval", help="retrieval evaluation: recall, precision, IoU, recall@k and MRR of strategies on questions"
+    )
+    p_eval.add_argument("corpus", nargs="+", metavar="CORPUS", help="the documents the questions are about")
+    p_eval.add_argument("--questions", required=True, metavar="FILE", help="question file: JSONL (spans or excerpts) or Chroma's CSV")
+    p_eval.add_argument("-s", "--strategy", action="append", default=[], metavar="NAME", help="strategy; repeat for several (default recursive)")
+    p_eval.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="parameter for every strategy; repeat")
+    p_eval.add_argument("--sweep", metavar="NAME=V1,V2,...", help="one configuration per value, e.g. chunk_size=128,256,512")
+    p_eval.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
+    p_eval.add_argument("--tokenizer", default=DEFAULT_TOKENIZER, metavar="NAME", help=f"tokenizer for sizes (default {DEFAULT_TOKENIZER})")
+    p_eval.add_argument("--model", default=None, metavar="NAME", help="embedding model (default: the offline all-MiniLM-L6-v2)")
+    p_eval.add_argument("--json", metavar="PATH", help="also write every score and retrieved span as JSON ('-': print it instead of the table)")
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from chunkviz.document.read import read_path
+    from chunkviz.evaluation.evaluate import evaluate, results_json
+    from chunkviz.evaluation.questions import load_questions
+    from chunkviz.evaluation.report import configurations, parse_sweep, table
+
+    if args.k < 1:
+        raise ValueError(f"--k must be at least 1, got {args.k}")
+    documents = [read_path(path) for path in args.corpus]
+    corpus = {doc.name: doc for doc in documents}
+    questions = load_questions(args.questions, {name: doc.text for name, doc in corpus.items()})
+    names = args.strategy or ["recursive"]
+    for name in names:
+        get_strategy(name)  # an unknown name fails here, listing the known ones
+    raw = parse_param_args(args.param)
+    params = convert_param_values(get_strategy(names[0]), raw) if raw else {}
+    configs = configurations(names, params, args.tokenizer, parse_sweep(args.sweep) if args.sweep else None)
+
+    def progress(what: str, done: int, total: int) -> None:
+        if total:
+            print(f"\rembedding {what}: {done:,}/{total:,}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    results = evaluate(corpus, questions, configs, k=args.k, model=args.model, progress=progress)
+    if args.json == "-":
+        print(results_json(results))
+        return EXIT_OK
+    print(f"{len(questions)} questions on {len(corpus)} document(s), top {args.k} chunks each; mean ± std in %")
+    print(table(results))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            out.write(results_json(results))
+    return EXIT_OK
 
 
 def _cmd_strategies(args: argparse.Namespace) -> int:
@@ -335,6 +385,7 @@ _COMMANDS = {
     "diagnose": _cmd_diagnose,
     "similarities": _cmd_explain,
     "explain": _cmd_explain,
+    "eval": _cmd_eval,
 }
 
 

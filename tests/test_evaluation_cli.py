@@ -1,0 +1,96 @@
+"""``chunkviz eval``: configurations, the sweep, the table, JSON and clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chunkviz import cli
+from chunkviz.evaluation import embedcache
+from chunkviz.evaluation.evaluate import Configuration
+from chunkviz.evaluation.report import SweepError, configurations, parse_sweep, swept_param
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "sample_docs"
+SAMPLE_FILES = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md")
+
+
+@pytest.fixture(autouse=True)
+def shared_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One embedding cache for this module's runs (the same chunks are embedded once)."""
+    monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "eval-cache"))
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(["eval", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_sweep_parsing_and_configurations() -> None:
+    assert parse_sweep("chunk_size=128,256, 512") == ("chunk_size", [128, 256, 512])
+    assert parse_sweep("similarity=0.5,0.7") == ("similarity", [0.5, 0.7])
+    for bad in ("chunk_size", "=1,2", "chunk_size="):
+        with pytest.raises(SweepError, match="NAME=V1,V2"):
+            parse_sweep(bad)
+    # a strategy without the swept name sweeps its declared size
+    assert swept_param("paragraphs", "chunk_size") == "max_tokens"
+    assert swept_param("recursive", "chunk_size") == "chunk_size"
+    with pytest.raises(SweepError, match="no size parameter"):
+        swept_param("semantic", "chunk_size")
+    got = configurations(["recursive", "paragraphs"], {}, "cl100k_base", ("chunk_size", [64, 128]))
+    assert got == [
+        Configuration("recursive", {"chunk_size": 64}), Configuration("recursive", {"chunk_size": 128}),
+        Configuration("paragraphs", {"max_tokens": 64}), Configuration("paragraphs", {"max_tokens": 128}),
+    ]  # fmt: skip
+    assert [c.label() for c in got[:1]] == ["recursive(chunk_size=64)"]
+
+
+@pytest.mark.slow
+def test_table_and_json_for_a_sweep(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc, questions = SAMPLES / "topic_shifts.txt", SAMPLES / "questions" / "topic_shifts.jsonl"
+    out_json = tmp_path / "scores.json"
+    code, out, err = run(capsys, str(doc), "--questions", str(questions), "-s", "recursive", "-s", "paragraphs",
+                         "--sweep", "chunk_size=64,128", "--k", "3", "--json", str(out_json))  # fmt: skip
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("26 questions on 1 document(s), top 3 chunks each")
+    assert lines[1].split()[:3] == ["configuration", "chunks", "mean"]
+    labels = [line.split()[0] for line in lines[3:]]
+    assert labels == ["recursive(chunk_size=64)", "recursive(chunk_size=128)", "paragraphs(max_tokens=64)", "paragraphs(max_tokens=128)"]
+    assert "embedding questions" in err  # progress goes to stderr
+    data = json.loads(out_json.read_text())
+    assert [d["label"] for d in data] == labels and all(d["k"] == 3 and len(d["questions"]) == 26 for d in data)
+    # the table shows the JSON's numbers
+    recall = data[0]["summary"]["recall"]
+    assert f"{100 * recall['mean']:.1f} ± {100 * recall['std']:.1f}" in lines[3]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("document", SAMPLE_FILES, ids=lambda p: p.name)
+def test_every_sample_runs_with_its_questions(capsys: pytest.CaptureFixture[str], document: Path) -> None:
+    questions = SAMPLES / "questions" / f"{document.stem}.jsonl"
+    code, out, err = run(capsys, str(document), "--questions", str(questions), "--json", "-")
+    assert code == 0, err
+    (result,) = json.loads(out)
+    assert result["strategy"] == "recursive" and len(result["questions"]) >= 20
+    assert 0.0 <= result["summary"]["recall"]["mean"] <= 1.0
+    # written for these documents: the default chunking finds most answers in its top 5
+    assert result["summary"]["recall_at_k"]["mean"] >= 0.5
+
+
+def test_errors_are_clear_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc = SAMPLES / "topic_shifts.txt"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "fine?", "references": [{"excerpt": "Roasting coffee"}]}\n{not json\n', encoding="utf-8")
+    code, _, err = run(capsys, str(doc), "--questions", str(bad))
+    assert code == 2 and "line 2" in err and "bad.jsonl" in err
+    code, _, err = run(capsys, str(doc), "--questions", str(SAMPLES / "questions" / "topic_shifts.jsonl"), "--sweep", "chunk_size")
+    assert code == 2 and "NAME=V1,V2" in err
+    code, _, err = run(capsys, str(doc), "--questions", str(SAMPLES / "questions" / "topic_shifts.jsonl"), "--k", "0")
+    assert code == 2 and "--k must be at least 1" in err
+    code, _, err = run(capsys, str(doc), "--questions", str(SAMPLES / "questions" / "topic_shifts.jsonl"), "-s", "nope")
+    assert code == 2 and "nope" in err
+    embedcache.clear_memory()
