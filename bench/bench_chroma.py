@@ -38,26 +38,40 @@ ROWS = [
 SHOWN = ("recall", "precision", "precision_omega", "iou")
 
 
+def configuration(strategy: str, params: dict, length: str):  # noqa: ANN201 - a Configuration
+    from chunkviz.evaluation.evaluate import Configuration
+
+    if length == "cl100k":
+        return Configuration(strategy, params, "cl100k_base")
+    return Configuration(strategy, {**params, "chunk_size": params["chunk_size"] - 2}, "minilm")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", choices=("recursive", "token", "all"), default="all")
     parser.add_argument("--k", type=int, default=5)
+    parser.add_argument(
+        "--length", choices=("cl100k", "minilm"), default="cl100k",
+        help="count chunk sizes in cl100k tokens (the study's setting) or in MiniLM wordpieces with [CLS]/[SEP] "
+        "(size - 2 wordpieces: what the study's recursive chunks measured in the model's own tokens)",
+    )
     args = parser.parse_args()
     if not (DATA / "questions_df.csv").exists():
         print(f"skipped: the Chroma evaluation data is not at {DATA}")
         return 0
     from chunkviz.document.read import read_path
-    from chunkviz.evaluation.evaluate import Configuration, evaluate
+    from chunkviz.evaluation.evaluate import evaluate
     from chunkviz.evaluation.questions import load_questions
 
     corpus = {path.stem: read_path(path) for path in sorted((DATA / "corpora").glob("*.md"))}
     questions = load_questions(DATA / "questions_df.csv", {name: doc.text for name, doc in corpus.items()})
     rows = [r for r in ROWS if args.rows == "all" or r[1] == ("recursive" if args.rows == "recursive" else "fixed_tokens")]
-    print(f"{len(questions)} questions, {len(corpus)} corpora ({sum(len(d.text) for d in corpus.values()):,} characters), top {args.k}, all-MiniLM-L6-v2")
+    print(f"{len(questions)} questions, {len(corpus)} corpora ({sum(len(d.text) for d in corpus.values()):,} characters), top {args.k}, "
+          f"all-MiniLM-L6-v2, sizes in {'cl100k tokens' if args.length == 'cl100k' else 'MiniLM wordpieces incl. [CLS]/[SEP]'}")
     print(f"{'row':<20} {'chunks':>7}  " + "  ".join(f"{m:>24}" for m in SHOWN) + "   seconds")
     for label, strategy, params, published in rows:
         began = time.perf_counter()
-        (result,) = evaluate(corpus, questions, [Configuration(strategy, params, "cl100k_base")], k=args.k)
+        (result,) = evaluate(corpus, questions, [configuration(strategy, params, args.length)], k=args.k)
         seconds = time.perf_counter() - began
         summary = result.summary()
         cells = [f"{100 * summary[m][0]:5.1f} ± {100 * summary[m][1]:4.1f} ({p:5.1f})" for m, p in zip(SHOWN, published)]
