@@ -67,7 +67,12 @@ class RenderOptions:
 
 
 def stylesheet() -> str:
-    """The CSS for rendered chunk views and the legend (include once per page)."""
+    """The CSS for rendered chunk views and the legend as a ``<style>`` element (include once per page)."""
+    return "<style>" + stylesheet_rules() + "</style>"
+
+
+def stylesheet_rules() -> str:
+    """The CSS rules of :func:`stylesheet`, bare (for components that carry their own CSS)."""
     strong = css_colour((0.57, 0.15))
     selected = css_colour((0.42, 0.14))
     rules = [
@@ -95,7 +100,7 @@ def stylesheet() -> str:
         first, second = (css_colour(s) for s in OVERLAP_STRIPES[k])
         rules.append(f".cv-k{k}{{background:{css_colour(shade)}}}")
         rules.append(f".cv-o{k}{{background:repeating-linear-gradient(135deg,{first} 0 5px,{second} 5px 10px)}}")
-    return "<style>" + "".join(rules) + "</style>"
+    return "".join(rules)
 
 
 def cut_text(chunk: Chunk) -> str:

@@ -9,13 +9,14 @@ value keeps vectors in memory only, for this process).
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
+
+from chunkviz.semantic.cache import cache_root
 
 Progress = Callable[[int, int], None]
 #: ``encode(texts, progress) -> unit vectors``: the model's encoder.
@@ -34,12 +35,10 @@ def text_key(model: str, text: str) -> str:
 
 def store_path(model: str) -> Path | None:
     """The SQLite file of ``model``'s vectors (None: the disk cache is off)."""
-    value = os.environ.get("CHUNKVIZ_CACHE_DIR")
-    if value == "":
+    root = cache_root()
+    if root is None:
         return None
-    base = Path(value) if value else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "chunkviz"
-    name = hashlib.sha256(model.encode()).hexdigest()[:16]
-    return base / "embeddings" / f"{name}.sqlite"
+    return root / "embeddings" / f"{hashlib.sha256(model.encode()).hexdigest()[:16]}.sqlite"
 
 
 def embed_texts(texts: Sequence[str], model: str, encode: Encoder, progress: Progress | None = None) -> np.ndarray:

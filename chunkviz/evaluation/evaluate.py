@@ -17,7 +17,13 @@ import numpy as np
 from chunkviz.api import chunk
 from chunkviz.document.model import Document, as_document
 from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
-from chunkviz.evaluation.metrics import Scores, Span, question_scores, scores_dict, summarize
+from chunkviz.evaluation.metrics import (
+    Scores,
+    Span,
+    question_scores,
+    scores_dict,
+    summarize,
+)
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
 from chunkviz.strategies.base import get_strategy
 from chunkviz.types import Chunk
@@ -104,9 +110,10 @@ def evaluate(
     ``encode`` replaces the embedding model (tests); ``progress(what, done, total)`` reports
     embedding progress.
     """
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model
 
-    model = model or DEFAULT_MODEL
+    # hub names of the default model are aliases of the packaged offline copy (one cache for all)
+    model = canonical_model(model or DEFAULT_MODEL)
     encode = encode or default_encoder(model)
     documents = {name: as_document(doc) for name, doc in corpus.items()}
     query_vectors = embed_texts([q.question for q in questions], model, encode, _step(progress, "questions"))

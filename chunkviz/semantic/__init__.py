@@ -32,7 +32,12 @@ from chunkviz.semantic.embeddings import (
     resolve_model,
 )
 from chunkviz.semantic.explanation import SemanticExplanation, semantic_chunking
-from chunkviz.semantic.thresholds import THRESHOLD_TYPES, Threshold, chunk_count_curve, compute_threshold
+from chunkviz.semantic.thresholds import (
+    THRESHOLD_TYPES,
+    Threshold,
+    chunk_count_curve,
+    compute_threshold,
+)
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -22,7 +22,12 @@ import numpy as np
 from chunkviz.document.model import Document, as_document
 from chunkviz.document.sentences import expected_segmenter_name
 from chunkviz.semantic import embeddings
-from chunkviz.semantic.embeddings import DEFAULT_MODEL, ENCODE_CALLS, Progress, canonical_model
+from chunkviz.semantic.embeddings import (
+    DEFAULT_MODEL,
+    ENCODE_CALLS,
+    Progress,
+    canonical_model,
+)
 
 _CACHE_VERSION = "1"
 _MEMORY_MAX = 16
@@ -42,13 +47,18 @@ class SentenceSimilarities:
     load_seconds: float = field(default=0.0, compare=False)  # loading the model (0 when loaded)
 
 
-def cache_dir() -> Path | None:
-    """Where similarities are cached on disk (CHUNKVIZ_CACHE_DIR; empty disables)."""
+def cache_root() -> Path | None:
+    """chunkviz's disk cache (CHUNKVIZ_CACHE_DIR, else ~/.cache/chunkviz; empty disables it)."""
     value = os.environ.get("CHUNKVIZ_CACHE_DIR")
     if value == "":
         return None
-    base = Path(value) if value else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "chunkviz"
-    return base / "semantic"
+    return Path(value) if value else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "chunkviz"
+
+
+def cache_dir() -> Path | None:
+    """Where similarities are cached on disk (``semantic/`` in :func:`cache_root`)."""
+    root = cache_root()
+    return None if root is None else root / "semantic"
 
 
 def _cache_key(text: str, model: str, segmenter: str, buffer_size: int) -> str:

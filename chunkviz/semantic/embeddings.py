@@ -146,7 +146,9 @@ def load_model(name: str = DEFAULT_MODEL) -> EmbeddingModel:
 
 def _load_sentence_transformer(name: str, target: str, allow_download: bool) -> Any:
     try:
-        from sentence_transformers import SentenceTransformer  # the semantic extra, loaded on demand
+        from sentence_transformers import (
+            SentenceTransformer,  # the semantic extra, loaded on demand
+        )
     except ImportError:
         raise SemanticExtraMissing() from None
     _quiet_transformers()

@@ -11,22 +11,17 @@ chunk's whole extent, scroll sync by character offset, and sends a click back as
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import streamlit as st
-
 from chunkviz.palette import REASON_COLOURS, strategy_colour
-from chunkviz.render import stylesheet
 from chunkviz.types import Chunk
+from chunkviz.ui import component
 from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS
 
 COMPONENT_NAME = "chunkviz_docview"
 STATE_KEY = "selection"
-_HERE = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
@@ -105,19 +100,11 @@ def _column_payload(column: ColumnView, length: int) -> dict[str, Any]:
 
 
 def component_css() -> str:
-    """docview.css plus the renderer's stylesheet (so the chunk HTML is styled in the shadow root)."""
-    render_css = re.sub(r"</?style>", "", stylesheet())
-    return render_css + "\n" + (_HERE / "docview.css").read_text(encoding="utf-8")
+    """The renderer's stylesheet plus docview.css (the chunk HTML is styled in the shadow root)."""
+    return component.component_css("docview")
 
 
 _HTML = '<div class="cvd-root"></div>'
-_COMPONENT = st.components.v2.component(
-    COMPONENT_NAME,
-    html=_HTML,
-    css=component_css(),
-    js=(_HERE / "docview.js").read_text(encoding="utf-8"),
-    isolate_styles=True,
-)
 
 
 def event_from_state(state: Mapping[str, Any] | None) -> DocViewEvent | None:
@@ -138,7 +125,7 @@ def document_view(
     """Mount the document view; returns the last chunk clicked in it (kept across reruns; compare
     ``nonce`` to tell a new click), or None before any click."""
     data = view_payload(columns, length=length, sync=sync, height_px=height_px, legend=legend)
-    result = _COMPONENT(key=key, data=data, default={STATE_KEY: None}, on_selection_change=_ignore)
+    result = component.inline_component(COMPONENT_NAME, "docview", _HTML)(key=key, data=data, default={STATE_KEY: None}, on_selection_change=_ignore)
     return event_from_state(result)
 
 

@@ -14,13 +14,11 @@ chunks, plot and text. Read the amount *before* computing with :func:`pending_am
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from chunkviz.ui import component
+
 NAME = "chunkviz_tuning"
-_HERE = Path(__file__).parent
 
 
 def panel_payload(data: Mapping[str, Any], html: str, *, plot_height: int = 240, text_height: int = 460) -> dict[str, Any]:
@@ -29,20 +27,12 @@ def panel_payload(data: Mapping[str, Any], html: str, *, plot_height: int = 240,
 
 
 def component_css() -> str:
-    """The panel's CSS plus the chunk view's (the panel renders inside a shadow root)."""
-    from chunkviz.render import stylesheet
-
-    chunk_css = re.sub(r"</?style[^>]*>", "", stylesheet())
-    return (_HERE / "tuning.css").read_text(encoding="utf-8") + "\n" + chunk_css
+    """The chunk view's CSS plus the panel's (the panel renders inside a shadow root)."""
+    return component.component_css("tuning")
 
 
-@lru_cache(maxsize=1)
 def _component() -> Callable[..., Any]:
-    import streamlit as st
-
-    return st.components.v2.component(
-        NAME, html=None, css=component_css(), js=(_HERE / "tuning.js").read_text(encoding="utf-8"), isolate_styles=True
-    )
+    return component.inline_component(NAME, "tuning")
 
 
 def _ignore() -> None:
