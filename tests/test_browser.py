@@ -71,14 +71,13 @@ def page(browser, server: str) -> Iterator[Any]:  # noqa: ANN001
 
 
 
+def spans_at(page: Any, selector: str) -> list[tuple[int, int]]:
+    """(data-start, data-end) of every element matching ``selector``, in document order."""
+    return [tuple(x) for x in page.eval_on_selector_all(selector, "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])")]
+
+
 def chunk_spans(page: Any, column: int) -> list[tuple[int, int]]:
-    return [
-        tuple(x)
-        for x in page.eval_on_selector_all(
-            f'.cv-doc[data-strategy="col{column}"] [data-chunk-index]',
-            "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])",
-        )
-    ]
+    return spans_at(page, f'.cv-doc[data-strategy="col{column}"] [data-chunk-index]')
 
 
 def end_marker_tops(page: Any, column: int) -> list[float]:
@@ -483,9 +482,4 @@ def test_tune_view_moves_threshold_and_boundaries_together_and_the_column_follow
 
 
 def chunk_spans_in(page: Any, container: str) -> list[tuple[int, int]]:
-    return [
-        tuple(x)
-        for x in page.eval_on_selector_all(
-            f"{container} [data-chunk-index]:not([data-parent-index])", "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])"
-        )
-    ]
+    return spans_at(page, f"{container} [data-chunk-index]:not([data-parent-index])")
