@@ -24,6 +24,7 @@ from chunkviz.evaluation.metrics import (
     scores_dict,
     summarize,
 )
+from chunkviz.evaluation.placement import check_placement, place
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
 from chunkviz.strategies.base import get_strategy
 from chunkviz.types import Chunk
@@ -36,10 +37,16 @@ class Configuration:
     strategy: str
     params: Mapping[str, Any] = field(default_factory=dict, hash=False)
     tokenizer: str = "cl100k_base"
+    #: where chunks are placed for scoring: "exact" spans, or Chroma's "first_find" of their text
+    placement: str = "exact"
+
+    def __post_init__(self) -> None:
+        check_placement(self.placement)
 
     def label(self) -> str:
         params = ", ".join(f"{k}={v}" for k, v in sorted(self.params.items()))
-        return f"{self.strategy}({params})" if params else self.strategy
+        name = f"{self.strategy}({params})" if params else self.strategy
+        return name if self.placement == "exact" else f"{name} [{self.placement}]"
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,7 @@ class Result:
             "strategy": self.configuration.strategy,
             "params": dict(self.configuration.params),
             "tokenizer": self.configuration.tokenizer,
+            "placement": self.configuration.placement,
             "label": self.configuration.label(),
             "k": self.k,
             "chunks": self.chunks,
@@ -129,7 +137,10 @@ def _evaluate_one(
     k: int, model: str, encode: Encoder, progress: Callable[[str, int, int], None] | None,
 ) -> Result:
     returns_parents = get_strategy(config.strategy).returns_parents
-    per_document = {name: chunk(doc, config.strategy, tokenizer=config.tokenizer, **dict(config.params)) for name, doc in documents.items()}
+    per_document = {
+        name: place(doc.text, chunk(doc, config.strategy, tokenizer=config.tokenizer, **dict(config.params)), config.placement)
+        for name, doc in documents.items()
+    }
     search: list[tuple[str, Chunk]] = [(name, c) for name, chunks in per_document.items() for c in searchable(chunks)]
     units = [_span(name, c) for name, chunks in per_document.items() for c in _units(chunks, returns_parents)]
     vectors = embed_texts([c.added_text + c.text for _, c in search], model, encode, _step(progress, config.label()))
