@@ -236,3 +236,99 @@ def test_scroll_sync_is_cheap_on_a_300k_character_document(browser: Any, server:
         assert page.page_errors == []
     finally:
         page.context.close()
+
+
+# ----------------------------------------------------------------------------- retrieval overlay
+#: what tests/apps/docview_demo.py shows with ?overlay=1
+REFERENCE = "a pressure transducer in a stilling well, or a radar sensor on a bracket over the water, for river level"
+SAMPLE_TEXT = (REPO / "sample_docs" / "field_station_handbook.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def overlay_page(browser, server: str) -> Iterator[Any]:
+    page = _open(browser, server + "/?overlay=1")
+    wait_for(lambda: js(page, "return root.querySelectorAll('[data-cvd-badge]').length;") == 9, "three badges per column")
+    yield page
+    assert page.page_errors == []
+    page.context.close()
+
+
+def test_overlay_badges_outlines_parent_and_child(overlay_page: Any) -> None:
+    page = overlay_page
+    start = SAMPLE_TEXT.index(REFERENCE)
+    for column in range(3):
+        badges = js(page, "return [...root.querySelectorAll('.cvd-box')[arg].querySelectorAll('[data-cvd-badge]')]"
+                          ".map(e => [e.getAttribute('data-cvd-badge'), getComputedStyle(e, '::before').content]);", column)  # fmt: skip
+        assert [b[0] for b in badges] == ["#1 \u00b7 0.62", "#2 \u00b7 0.48", "#3 \u00b7 0.41"]
+        assert all(content == f'"{label}"' for label, content in badges)  # drawn by CSS, not in the text
+        assert "#1" not in js(page, "return root.querySelectorAll('.cvd-box')[arg].textContent;", column)
+        assert js(page, "return root.querySelectorAll('.cvd-box')[arg].classList.contains('cvd-quiet');", column)
+        # the first hit holds the reference's start; the hit is outlined, the other chunks quiet
+        spans = js(page, "return [...root.querySelectorAll('.cvd-box')[arg].querySelectorAll('.cvd-hit[data-chunk-index]')]"
+                         ".map(e => [+e.dataset.start, +e.dataset.end]);", column)  # fmt: skip
+        assert any(a <= start < b for a, b in spans), spans
+        styles = js(page, "const box = root.querySelectorAll('.cvd-box')[arg];"
+                          "const hit = getComputedStyle(box.querySelector('.cvd-hit')).outlineStyle;"
+                          "const quiet = getComputedStyle(box.querySelector('.cv-c:not(.cvd-hit):not(.cvd-hitp .cv-c)')).backgroundColor;"
+                          "return [hit, quiet];", column)  # fmt: skip
+        assert styles == ["solid", "rgb(241, 243, 245)"]
+    # parent_child (column 2): the returned parent outlined (dashed) around its matched child
+    parent_child = js(
+        page,
+        "const box = root.querySelectorAll('.cvd-box')[2];"
+        "const parent = box.querySelector('.cv-p.cvd-hitp[data-cvd-badge]');"
+        "const child = parent.querySelector('.cv-c.cvd-hit[data-chunk-index]');"
+        "return {parent: +parent.dataset.chunkIndex, child: +child.dataset.chunkIndex, childParent: +child.dataset.parent,"
+        " childStart: +child.dataset.start, childEnd: +child.dataset.end, outline: getComputedStyle(parent).outlineStyle,"
+        " others: parent.querySelectorAll('.cv-c:not(.cvd-hit)').length};",
+    )
+    assert parent_child["childParent"] == parent_child["parent"] and parent_child["outline"] == "dashed"
+    assert parent_child["childStart"] <= start < parent_child["childEnd"] and parent_child["others"] > 0
+
+
+def test_overlay_reference_highlight_ribbon_marks_and_tooltip(overlay_page: Any) -> None:
+    page = overlay_page
+    ranges = js(page, "const h = CSS.highlights.get('cvd-ref'); return [...h].map(r => "
+                      "[r.toString(), [...root.querySelectorAll('.cvd-box')].findIndex(b => b.contains(r.startContainer))]);")  # fmt: skip
+    assert sorted(ranges) == [[REFERENCE, 0], [REFERENCE, 1], [REFERENCE, 2]]
+    for column in range(3):
+        marks = js(page, "const t = root.querySelectorAll('.cvd-track')[arg];"
+                         "return [[...t.querySelectorAll('.cvd-hitmark')].map(m => m.textContent).sort(), t.querySelectorAll('.cvd-refmark').length];", column)  # fmt: skip
+        assert marks == [["1", "2", "3"], 1]
+    # each column scrolled its best hit into view
+    for column in range(3):
+        first = js(page, "const b = root.querySelectorAll('.cvd-box')[arg]; const e = b.querySelector('[data-cvd-badge]');"
+                         "const r = e.getBoundingClientRect(), q = b.getBoundingClientRect(); return [r.top, q.top, q.bottom];", column)  # fmt: skip
+        assert first[1] <= first[0] < first[2], (column, first)
+    rect = js(page, "const r = root.querySelectorAll('.cvd-box')[1].querySelector('.cvd-hit[data-cvd-badge]').getClientRects()[0];"
+                    "return [r.right - 6, (r.top + r.bottom) / 2];")  # fmt: skip
+    page.mouse.move(*rect)
+    tip = page.locator(".cvd-tip")
+    wait_for(lambda: tip.is_visible(), "the tooltip")
+    assert "retrieved: rank #1 \u00b7 score 0.62" in tip.inner_text()
+    print(f"screenshot: {shot(page, 'docview_overlay.png')}")
+    child = js(page, "const e = root.querySelectorAll('.cvd-box')[2].querySelector('.cv-c.cvd-hit'); const r = e.getClientRects()[0];"
+                     "return [r.left + 30, (r.top + r.bottom) / 2];")  # fmt: skip
+    page.mouse.move(*child)
+    wait_for(lambda: "matched the query" in tip.inner_text(), "the matched child's tooltip")
+    assert "is returned at rank #1" in tip.inner_text()
+
+
+def test_a_mouse_selection_comes_back_as_document_offsets(overlay_page: Any) -> None:
+    page = overlay_page
+    line = js(page, "const e = root.querySelectorAll('.cvd-box')[1].querySelector('.cvd-hit[data-cvd-badge]');"
+                    "const r = [...e.getClientRects()].sort((x, y) => y.width - x.width)[0]; return [r.left, r.right, (r.top + r.bottom) / 2];")  # fmt: skip
+    page.mouse.move(line[0] + 12, line[2])
+    page.mouse.down()
+    page.mouse.move(line[1] - 12, line[2], steps=8)
+    page.mouse.up()
+    selected = js(page, "const s = document.getSelection().getComposedRanges({shadowRoots: [root.getRootNode()]})[0];"
+                        "const r = document.createRange(); r.setStart(s.startContainer, s.startOffset); r.setEnd(s.endContainer, s.endOffset);"
+                        "return r.toString();")  # fmt: skip
+    assert len(selected) > 5
+    answer = page.get_by_text("answer: ", exact=False)
+    wait_for(lambda: answer.inner_text() != "answer: none", "the selection in Python")
+    start, end = (int(x) for x in answer.inner_text().removeprefix("answer: ").split("-"))
+    assert SAMPLE_TEXT[start:end] == selected
+    assert page.get_by_text("selected: none").count() == 1  # the selection is not a click on a chunk
+    shot(page, "docview_overlay_selection.png")

@@ -11,8 +11,11 @@ import pytest
 from chunkviz.types import Chunk
 from chunkviz.ui import docview
 from chunkviz.ui.docview import (
+    AnswerSelection,
     ColumnView,
     DocViewEvent,
+    Hit,
+    answer_from_state,
     event_from_state,
     ribbon_cuts,
     view_payload,
@@ -54,11 +57,13 @@ def test_ribbon_cuts_skip_parents_and_sort_by_end() -> None:
 def test_payload_shape() -> None:
     columns = [_column("col0", selected=4), _column("col1", hue=25, summary="2 flagged")]
     payload = view_payload(columns, length=32, sync=False, height_px=400, legend="<div class='cv-legend'></div>")
-    assert set(payload) == {"length", "sync", "height", "legend", "labels", "reason_colours", "columns"}
+    assert set(payload) == {"length", "sync", "height", "legend", "labels", "reason_colours", "columns", "references", "answer_selection"}
+    assert payload["references"] == [] and payload["answer_selection"] is False
     assert (payload["length"], payload["sync"], payload["height"]) == (32, False, 400)
     assert [c["label"] for c in payload["columns"]] == ["col0", "col1"]
     first = payload["columns"][0]
-    assert set(first) == {"label", "html", "colour", "hue", "summary", "cuts", "selected"}
+    assert set(first) == {"label", "html", "colour", "hue", "summary", "cuts", "selected", "hits"}
+    assert first["hits"] == []
     assert first["cuts"] == [[11, "size_limit"], [32, "end_of_document"]]
     assert first["selected"] == 4 and payload["columns"][1]["selected"] is None
     assert first["colour"] != payload["columns"][1]["colour"]
@@ -112,3 +117,71 @@ def test_event_from_state() -> None:
     assert event_from_state({"selection": None}) is None
     assert event_from_state({"selection": {"column": 1}}) is None
     assert event_from_state({"selection": {"column": 1, "index": 7, "nonce": 99}}) == DocViewEvent(1, 7, 99)
+
+
+# ----------------------------------------------------------------------------- retrieval overlay
+
+OVERLAY_HTML = (
+    '<div class="cv-doc"><span class="cv-p" data-chunk-index="0" data-parent-index="0" data-start="0" data-end="32">'
+    '<span class="cv-c" data-chunk-index="1" data-start="0" data-end="11" data-parent="0">alpha beta.</span>'
+    '<span class="cv-c" data-chunk-index="2" data-start="11" data-end="32" data-parent="0"> gamma delta. epsilon</span>'
+    "</span></div>"
+)
+
+
+def test_hits_and_references_go_to_the_payload_sorted_by_rank() -> None:
+    hits = (Hit(2, 2, 0.41), Hit(0, 1, 0.625, matched=1), Hit(1, 3, 0.3, matched=1))
+    payload = view_payload([_column(html=OVERLAY_HTML, hits=hits)], length=32, references=[(12, 17), (0, 5)], answer_selection=True)
+    assert payload["columns"][0]["hits"] == [
+        {"index": 0, "rank": 1, "score": 0.625, "matched": 1},
+        {"index": 2, "rank": 2, "score": 0.41, "matched": None},
+        {"index": 1, "rank": 3, "score": 0.3, "matched": None},  # matched == index: the chunk itself
+    ]
+    assert payload["references"] == [[0, 5], [12, 17]]
+    assert payload["answer_selection"] is True
+    json.dumps(payload)
+
+
+def test_existing_callers_get_an_unchanged_payload_without_hits() -> None:
+    """ColumnView's positional fields are as before; no hits and no references add nothing to draw."""
+    view = ColumnView("col0", OVERLAY_HTML, 210, "s", [(11, "size_limit")], 1)
+    column = view_payload([view], length=32)["columns"][0]
+    assert column["selected"] == 1 and column["hits"] == []
+
+
+@pytest.mark.parametrize(
+    "hits, references, message",
+    [
+        ((Hit(1, 0, 0.5),), (), "rank 0 must be 1 or more"),
+        ((Hit(1, 1, 0.5), Hit(2, 1, 0.4)), (), "rank 1 must be 1 or more .*not repeat"),
+        ((Hit(1, 1, 0.5), Hit(1, 2, 0.4)), (), "listed twice"),
+        ((Hit(7, 1, 0.5),), (), "chunk 7 is not in this column"),
+        ((Hit(0, 1, 0.5, matched=9),), (), "chunk 9 is not in this column"),
+        ((Hit(1, 1, float("nan")),), (), "finite"),
+        ((), [(5, 5)], r"reference span 5\.\.5 does not lie inside"),
+        ((), [(-1, 4)], "does not lie inside"),
+        ((), [(30, 33)], r"0 <= start < end <= 32"),
+    ],
+)
+def test_overlay_rejects_bad_input_with_a_reason(hits: tuple, references: list, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        view_payload([_column(html=OVERLAY_HTML, hits=hits)], length=32, references=references)
+
+
+def test_answer_from_state() -> None:
+    assert answer_from_state(None) is None
+    assert answer_from_state({"answer": None}) is None
+    assert answer_from_state({"answer": {"start": 4}}) is None
+    assert answer_from_state({"answer": {"start": 9, "end": 4, "nonce": 1}}) is None  # empty or reversed
+    assert answer_from_state({"answer": {"start": "x", "end": 4}}) is None
+    assert answer_from_state({"answer": {"start": 4, "end": 9, "nonce": 3}}) == AnswerSelection(4, 9, 3)
+    assert answer_from_state({"selection": {"column": 0, "index": 1}, "answer": {"start": 0, "end": 2}}) == AnswerSelection(0, 2, 0)
+
+
+def test_js_draws_badges_without_touching_the_document_text() -> None:
+    """The rank badge is a CSS ::before over a data attribute (not text in the DOM, so document
+    offsets and copied text stay the document's), and the expected answer is a CSS highlight."""
+    js = (Path(docview.__file__).parent / "docview.js").read_text(encoding="utf-8")
+    css = docview.component_css()
+    assert 'setAttribute("data-cvd-badge"' in js and "content: attr(data-cvd-badge)" in css
+    assert "CSS.highlights" in js and "::highlight(cvd-ref)" in css

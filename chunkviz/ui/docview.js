@@ -2,6 +2,9 @@
 // parentElement is kept in VIEWS and updated in place (columns whose HTML is unchanged keep their
 // DOM and scroll position). Only render.py's escaped HTML (column.html, legend) is set as innerHTML;
 // everything built from other data uses textContent / setAttribute / style.
+// Retrieval overlay: hits (rank badges, outlines, quiet other chunks), reference spans drawn with
+// the CSS Custom Highlight API over DOM Ranges mapped from document offsets, ribbon marks, and a
+// mouse selection sent back as document offsets (state "answer").
 
 const VIEWS = new WeakMap();
 const HIT = "[data-chunk-index],[data-continues],[data-overlap],[data-end-of],[data-added-to],.cv-gap";
@@ -33,6 +36,9 @@ const el = (tag, cls, text) => {
 };
 const fmt = (n) => Number(n).toLocaleString("en-US");
 const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
+const badge = (hit) => `#${hit.rank} \u00b7 ${Number(hit.score).toFixed(2)}`;
+const isParentHit = (hit) => hit.matched !== null && hit.matched !== undefined;
+const HIGHLIGHT = "cvd-ref";
 
 class DocView {
   constructor(parentElement) {
@@ -66,6 +72,7 @@ class DocView {
       if (this.sync && this.driver >= 0) this.schedule(this.driver);
     });
     this.reasons = this.bar.appendChild(el("span", "cvd-reasons"));
+    this.overlayKeyEl = this.bar.appendChild(el("span", "cvd-overlay-key"));
     this.ribbon = root.appendChild(el("div", "cvd-ribbon"));
     this.legend = root.appendChild(el("div", "cvd-legend"));
     this.grid = root.appendChild(el("div", "cvd-grid"));
@@ -76,6 +83,7 @@ class DocView {
     this.grid.addEventListener("mousemove", (e) => this.placeTip(e));
     this.grid.addEventListener("mouseleave", () => this.clearHover());
     this.grid.addEventListener("click", (e) => this.onClick(e));
+    this.grid.addEventListener("mouseup", () => setTimeout(() => this.readSelection(), 0));
     this.ribbon.addEventListener("click", (e) => this.onRibbonClick(e));
     this.ribbon.addEventListener("mousemove", (e) => this.onRibbonHover(e));
     this.ribbon.addEventListener("mouseleave", () => this.hideTip());
@@ -84,6 +92,7 @@ class DocView {
   destroy() {
     this.resize.disconnect();
     if (this.frame) cancelAnimationFrame(this.frame);
+    this.setRefRanges([]);
   }
 
   // ------------------------------------------------------------------ rendering
@@ -102,8 +111,9 @@ class DocView {
     const cols = data.columns || [];
     if (cols.length !== this.columns.length) this.buildColumns(cols.length);
     const lengthChanged = !previous || previous.length !== data.length;
-    cols.forEach((c, i) => this.updateColumn(this.columns[i], c, lengthChanged));
+    const changed = cols.map((c, i) => this.updateColumn(this.columns[i], c, lengthChanged));
     this.updateReasons(cols);
+    this.updateOverlay(changed);
     this.columns.forEach((c) => this.updateWindow(c));
     this.stats.updateMs.push(performance.now() - t0);
   }
@@ -115,7 +125,7 @@ class DocView {
     this.grid.style.gridTemplateColumns = `repeat(${n}, minmax(0, 1fr))`;
     this.columns = [];
     for (let i = 0; i < n; i++) {
-      const col = { i, html: null, cutsKey: null, anchors: null, shown: null, expectTop: null, lastTop: 0 };
+      const col = { i, html: null, cutsKey: null, hitsKey: null, anchors: null, textIndex: null, shown: null, expectTop: null, lastTop: 0, hitSpans: [], hitOf: new Map() };
       col.trackLabel = this.ribbon.appendChild(el("div", "cvd-track-label"));
       col.track = this.ribbon.appendChild(el("div", "cvd-track"));
       col.track.dataset.column = String(i);
@@ -135,17 +145,27 @@ class DocView {
     this.axisEnd = this.axis.appendChild(el("span", "", ""));
   }
 
+  // returns what changed: {html, hits, track}
   updateColumn(col, c, lengthChanged) {
     col.data = c;
     col.label.textContent = c.label;
     col.trackLabel.textContent = c.label;
     col.summaryEl.textContent = c.summary || "";
     for (const node of [col.cell, col.track, col.trackLabel]) node.style.setProperty("--cvd-colour", c.colour);
-    if (c.html !== col.html) this.replaceHtml(col, c.html);
+    const changed = { html: c.html !== col.html, hits: false, track: false };
+    if (changed.html) this.replaceHtml(col, c.html);
     const cutsKey = JSON.stringify(c.cuts);
     if (lengthChanged || cutsKey !== col.cutsKey) {
       col.cutsKey = cutsKey;
       this.drawTrack(col, c.cuts || []);
+      changed.track = true;
+    }
+    const hitsKey = JSON.stringify(c.hits || []);
+    if (changed.html || hitsKey !== col.hitsKey) {
+      changed.hits = hitsKey !== col.hitsKey && (c.hits || []).length > 0;
+      col.hitsKey = hitsKey;
+      this.applyHits(col, c.hits || []);
+      changed.track = true;
     }
     this.axisEnd.textContent = `${fmt(this.data.length)} characters`;
     const wanted = c.selected === undefined ? null : c.selected;
@@ -153,6 +173,7 @@ class DocView {
       this.markSelected(col, wanted);
       if (wanted !== null) this.reveal(col, wanted);
     }
+    return changed;
   }
 
   replaceHtml(col, html) {
@@ -160,6 +181,7 @@ class DocView {
     col.box.innerHTML = html; // render.py output: escaped server-side
     col.html = html;
     col.anchors = null;
+    col.textIndex = null;
     col.lastTop = col.box.scrollTop;
     if (col.shown !== null) this.markSelected(col, col.shown);
     if (keep !== null) this.setScroll(col, this.topFor(col, keep));
@@ -350,13 +372,14 @@ class DocView {
     if (!hit) return this.hideTip();
     const col = this.columns[Number(hit.track.dataset.column)];
     const length = Math.max(1, Number(this.data.length) || 1);
-    const near = nearestCut(col.cutEnds || [], hit.offset, (4 * length) / Math.max(1, hit.rect.width));
-    const rows = [];
-    if (near >= 0) {
+    const perPx = length / Math.max(1, hit.rect.width);
+    const near = nearestCut(col.cutEnds || [], hit.offset, 4 * perPx);
+    const rows = this.ribbonOverlayRows(col, hit.offset, perPx); // retrieved chunks, expected answer
+    if (!rows.length && near >= 0) {
       const reason = col.cutReasons[near];
       rows.push(["b", `${col.data.label}: a chunk ends at character ${fmt(col.cutEnds[near])}`]);
       rows.push(["row", this.labels.reasons[reason] || reason]);
-    } else {
+    } else if (!rows.length) {
       rows.push(["b", `character ${fmt(Math.round(hit.offset))}`]);
     }
     rows.push(["hint", "click to scroll every column here"]);
@@ -394,6 +417,8 @@ class DocView {
   onClick(e) {
     const hit = this.hitOf(e);
     if (!hit) return;
+    const range = this.selectionRange();
+    if (range && !range.collapsed) return; // the end of a text selection, not a click on a chunk
     const indexes = chunksOf(hit.node);
     if (!indexes.length) return;
     const index = indexes[indexes.length - 1]; // in an overlap: the chunk that starts there
@@ -427,6 +452,7 @@ class DocView {
       return [
         ["b", `Overlap of chunks ${indexes.join(" and ")}`],
         ["kv", "characters", `${fmt(a)}\u2013${fmt(b)} (${fmt(b - a)} chars, in both chunks)`],
+        ...indexes.flatMap((i) => this.hitRows(col, i, true)),
         ["hint", "click to select chunk " + indexes[indexes.length - 1]],
       ];
     }
@@ -440,6 +466,7 @@ class DocView {
     const d = info.dataset;
     const start = Number(d.start), end = Number(d.end);
     const rows = [["b", `Chunk ${index}` + (d.parentIndex !== undefined ? " (parent of smaller chunks)" : "")]];
+    rows.push(...this.hitRows(col, index, false));
     if (ds.addedTo !== undefined) rows.push(["row", "text added by the strategy (not in the document)"]);
     rows.push(["kv", "span", `${fmt(start)}\u2013${fmt(end)}`]);
     rows.push(["kv", "characters", fmt(end - start)]);
@@ -456,6 +483,248 @@ class DocView {
     return rows;
   }
 
+  // ------------------------------------------------------------------ retrieval overlay
+  // Hits: every element of a hit chunk's extent gets .cvd-hit (a returned parent: .cvd-hitp, its
+  // matched child .cvd-hit); the first one carries the badge (data-cvd-badge, drawn by CSS
+  // ::before so the text and its offsets are untouched); the box turns the other chunks quiet.
+  applyHits(col, hits) {
+    const box = col.box;
+    box.querySelectorAll(".cvd-hit,.cvd-hitp").forEach((n) => n.classList.remove("cvd-hit", "cvd-hitp"));
+    box.querySelectorAll("[data-cvd-badge]").forEach((n) => n.removeAttribute("data-cvd-badge"));
+    box.classList.toggle("cvd-quiet", hits.length > 0);
+    col.hitOf = new Map();
+    col.hitSpans = [];
+    for (const hit of hits) {
+      const parent = isParentHit(hit);
+      box.querySelectorAll(extentSelector(hit.index)).forEach((n) => n.classList.add(parent ? "cvd-hitp" : "cvd-hit"));
+      if (parent) box.querySelectorAll(extentSelector(hit.matched)).forEach((n) => n.classList.add("cvd-hit"));
+      const first = box.querySelector(extentSelector(hit.index));
+      if (first) {
+        const before = first.getAttribute("data-cvd-badge");
+        first.setAttribute("data-cvd-badge", (before ? before + "   " : "") + badge(hit));
+      }
+      col.hitOf.set(hit.index, { hit, role: "returned" });
+      if (parent) col.hitOf.set(hit.matched, { hit, role: "matched" });
+      const info = box.querySelector(`[data-chunk-index="${Number(hit.index)}"]`);
+      if (info) col.hitSpans.push({ hit, start: Number(info.dataset.start), end: Number(info.dataset.end), first });
+    }
+  }
+
+  hitRows(col, index, short) {
+    const entry = col.hitOf && col.hitOf.get(index);
+    if (!entry) return [];
+    const { hit } = entry;
+    const score = Number(hit.score).toFixed(2);
+    if (entry.role === "matched") {
+      return [["hit", `chunk ${index} matched the query (score ${score}); its parent chunk ${hit.index} is returned at rank #${hit.rank}`]];
+    }
+    const what = short ? `chunk ${index} retrieved` : "retrieved";
+    const rows = [["hit", `${what}: rank #${hit.rank} \u00b7 score ${score}`]];
+    if (isParentHit(hit) && !short) rows.push(["hit", `returned as the parent of chunk ${hit.matched}, which matched`]);
+    return rows;
+  }
+
+  updateOverlay(changed) {
+    const refs = this.data.references || [];
+    const refsKey = JSON.stringify(refs);
+    const anyHtml = changed.some((c) => c.html);
+    if (refsKey !== this.refsKey || anyHtml) {
+      this.refsKey = refsKey;
+      this.setRefRanges(this.referenceRanges(refs));
+      this.columns.forEach((c) => (c.marksKey = null));
+    }
+    this.columns.forEach((col, i) => {
+      const key = refsKey + "|" + col.hitsKey;
+      if (changed[i] && changed[i].track) col.marksKey = null;
+      if (key !== col.marksKey) {
+        col.marksKey = key;
+        this.drawMarks(col, refs);
+      }
+    });
+    this.updateOverlayKey(refs);
+    changed.forEach((c, i) => {
+      if (c.hits) this.showTopHit(this.columns[i]);
+    });
+  }
+
+  // a new query: each column scrolls its own best hit into view (programmatic: does not sync)
+  showTopHit(col) {
+    const top = col.hitSpans.find((h) => h.hit.rank === Math.min(...col.hitSpans.map((x) => x.hit.rank)));
+    if (!top || !top.first) return;
+    col.anchors = null; // badges change line breaks
+    this.setScroll(col, top.first.offsetTop - 24);
+  }
+
+  referenceRanges(refs) {
+    const ranges = [];
+    for (const col of this.columns) {
+      if (col.html === null) continue;
+      for (const [a, b] of refs) {
+        const range = this.rangeOf(col, a, b);
+        if (range) ranges.push(range);
+      }
+    }
+    return ranges;
+  }
+
+  setRefRanges(ranges) {
+    const registry = highlightRegistry();
+    if (registry) {
+      (this.refRanges || []).forEach((r) => registry.delete(r));
+      ranges.forEach((r) => registry.add(r));
+    }
+    this.refRanges = ranges;
+  }
+
+  drawMarks(col, refs) {
+    if (!col.track) return;
+    col.track.querySelectorAll(".cvd-refmark,.cvd-hitmark").forEach((n) => n.remove());
+    const length = Math.max(1, Number(this.data.length) || 1);
+    const line = col.track.querySelector(".cvd-track-line");
+    for (const [a, b] of refs) {
+      const mark = el("div", "cvd-refmark");
+      mark.style.left = `${(100 * a) / length}%`;
+      mark.style.width = `max(4px, ${(100 * (b - a)) / length}%)`;
+      col.track.appendChild(mark); // drawn over the hit marks (z-index), along the bottom edge
+    }
+    for (const { hit, start, end } of [...col.hitSpans].sort((x, y) => x.hit.rank - y.hit.rank)) { // rank 1 ends up on top
+      const mark = col.track.insertBefore(el("div", "cvd-hitmark", String(hit.rank)), line ? line.nextSibling : null);
+      mark.dataset.rank = String(hit.rank);
+      mark.style.left = `${(100 * start) / length}%`;
+      mark.style.width = `max(11px, ${(100 * (end - start)) / length}%)`;
+    }
+  }
+
+  updateOverlayKey(refs) {
+    const hits = this.columns.some((c) => c.hitSpans.length);
+    const key = `${hits}|${refs.length > 0}|${!!this.data.answer_selection}`;
+    if (key === this.overlayKey) return;
+    this.overlayKey = key;
+    const bar = this.overlayKeyEl;
+    bar.replaceChildren();
+    if (hits) {
+      const item = bar.appendChild(el("span"));
+      item.appendChild(el("i", "cvd-key-hit", "#1 \u00b7 0.62"));
+      item.appendChild(document.createTextNode("retrieved: rank \u00b7 score"));
+    }
+    if (refs.length) {
+      const item = bar.appendChild(el("span"));
+      item.appendChild(el("i", "cvd-key-ref", "answer"));
+      item.appendChild(document.createTextNode("expected answer"));
+    }
+    if (this.data.answer_selection) bar.appendChild(el("span", "cvd-key-hint", "select text to set the expected answer"));
+  }
+
+  ribbonOverlayRows(col, offset, perPx) {
+    const rows = [];
+    const slack = 11 * perPx;
+    const hits = col.hitSpans.filter((h) => h.start - perPx <= offset && offset <= Math.max(h.end, h.start + slack));
+    for (const { hit, start, end } of hits.sort((x, y) => x.hit.rank - y.hit.rank)) {
+      rows.push(["b", `${col.data.label}: rank #${hit.rank} \u00b7 score ${Number(hit.score).toFixed(2)}`]);
+      rows.push(["kv", `chunk ${hit.index}`, `characters ${fmt(start)}\u2013${fmt(end)}`]);
+    }
+    for (const [a, b] of this.data.references || []) {
+      if (a - 2 * perPx <= offset && offset <= Math.max(b, a + 4 * perPx)) rows.push(["hit", `expected answer: characters ${fmt(a)}\u2013${fmt(b)}`]);
+    }
+    return rows;
+  }
+
+  // ------------------------------------------------------------------ document offsets <-> DOM
+  // The column's text nodes in order, outside added text (<ins class="cv-add">), are the document
+  // text, except what the HTML parser changes: CR LF becomes LF (and offsets count code points,
+  // JS strings UTF-16 units). Each node's document start is kept; "crlf" when every LF was CR LF.
+  textIndexOf(col) {
+    if (col.textIndex) return col.textIndex;
+    const walker = document.createTreeWalker(col.box, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      acceptNode: (n) => n.nodeType === 1 ? (n.classList.contains("cv-add") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP) : NodeFilter.FILTER_ACCEPT,
+    });
+    const nodes = [];
+    let points = 0, lfs = 0;
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      nodes.push(n);
+      points += codePoints(n.data);
+      lfs += countLf(n.data);
+    }
+    const length = Number(this.data.length) || 0;
+    const crlf = points !== length && points + lfs === length;
+    const starts = new Float64Array(nodes.length + 1);
+    const complex = new Uint8Array(nodes.length);
+    let at = 0;
+    nodes.forEach((n, k) => {
+      starts[k] = at;
+      complex[k] = /[\uD800-\uDFFF]/.test(n.data) || (crlf && n.data.includes("\n")) ? 1 : 0;
+      at += codePoints(n.data) + (crlf ? countLf(n.data) : 0);
+    });
+    starts[nodes.length] = at;
+    col.textIndex = { nodes, starts, complex, crlf, position: new Map(nodes.map((n, k) => [n, k])) };
+    return col.textIndex;
+  }
+
+  // a DOM Range over the document span [a, b) in a column (null when the column has no text there)
+  rangeOf(col, a, b) {
+    const ix = this.textIndexOf(col);
+    if (!ix.nodes.length) return null;
+    const start = this.domPoint(ix, a, true), end = this.domPoint(ix, b, false);
+    const range = document.createRange();
+    range.setStart(start[0], start[1]);
+    range.setEnd(end[0], end[1]);
+    return range.collapsed ? null : range;
+  }
+
+  domPoint(ix, offset, forward) {
+    const k = forward ? Math.min(ix.nodes.length - 1, lastAtMost(ix.starts, offset)) : Math.max(0, firstAtLeast(ix.starts, offset) - 1);
+    const node = ix.nodes[k];
+    const within = offset - ix.starts[k];
+    return [node, ix.complex[k] ? unitsFor(node.data, within, ix.crlf) : clamp(within, 0, node.data.length)];
+  }
+
+  // the document offset of a DOM boundary point (container, offset) in a column
+  docOffset(col, container, offset) {
+    const ix = this.textIndexOf(col);
+    const k = ix.position.get(container);
+    if (k !== undefined) return ix.starts[k] + (ix.complex[k] ? docUnits(container.data, offset, ix.crlf) : offset);
+    const probe = document.createRange();
+    probe.setStart(container, offset);
+    let lo = 0, hi = ix.nodes.length; // the first text node at or after the point
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (probe.comparePoint(ix.nodes[mid], 0) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return ix.starts[lo];
+  }
+
+  selectionRange() {
+    const selection = document.getSelection();
+    if (!selection || !selection.rangeCount) return null;
+    const shadow = this.root.getRootNode();
+    if (selection.getComposedRanges) {
+      try {
+        return selection.getComposedRanges({ shadowRoots: [shadow] })[0] || null;
+      } catch (err) {
+        return selection.getComposedRanges(shadow)[0] || null;
+      }
+    }
+    const inner = shadow.getSelection ? shadow.getSelection() : selection;
+    return inner && inner.rangeCount ? inner.getRangeAt(0) : null;
+  }
+
+  readSelection() {
+    if (!this.data || !this.data.answer_selection) return;
+    const range = this.selectionRange();
+    if (!range || range.collapsed) return;
+    const boxOf = (n) => (n.nodeType === 1 ? n : n.parentElement)?.closest(".cvd-box");
+    const box = boxOf(range.startContainer);
+    if (!box || box !== boxOf(range.endContainer)) return;
+    const col = this.columns[Number(box.dataset.column)];
+    const start = this.docOffset(col, range.startContainer, range.startOffset);
+    const end = this.docOffset(col, range.endContainer, range.endOffset);
+    if (!(end > start)) return;
+    this.nonce = Math.max(this.nonce + 1, Date.now());
+    this.lastAnswer = { start, end, nonce: this.nonce };
+    this.setStateValue("answer", this.lastAnswer);
+  }
+
   showTip(rows, e) {
     const tip = this.tip;
     tip.replaceChildren();
@@ -467,6 +736,7 @@ class DocView {
         row.appendChild(document.createTextNode(b));
       } else if (kind === "flags") tip.appendChild(el("span", "cvd-tip-row cvd-tip-flags", a));
       else if (kind === "hint") tip.appendChild(el("span", "cvd-tip-row cvd-tip-hint", a));
+      else if (kind === "hit") tip.appendChild(el("span", "cvd-tip-row cvd-tip-hit", a));
       else tip.appendChild(el("span", "cvd-tip-row", a));
     }
     tip.hidden = false;
@@ -528,4 +798,64 @@ function nearestCut(ends, offset, tolerance) {
 
 function shortReason(label) {
   return String(label).replace(/\s*\(.*\)\s*$/, "");
+}
+
+function firstAtLeast(arr, x) {
+  let lo = 0, hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (arr[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function codePoints(s) {
+  if (!/[\uD800-\uDFFF]/.test(s)) return s.length;
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+function countLf(s) {
+  let n = 0;
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+// document characters in s.slice(0, units): code points, plus the CR dropped before each LF
+function docUnits(s, units, crlf) {
+  let n = 0;
+  for (let i = 0; i < units && i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+      const p = s.charCodeAt(i - 1);
+      if (p >= 0xd800 && p <= 0xdbff) continue;
+    }
+    n += crlf && c === 10 ? 2 : 1;
+  }
+  return n;
+}
+
+// the UTF-16 offset in s where `doc` document characters have been passed
+function unitsFor(s, doc, crlf) {
+  let n = 0, i = 0;
+  while (i < s.length && n < doc) {
+    const c = s.charCodeAt(i);
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length;
+    n += crlf && c === 10 ? 2 : 1;
+    i += pair ? 2 : 1;
+  }
+  return i;
+}
+
+// the page-wide highlight of the expected answers (CSS Custom Highlight API; null without it)
+function highlightRegistry() {
+  if (typeof CSS === "undefined" || !CSS.highlights || typeof Highlight === "undefined") return null;
+  let highlight = CSS.highlights.get(HIGHLIGHT);
+  if (!highlight) {
+    highlight = new Highlight();
+    CSS.highlights.set(HIGHLIGHT, highlight);
+  }
+  return highlight;
 }

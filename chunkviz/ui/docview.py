@@ -6,11 +6,18 @@ escaped HTML of :func:`chunkviz.render.render_html` per column plus small arrays
 reason), equal-height boxes in a grid, a styled tooltip per chunk, hover/click outlines of a
 chunk's whole extent, scroll sync by character offset, and sends a click back as component state.
 
+Retrieval overlay: a column's :class:`Hit` s (the chunks a query retrieved) get a rank badge
+("#1 · 0.62") and a strong outline while the other chunks turn quiet; a returned parent is
+outlined with its matched child highlighted inside. ``references`` (expected-answer spans) are
+highlighted in every column. Both are marked on the ribbon. With ``answer_selection`` on, text
+selected with the mouse is sent back as document offsets (component state ``answer``).
+
 :func:`ribbon_cuts` and :func:`view_payload` are pure; :func:`document_view` mounts the component.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +29,17 @@ from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS
 
 COMPONENT_NAME = "chunkviz_docview"
 STATE_KEY = "selection"
+ANSWER_KEY = "answer"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One chunk a query retrieved in a column."""
+
+    index: int  # the returned chunk's index in the column's chunks (a parent for parent_child / small_to_big)
+    rank: int  # 1 = best
+    score: float  # cosine similarity of the query and the matched chunk
+    matched: int | None = None  # the child chunk that matched, when the returned chunk is its parent
 
 
 @dataclass(frozen=True)
@@ -34,6 +52,7 @@ class ColumnView:
     summary: str  # one line under the label (e.g. flag summary); shown as text
     cuts: Sequence[tuple[int, str]]  # ribbon_cuts(chunks)
     selected: int | None = None  # chunk index selected by Python; scrolled into view when it changes
+    hits: Sequence[Hit] = ()  # the chunks a query retrieved (rank badges, outlines, ribbon marks)
 
 
 @dataclass(frozen=True)
@@ -43,6 +62,15 @@ class DocViewEvent:
     column: int
     index: int
     nonce: int  # differs for every click (tell a new click from the state kept across reruns)
+
+
+@dataclass(frozen=True)
+class AnswerSelection:
+    """Text selected with the mouse in one column: the document span ``[start, end)``."""
+
+    start: int
+    end: int
+    nonce: int  # differs for every selection
 
 
 def ribbon_cuts(chunks: Sequence[Chunk]) -> list[tuple[int, str]]:
@@ -62,11 +90,14 @@ def labels() -> dict[str, dict[str, str]]:
 
 
 def view_payload(
-    columns: Sequence[ColumnView], *, length: int, sync: bool = True, height_px: int = 560, legend: str = ""
+    columns: Sequence[ColumnView], *, length: int, sync: bool = True, height_px: int = 560, legend: str = "",
+    references: Sequence[tuple[int, int]] = (), answer_selection: bool = False,
 ) -> dict[str, Any]:
     """The component's ``data`` (pure, JSON-ready): the HTML per column plus small arrays.
 
     ``legend`` is trusted HTML from :func:`chunkviz.render.legend_html` (shown above the boxes).
+    ``references`` are expected-answer spans ``[start, end)`` drawn in every column;
+    ``answer_selection`` makes a mouse selection of text come back as an :class:`AnswerSelection`.
     """
     if length < 0:
         raise ValueError(f"length must be the document's length in characters (>= 0), got {length}")
@@ -80,7 +111,45 @@ def view_payload(
         "labels": labels(),
         "reason_colours": dict(REASON_COLOURS),
         "columns": [_column_payload(c, length) for c in columns],
+        "references": _references_payload(references, length),
+        "answer_selection": bool(answer_selection),
     }
+
+
+def _references_payload(references: Sequence[tuple[int, int]], length: int) -> list[list[int]]:
+    out = []
+    for span in references:
+        start, end = (int(x) for x in span)
+        if not 0 <= start < end <= length:
+            raise ValueError(
+                f"reference span {start}..{end} does not lie inside the document (need 0 <= start < end <= {length})"
+            )
+        out.append([start, end])
+    return sorted(out)
+
+
+def _hits_payload(column: ColumnView) -> list[dict[str, Any]]:
+    """The column's hits, checked: ranks 1 or more and distinct, finite scores, chunks that exist."""
+    out: list[dict[str, Any]] = []
+    ranks: set[int] = set()
+    indices: set[int] = set()
+    for hit in column.hits:
+        rank, index = int(hit.rank), int(hit.index)
+        matched = None if hit.matched is None or int(hit.matched) == index else int(hit.matched)
+        where = f"column {column.label!r}, hit of chunk {index}"
+        if rank < 1 or rank in ranks:
+            raise ValueError(f"{where}: rank {rank} must be 1 or more (1 = best) and not repeat another hit's rank")
+        if index in indices:
+            raise ValueError(f"{where}: the chunk is listed twice; give each returned chunk once, at its best rank")
+        if not math.isfinite(float(hit.score)):
+            raise ValueError(f"{where}: score {hit.score!r} must be a finite number")
+        for i in (index, matched):
+            if i is not None and f'data-chunk-index="{i}"' not in column.html:
+                raise ValueError(f"{where}: chunk {i} is not in this column's chunks (its HTML has no such chunk)")
+        ranks.add(rank)
+        indices.add(index)
+        out.append({"index": index, "rank": rank, "score": float(hit.score), "matched": matched})
+    return sorted(out, key=lambda h: h["rank"])
 
 
 def _column_payload(column: ColumnView, length: int) -> dict[str, Any]:
@@ -96,6 +165,7 @@ def _column_payload(column: ColumnView, length: int) -> dict[str, Any]:
         "summary": column.summary,
         "cuts": cuts,
         "selected": column.selected,
+        "hits": _hits_payload(column),
     }
 
 
@@ -118,14 +188,31 @@ def event_from_state(state: Mapping[str, Any] | None) -> DocViewEvent | None:
         return None
 
 
+def answer_from_state(state: Mapping[str, Any] | None) -> AnswerSelection | None:
+    """The text selection kept in the component state (``answer``), or None (missing or malformed)."""
+    value = (state or {}).get(ANSWER_KEY)
+    if not isinstance(value, Mapping):
+        return None
+    try:
+        start, end = int(value["start"]), int(value["end"])
+        return AnswerSelection(start, end, int(value.get("nonce", 0))) if 0 <= start < end else None
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def document_view(
     columns: Sequence[ColumnView], *, length: int, key: str, sync: bool = True, height_px: int = 560,
-    legend: str = "",
+    legend: str = "", references: Sequence[tuple[int, int]] = (), answer_selection: bool = False,
 ) -> DocViewEvent | None:
     """Mount the document view; returns the last chunk clicked in it (kept across reruns; compare
-    ``nonce`` to tell a new click), or None before any click."""
-    data = view_payload(columns, length=length, sync=sync, height_px=height_px, legend=legend)
-    result = component.inline_component(COMPONENT_NAME, "docview", _HTML)(key=key, data=data, default={STATE_KEY: None}, on_selection_change=_ignore)
+    ``nonce`` to tell a new click), or None before any click. A text selection (with
+    ``answer_selection``) is read with :func:`answer_from_state` from ``st.session_state[key]``."""
+    data = view_payload(
+        columns, length=length, sync=sync, height_px=height_px, legend=legend, references=references,
+        answer_selection=answer_selection,
+    )
+    mount = component.inline_component(COMPONENT_NAME, "docview", _HTML)
+    result = mount(key=key, data=data, default={STATE_KEY: None, ANSWER_KEY: None}, on_selection_change=_ignore, on_answer_change=_ignore)
     return event_from_state(result)
 
 
