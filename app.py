@@ -48,6 +48,7 @@ from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present,
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
 from chunkviz.ui.docview import ColumnView, DocViewEvent, document_view, event_from_state, ribbon_cuts
+from chunkviz.ui.evaluation import EvalColumn, show_evaluate
 from chunkviz.widgets import column_controls
 
 SAMPLES = Path(__file__).parent / "sample_docs"
@@ -56,7 +57,7 @@ DEFAULT_SAMPLE = "field_station_handbook.md"
 APP_MAX_BYTES = 5_000_000
 MAX_COLUMNS = 4
 DEFAULT_COLUMNS = ("fixed_tokens", "recursive", "paragraphs")
-COMPARE, TUNE = "Compare strategies", "Tune semantic"
+COMPARE, TUNE, EVALUATE = "Compare strategies", "Tune semantic", "Evaluate retrieval"
 HINT = "Strategies and settings: in the sidebar (››). Hover a chunk: why it ends; click: select it."
 #: Height of the linked document boxes: with the page header above, they end near the fold at 1100 px.
 VIEW_HEIGHT_PX = 745
@@ -534,7 +535,7 @@ def main() -> None:
     stats = cached_stats(text, tokenizer)
     left, right = st.columns([1, 2], vertical_alignment="center")
     with left:
-        view = st.segmented_control("View", [COMPARE, TUNE], key="view", default=COMPARE, label_visibility="collapsed") or COMPARE
+        view = st.segmented_control("View", [COMPARE, TUNE, EVALUATE], key="view", default=COMPARE, label_visibility="collapsed") or COMPARE
     right.caption(
         f"{Path(doc_name).name} · {stats['characters']:,} characters · {stats['words']:,} words · "
         f"{stats['tokens']:,} tokens ({tokenizer})"
@@ -545,6 +546,9 @@ def main() -> None:
     columns = [Column(i, config, settings) for i, config in enumerate(configs)]
     if view == TUNE:
         show_tune(columns, document, tokenizer, enrich_json)
+    elif view == EVALUATE:
+        sample_path = Path(doc_name) if st.session_state.get("source") == "Sample" else None
+        show_evaluate(document, doc_name, [EvalColumn.of(c.label, c.hue, c.config, tokenizer) for c in columns], sample_path)
     else:
         run_columns(columns, document, tokenizer, enrich_json)
         show_compare(columns, document, tokenizer, enrich_json, doc_name)

@@ -147,3 +147,67 @@ def chunk_count_figure(curve: Sequence[tuple[float, int]], current: float | None
         margin={"l": 40, "r": 10, "t": 10, "b": 40}, template="plotly_white",
     )
     return fig
+
+
+def _escape_label(label: str) -> str:
+    return html.escape(label, quote=False)
+
+
+def sweep_figure(
+    series: Mapping[str, Sequence[tuple[float, float, float]]],
+    metric: str,
+    colours: Mapping[str, str] | None = None,
+    size_title: str = "chunk size",
+) -> "plotly.graph_objects.Figure":
+    """A metric against chunk size: one line per strategy (``series``: label -> ``(size, mean,
+    std)`` points, means as fractions), each point labelled with its mean in percent. Sizes
+    usually double, so the x axis is logarithmic with a tick at every size."""
+    require_plotly()
+    fig = go.Figure()
+    sizes: set[float] = set()
+    for label, points in series.items():
+        ordered = sorted(points)
+        sizes.update(p[0] for p in ordered)
+        colour = (colours or {}).get(label)
+        fig.add_trace(
+            go.Scatter(
+                x=[p[0] for p in ordered], y=[100 * p[1] for p in ordered], name=label, mode="lines+markers+text",
+                text=[f"{100 * p[1]:.0f}" for p in ordered], textposition="top center", cliponaxis=False,
+                customdata=[100 * p[2] for p in ordered],
+                marker={"size": 8, **({"color": colour} if colour else {})},
+                line={"width": 2, **({"color": colour} if colour else {})},
+                textfont={"size": 11, **({"color": colour} if colour else {})},
+                hovertemplate=f"{_escape_label(label)}<br>size %{{x}}: {metric} %{{y:.1f}} ± %{{customdata:.1f}}%<extra></extra>",
+            )
+        )
+    ticks = sorted(sizes)
+    fig.update_layout(
+        xaxis={"title": size_title, "type": "log" if ticks and ticks[0] > 0 else "linear", "tickvals": ticks},
+        yaxis={"title": f"{metric} (%)", "rangemode": "tozero"},
+        height=340, margin={"l": 50, "r": 20, "t": 40, "b": 50}, template="plotly_white",
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, hovermode="closest",
+    )  # fmt: skip
+    return fig
+
+
+def configuration_bars_figure(
+    values: Mapping[str, tuple[float, float]], metric: str, colours: Mapping[str, str] | None = None
+) -> "plotly.graph_objects.Figure":
+    """A metric per configuration as bars (``values``: label -> (mean, std) as fractions), each
+    labelled with its mean in percent; the standard deviation is in the hover text."""
+    require_plotly()
+    labels = list(values)
+    means = [100 * values[label][0] for label in labels]
+    fig = go.Figure(
+        go.Bar(
+            x=labels, y=means, text=[f"{m:.1f}" for m in means], textposition="outside", cliponaxis=False,
+            customdata=[100 * values[label][1] for label in labels],
+            marker={"color": [(colours or {}).get(label, "#868e96") for label in labels]},
+            hovertemplate=f"%{{x}}: {metric} %{{y:.1f}} ± %{{customdata:.1f}}%<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_layout(
+        yaxis={"title": f"{metric} (%)", "rangemode": "tozero"}, showlegend=False,
+        height=340, margin={"l": 50, "r": 20, "t": 40, "b": 50}, template="plotly_white",
+    )  # fmt: skip
+    return fig

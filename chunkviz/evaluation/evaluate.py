@@ -51,12 +51,14 @@ class Configuration:
 
 @dataclass(frozen=True)
 class Retrieved:
-    """One returned span of one question: its rank (1 = best), score and place."""
+    """One returned span of one question: its rank (1 = best), score and place; ``matched``
+    is the searched child whose score this is when the returned chunk is its parent."""
 
     rank: int
     score: float
     span: Span
     chunk_index: int
+    matched: int | None = None
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,8 @@ def _hits(
         if (name, unit.index) in seen:  # a parent already returned for a better child
             continue
         seen.add((name, unit.index))
-        out.append(Retrieved(len(out) + 1, float(score), _span(name, unit), unit.index))
+        child = matched.index if unit.index != matched.index else None
+        out.append(Retrieved(len(out) + 1, float(score), _span(name, unit), unit.index, child))
     return out
 
 

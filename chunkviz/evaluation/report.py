@@ -90,3 +90,80 @@ def table(results: Sequence[Result]) -> str:
 
 METRICS_ORDER: tuple[str, ...] = ("recall", "precision", "precision_omega", "iou", "recall_at_k", "reciprocal_rank")
 assert set(METRICS_ORDER) == set(METRICS)
+
+
+# ----------------------------------------------------------------------------- the app's view
+#: The app's metric columns: the guide's recall@k first, then the study's, then MRR.
+APP_METRICS: tuple[str, ...] = ("recall_at_k", "recall", "precision", "iou", "precision_omega", "reciprocal_rank")
+assert set(APP_METRICS) == set(METRICS)
+#: What marks the best value of a metric column.
+BEST_MARK = "★"
+#: Largest k the app offers (a retriever hands an LLM a few chunks, not dozens).
+MAX_K = 20
+#: The app's default sweep (2048 is allowed, but slow for an interactive default).
+DEFAULT_SIZES: tuple[int, ...] = (128, 256, 512, 1024)
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``"128, 256 512"`` -> [128, 256, 512]: whole, positive, distinct sizes in the given order."""
+    items = [item for item in text.replace(",", " ").split() if item]
+    if not items:
+        raise SweepError("the sweep has no sizes: give one or more whole numbers, e.g. 128, 256, 512, 1024")
+    sizes: list[int] = []
+    for item in items:
+        if not item.isdigit() or int(item) < 1:
+            raise SweepError(f"size {item!r} is not a whole number of 1 or more; write sizes like 128, 256, 512, 1024")
+        if int(item) not in sizes:
+            sizes.append(int(item))
+    return sizes
+
+
+def check_k(k: Any) -> int:
+    """``k`` as an int when it is a whole number from 1 to :data:`MAX_K`, else a SweepError saying so."""
+    if isinstance(k, bool) or not isinstance(k, (int, float)) or not 1 <= k <= MAX_K or k != int(k):
+        raise SweepError(f"k = {k!r}: choose how many chunks each question retrieves, a whole number from 1 to {MAX_K}")
+    return int(k)
+
+
+def best_rows(results: Sequence[Result]) -> dict[str, set[int]]:
+    """Per metric, the positions of the results with the highest mean (ties: all of them; every
+    metric here is better when higher). Metrics without a number (no questions) have none."""
+    summaries = [r.summary() for r in results]
+    best: dict[str, set[int]] = {}
+    for metric in APP_METRICS:
+        means = [s[metric][0] for s in summaries]
+        known = [m for m in means if m == m]
+        top = max(known) if known else None
+        best[metric] = set() if top is None else {i for i, m in enumerate(means) if m == m and abs(m - top) < 1e-12}
+    return best
+
+
+def summary_rows(results: Sequence[Result], labels: Sequence[str]) -> list[dict[str, Any]]:
+    """The app's results table: per configuration its label, chunk count, mean chunk length and
+    each metric as ``mean ± std`` in percent, the best of each column marked with :data:`BEST_MARK`."""
+    if len(labels) != len(results):
+        raise ValueError(f"{len(labels)} labels for {len(results)} results")
+    best = best_rows(results)
+    rows = []
+    for i, (result, label) in enumerate(zip(results, labels)):
+        summary = result.summary()
+        row: dict[str, Any] = {"configuration": label, "chunks": result.chunks, "mean chunk chars": round(result.mean_chunk_chars)}
+        for metric in APP_METRICS:
+            mean, std = summary[metric]
+            cell = "–" if mean != mean else f"{100 * mean:.1f} ± {100 * std:.1f}"
+            row[TITLES[metric]] = f"{cell} {BEST_MARK}" if i in best[metric] else cell
+        rows.append(row)
+    return rows
+
+
+def question_rows(result: Result, questions: Sequence[Any]) -> list[dict[str, Any]]:
+    """One row per question of one configuration: the question, its number of references, the
+    rank of the first retrieved chunk that overlaps a reference (None: none in the top k), and
+    its scores in percent (rounded to 0.1)."""
+    rows = []
+    for number, (question, scores) in enumerate(zip(questions, result.scores), start=1):
+        first = round(1 / scores.reciprocal_rank) if scores.reciprocal_rank else None
+        row: dict[str, Any] = {"#": number, "question": question.question, "references": len(question.references), "first hit": first}
+        row.update({TITLES[m]: round(100 * getattr(scores, m), 1) for m in APP_METRICS if m != "reciprocal_rank"})
+        rows.append(row)
+    return rows

@@ -1,0 +1,431 @@
+"""The app's *Evaluate* view: which cut retrieves best, on the current document and its questions.
+
+Questions come from the sample's question file, an uploaded JSONL or Chroma CSV file, or the
+query playground (``st.session_state["playground.questions"]``). Configurations are the
+sidebar's columns, or a size sweep of each column's strategy. A run (only on the Run button:
+embedding is the slow part) scores every configuration with
+:func:`chunkviz.evaluation.evaluate.evaluate` and is kept in session state under a key of
+everything it depends on, so switching views or selecting a question never runs it again. The
+results are a table (best per metric marked) and plotly charts; a question picked in the
+per-question table shows its reference and each configuration's top-k chunks in the document
+view (rank badges, scores, the reference highlighted).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from chunkviz.charts import configuration_bars_figure, sweep_figure
+from chunkviz.compare import ColumnConfig, annotations, run_strategy
+from chunkviz.document.model import Document
+from chunkviz.errors import ChunkvizError
+from chunkviz.evaluation.evaluate import Configuration, Result, evaluate
+from chunkviz.evaluation.questions import Question, QuestionFileError, Reference, load_questions, sample_questions_path
+from chunkviz.evaluation.report import (
+    DEFAULT_SIZES,
+    MAX_K,
+    TITLES,
+    SweepError,
+    check_k,
+    parse_sizes,
+    question_rows,
+    summary_rows,
+    swept_param,
+)
+from chunkviz.palette import strategy_colour
+from chunkviz.render import RenderOptions, render_html
+from chunkviz.ui.docview import ColumnView, Hit, document_view, ribbon_cuts
+
+PLAYGROUND_KEY = "playground.questions"
+SAMPLE, UPLOAD, PLAYGROUND = "The sample's questions", "A question file", "The playground's questions"
+COLUMNS, SWEEP = "The current columns", "A size sweep"
+#: What a sweep is called on the command line; each strategy maps it to its own size parameter.
+SWEEP_NAME = "chunk_size"
+#: Results of this many runs are kept per session (each is small: scores and ranks).
+KEPT_RUNS = 8
+MAX_SHOWN = 4
+VIEW_HEIGHT_PX = 600
+DOCVIEW_KEY = "eval.docview"
+BEST_CELL = "background-color: #d3f9d8; font-weight: 600"
+
+
+@dataclass(frozen=True)
+class EvalColumn:
+    """A sidebar column as the view needs it: its label and hue, strategy, params and tokenizer."""
+
+    label: str
+    hue: int
+    strategy: str
+    params: Mapping[str, Any] = field(hash=False)
+    tokenizer: str
+
+    @classmethod
+    def of(cls, label: str, hue: int, config: ColumnConfig, page_tokenizer: str) -> EvalColumn:
+        return cls(label, hue, config.strategy, dict(config.params), config.tokenizer or page_tokenizer)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One configuration to evaluate: its row label, the column it comes from and the swept size."""
+
+    label: str
+    column: EvalColumn
+    configuration: Configuration
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    """What a run gave: the configurations that ran with their results, the ones that failed, its time."""
+
+    planned: tuple[Planned, ...]
+    results: tuple[Result, ...]
+    failed: tuple[tuple[str, str], ...]  # (label, message)
+    seconds: float
+    swept: bool
+
+
+# ----------------------------------------------------------------------------- persistent widgets
+def _remember(key: str, default: Any) -> None:
+    """Keep a widget's value while its view is not shown (Streamlit drops the state of widgets
+    that a run does not draw): restore it from a shadow key before the widget is drawn."""
+    shadow = f"_{key}"
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state.get(shadow, default)
+    st.session_state[shadow] = st.session_state[key]
+
+
+# ----------------------------------------------------------------------------- questions
+def choose_questions(document: Document, doc_key: str, sample_path: Path | None) -> list[Question] | None:
+    """The questions to evaluate (None: none usable, with the reason on the page)."""
+    sources = []
+    sample_file = sample_questions_path(sample_path) if sample_path is not None else None
+    if sample_file is not None:
+        sources.append(SAMPLE)
+    sources.append(UPLOAD)
+    playground = st.session_state.get(PLAYGROUND_KEY) or []
+    if playground:
+        sources.append(f"{PLAYGROUND} ({len(playground)})")
+    if st.session_state.get("_eval.source") not in sources:
+        st.session_state.pop("_eval.source", None)
+        st.session_state.pop("eval.source", None)
+    _remember("eval.source", sources[0])
+    source = st.radio("Questions", sources, key="eval.source", horizontal=True)
+    corpus = {doc_key: document.text}
+    try:
+        if source == SAMPLE and sample_file is not None:
+            questions, origin = load_questions(sample_file, corpus, name=sample_file.name), sample_file.name
+        elif source == UPLOAD:
+            found = uploaded_questions(corpus)
+            if found is None:
+                return None
+            questions, origin = found
+        else:
+            questions, origin = playground_questions(playground, doc_key, len(document.text)), "the playground"
+    except QuestionFileError as exc:
+        st.error(f"The questions could not be read: {exc}")
+        return None
+    if not questions:
+        st.warning("There are no questions for this document: write some in the playground, or upload a question file.")
+        return None
+    references = sum(len(q.references) for q in questions)
+    st.caption(f"{len(questions)} questions · {references} reference spans · from {origin} · answers in {doc_key}")
+    return questions
+
+
+def uploaded_questions(corpus: Mapping[str, str]) -> tuple[list[Question], str] | None:
+    """Questions of the uploaded file (kept while the view is hidden; the uploader itself is not)."""
+    st.file_uploader(
+        "Question file: JSONL (question, references as spans or excerpts) or Chroma's CSV (question, references, corpus_id)",
+        type=["jsonl", "ndjson", "json", "csv"], key="eval.upload", on_change=_keep_upload,
+    )  # fmt: skip
+    kept = st.session_state.get("_eval.upload")
+    if kept is None:
+        st.info(f"Upload a question file whose references point at this document ({', '.join(corpus)}).")
+        return None
+    name, data = kept
+    return load_questions(data, corpus, name=name), name
+
+
+def _keep_upload() -> None:
+    upload = st.session_state.get("eval.upload")
+    st.session_state["_eval.upload"] = None if upload is None else (upload.name, upload.getvalue())
+
+
+def playground_questions(questions: Sequence[Question], doc_key: str, length: int) -> list[Question]:
+    """The playground's saved questions whose references lie in this document (named as it is
+    here); the others are left out with a note."""
+    kept, left_out = [], 0
+    for question in questions:
+        refs = [r for r in question.references if _same_document(r.document, doc_key) and r.end <= length]
+        if len(refs) == len(question.references) and refs:
+            kept.append(Question(question.question, tuple(Reference(doc_key, r.start, r.end) for r in refs)))
+        else:
+            left_out += 1
+    if left_out:
+        st.caption(f"{left_out} of the playground's questions answer from another document and are left out.")
+    return kept
+
+
+def _same_document(name: str, doc_key: str) -> bool:
+    return name == doc_key or Path(name).name == doc_key or Path(name).stem == Path(doc_key).stem
+
+
+# ----------------------------------------------------------------------------- configurations
+def choose_configurations(columns: Sequence[EvalColumn]) -> tuple[list[Planned], bool] | None:
+    """The configurations to evaluate and whether they are a sweep (None: a message says why not)."""
+    _remember("eval.configs", COLUMNS)
+    mode = st.radio("Configurations", [COLUMNS, SWEEP], key="eval.configs", horizontal=True)
+    if mode == COLUMNS:
+        return [Planned(c.label, c, Configuration(c.strategy, dict(c.params), c.tokenizer)) for c in columns], False
+    _remember("eval.sizes", ", ".join(map(str, DEFAULT_SIZES)))
+    text = st.text_input(
+        "Sizes (each strategy's size setting, in its own unit)", key="eval.sizes",
+        help="Applied to each column's strategy: chunk_size where it has one, else its declared size (paragraphs: max_tokens).",
+    )  # fmt: skip
+    try:
+        sizes = parse_sizes(text)
+    except SweepError as exc:
+        st.error(f"Sizes: {exc}")
+        return None
+    planned = []
+    for column in columns:
+        try:
+            name = swept_param(column.strategy, SWEEP_NAME)
+        except SweepError:
+            st.caption(f"{column.label} has no size setting to sweep: left out of the sweep.")
+            continue
+        planned.extend(
+            Planned(f"{column.label} · {name}={size}", column, Configuration(column.strategy, {**column.params, name: size}, column.tokenizer), size)
+            for size in sizes
+        )
+    if not planned:
+        st.error("No column's strategy has a size setting to sweep: choose strategies such as recursive or fixed_tokens.")
+        return None
+    return planned, True
+
+
+def choose_k() -> int | None:
+    _remember("eval.k", 5)
+    k = st.number_input(f"k: chunks retrieved per question (1–{MAX_K})", min_value=0, max_value=100, step=1, key="eval.k")
+    try:
+        return check_k(k)
+    except SweepError as exc:
+        st.error(str(exc))
+        return None
+
+
+# ----------------------------------------------------------------------------- running
+def run_key(text: str, questions: Sequence[Question], planned: Sequence[Planned], k: int) -> str:
+    """A fingerprint of everything a run depends on."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
+    parts = {
+        "questions": [[q.question, [[r.document, r.start, r.end] for r in q.references]] for q in questions],
+        "configs": [[p.label, p.configuration.strategy, p.configuration.params, p.configuration.tokenizer] for p in planned],
+        "k": k,
+    }
+    digest.update(json.dumps(parts, sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def run_evaluation(
+    document: Document, doc_key: str, questions: Sequence[Question], planned: Sequence[Planned], k: int, swept: bool
+) -> EvalRun:
+    """Evaluate each configuration on its own (one that fails leaves the others), with a progress bar."""
+    began = time.perf_counter()
+    bar = st.progress(0.0, text="Loading the embedding model…")
+    ok: list[Planned] = []
+    results: list[Result] = []
+    failed: list[tuple[str, str]] = []
+    for i, plan in enumerate(planned):
+        bar.progress(i / len(planned), text=f"{i + 1}/{len(planned)} · {plan.label}: chunking…")
+        try:
+            (result,) = evaluate({doc_key: document}, questions, [plan.configuration], k=k, progress=_reporter(bar, i, len(planned), plan.label))
+        except (ChunkvizError, ValueError) as exc:
+            failed.append((plan.label, str(exc)))
+            continue
+        ok.append(plan)
+        results.append(result)
+    bar.empty()
+    return EvalRun(tuple(ok), tuple(results), tuple(failed), time.perf_counter() - began, swept)
+
+
+def _reporter(bar: Any, i: int, n: int, label: str) -> Callable[[str, int, int], None]:
+    def progress(what: str, done: int, total: int) -> None:
+        part = done / total if total else 1.0
+        kind = "the questions" if what == "questions" else "chunks"
+        counted = f"embedding {kind} {done:,}/{total:,}" if total else f"{kind}: embeddings cached"
+        bar.progress(min((i + part) / n, 1.0), text=f"{i + 1}/{n} · {label}: {counted}")
+
+    return progress
+
+
+def stored_run(key: str) -> EvalRun | None:
+    return st.session_state.get("_eval.runs", {}).get(key)
+
+
+def store_run(key: str, run: EvalRun) -> None:
+    runs = dict(st.session_state.get("_eval.runs", {}))
+    runs.pop(key, None)
+    runs[key] = run
+    st.session_state["_eval.runs"] = dict(list(runs.items())[-KEPT_RUNS:])
+
+
+# ----------------------------------------------------------------------------- results
+def colour_of(plan: Planned) -> str:
+    return strategy_colour(plan.column.hue)
+
+
+def show_results(run: EvalRun, k: int) -> None:
+    """The table (best per metric marked) and the recall@k and IoU charts."""
+    for label, message in run.failed:
+        st.warning(f"{label} did not run: {message}")
+    if not run.results:
+        st.error("No configuration could be evaluated; change the settings named above.")
+        return
+    labels = [p.label for p in run.planned]
+    st.caption(
+        f"{len(run.results)} configurations · k = {k} · all-MiniLM-L6-v2 embeddings (offline), exact cosine · "
+        f"{run.seconds:.1f} s · scores are mean ± standard deviation over the questions, in %; ★ the best of each column"
+    )
+    frame = pd.DataFrame(summary_rows(run.results, labels)).rename(columns={TITLES["recall_at_k"]: f"recall@{k}"})
+    metric_columns = list(frame.columns[3:])
+    styled = frame.style.map(lambda v: BEST_CELL if isinstance(v, str) and v.endswith("★") else "", subset=metric_columns)
+    st.dataframe(styled, hide_index=True, key="eval.table", width="stretch")
+    left, right = st.columns(2)
+    for container, metric in ((left, "recall_at_k"), (right, "iou")):
+        title = TITLES[metric].replace("@k", f"@{k}")
+        with container:
+            st.plotly_chart(metric_figure(run, metric, title), key=f"eval.chart.{metric}")
+
+
+def metric_figure(run: EvalRun, metric: str, title: str) -> Any:
+    """Lines against the swept size per column (a sweep), else a bar per configuration."""
+    if run.swept:
+        series: dict[str, list[tuple[float, float, float]]] = {}
+        colours: dict[str, str] = {}
+        for plan, result in zip(run.planned, run.results):
+            mean, std = result.summary()[metric]
+            series.setdefault(plan.column.label, []).append((plan.size, mean, std))
+            colours[plan.column.label] = colour_of(plan)
+        return sweep_figure(series, title, colours, size_title="size setting (log scale)")
+    values = {p.label: r.summary()[metric] for p, r in zip(run.planned, run.results)}
+    return configuration_bars_figure(values, title, {p.label: colour_of(p) for p in run.planned})
+
+
+# ----------------------------------------------------------------------------- per question
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_column_html(
+    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, label: str, hue: int, _document: Document
+) -> tuple[str, tuple[tuple[int, str], ...]]:
+    """The rendered chunks of a configuration (as the Compare view draws them) and its ribbon cuts."""
+    run = run_strategy(_document, strategy, json.loads(params_json), tokenizer)
+    gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
+    html = render_html(text, run.chunks, RenderOptions(label, tokenizer, None, annotations(run), gaps, hue=hue))
+    return html, tuple(ribbon_cuts(run.chunks))
+
+
+def show_questions(run: EvalRun, questions: Sequence[Question], document: Document) -> None:
+    """Per-question scores of one configuration; a picked question shows its reference and the
+    chunks each configuration retrieved for it in the document view."""
+    st.subheader("Per question")
+    labels = [p.label for p in run.planned]
+    _remember("eval.config", labels[0])
+    if st.session_state["eval.config"] not in labels:
+        st.session_state["eval.config"] = labels[0]
+    chosen = st.selectbox("Scores of", labels, key="eval.config")
+    result = run.results[labels.index(chosen)]
+    rows = question_rows(result, questions)
+    st.caption("Click a row to see the question's reference and the chunks each configuration retrieved for it.")
+    frame = pd.DataFrame(rows).rename(columns={TITLES["recall_at_k"]: f"recall@{result.k}"})
+    frame["first hit"] = frame["first hit"].astype("Int64")
+    table = st.dataframe(
+        frame, key="eval.questions", on_select="rerun", selection_mode="single-row", hide_index=True,
+        height=min(38 + 35 * len(rows), 420), width="stretch",
+        column_config={"question": st.column_config.TextColumn(width="large")},
+    )  # fmt: skip
+    picked = [r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)]
+    if not picked:
+        return
+    show_question(run, questions, picked[0], document, chosen)
+
+
+def show_question(run: EvalRun, questions: Sequence[Question], q: int, document: Document, chosen: str) -> None:
+    question = questions[q]
+    st.markdown(f"**Question {q + 1}:** {_markdown_text(question.question)}")
+    for n, ref in enumerate(question.references, start=1):
+        st.caption(f"Reference {n} · characters {ref.start:,}–{ref.end:,}")
+        st.code(document.text[ref.start : ref.end], language=None, wrap_lines=True)
+    labels = [p.label for p in run.planned]
+    default = [chosen] + [label for label in labels if label != chosen][: MAX_SHOWN - 1]
+    if len(labels) > MAX_SHOWN:
+        shown = st.multiselect(
+            f"Configurations in the document view (up to {MAX_SHOWN})", labels, default=default,
+            max_selections=MAX_SHOWN, key="eval.shown",
+        )  # fmt: skip
+    else:
+        shown = labels
+    views = [question_view(run, labels.index(label), q, document, i) for i, label in enumerate(shown)]
+    if views:
+        refs = [(r.start, r.end) for r in question.references]
+        document_view(views, length=len(document.text), key=DOCVIEW_KEY, height_px=VIEW_HEIGHT_PX, references=refs)
+
+
+def question_view(run: EvalRun, c: int, q: int, document: Document, position: int) -> ColumnView:
+    """One configuration's column: its chunks, its top-k hits for question ``q`` and their scores."""
+    plan, result = run.planned[c], run.results[c]
+    config = plan.configuration
+    params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
+    html, cuts = cached_column_html(
+        document.text, document.format, config.strategy, params_json, config.tokenizer, f"eval{position}", plan.column.hue, document
+    )  # fmt: skip
+    hits = [Hit(r.chunk_index, r.rank, r.score, r.matched) for r in result.retrieved[q]]
+    scores = result.scores[q]
+    summary = f"recall@{result.k} {100 * scores.recall_at_k:.0f}% · IoU {100 * scores.iou:.1f}% · first hit " + (
+        f"#{round(1 / scores.reciprocal_rank)}" if scores.reciprocal_rank else "none"
+    )
+    return ColumnView(plan.label, html, plan.column.hue, summary, cuts, None, hits)
+
+
+def _markdown_text(text: str) -> str:
+    """``text`` shown literally by st.markdown (every markdown character escaped)."""
+    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>$~" else ch for ch in " ".join(text.split()))
+
+
+# ----------------------------------------------------------------------------- the view
+def show_evaluate(document: Document, doc_name: str, columns: Sequence[EvalColumn], sample_path: Path | None) -> None:
+    """The Evaluate view (``doc_name``: the document's name; ``sample_path``: the sample file it
+    was read from, whose question file is offered, or None)."""
+    doc_key = Path(doc_name).name or "document.txt"
+    st.caption(
+        "Which cut retrieves best: each configuration's chunks are embedded, every question retrieves its top k "
+        "chunks, and the retrieved text is scored against the question's reference spans."
+    )
+    questions = choose_questions(document, doc_key, sample_path)
+    left, right = st.columns([3, 1])
+    with left:
+        configured = choose_configurations(columns)
+    with right:
+        k = choose_k()
+    if questions is None or configured is None or k is None:
+        return
+    planned, swept = configured
+    key = run_key(document.text, questions, planned, k)
+    if st.button(f"Run the evaluation ({len(planned)} configurations × {len(questions)} questions)", type="primary", key="eval.run"):
+        store_run(key, run_evaluation(document, doc_key, questions, planned, k, swept))
+    run = stored_run(key)
+    if run is None:
+        st.info("Press Run to embed the chunks and score each configuration (the first run loads the model; "
+                "embeddings are cached, so later runs are quick).")  # fmt: skip
+        return
+    show_results(run, k)
+    if run.results:
+        show_questions(run, questions, document)
