@@ -1,0 +1,169 @@
+"""The query playground: one typed query against each column's chunks, scored live (no Streamlit).
+
+What the Compare view's "Query" row needs, as pure functions over a column's chunks:
+
+- :func:`search` embeds the query and the chunks a retriever searches (cached per text by
+  :func:`chunkviz.evaluation.embedcache.embed_texts`, shared with ``chunkviz eval``), ranks them
+  by exact cosine (:func:`chunkviz.evaluation.retrieval.top_k`) and returns :class:`Hit` s for the
+  document view: the k best searchable chunks, each mapped to what the strategy returns (a
+  parent for ``returns_parents``; a parent is returned once, at its best child's rank), exactly as
+  :func:`chunkviz.evaluation.evaluate.evaluate` ranks them.
+- :func:`answer_scores` scores those hits against an expected-answer span with
+  :func:`chunkviz.evaluation.metrics.question_scores` (recall, precision, IoU, recall@k, RR).
+- :func:`locate_answer` finds a pasted answer in the document (exactly once, or a clear error),
+  :func:`trim_span` drops the whitespace a mouse selection catches at its ends.
+- :func:`make_question` and :func:`questions_file` turn (query, answer) into a question file that
+  ``chunkviz eval DOC --questions FILE`` reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from chunkviz.errors import ChunkvizError
+from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
+from chunkviz.evaluation.metrics import Scores, Span, question_scores
+from chunkviz.evaluation.questions import Question, Reference, questions_to_jsonl
+from chunkviz.evaluation.retrieval import returned, searchable, top_k
+from chunkviz.types import Chunk
+from chunkviz.ui.docview import Hit
+
+#: the metrics the playground shows, in order, with their column titles
+SHOWN_METRICS: tuple[tuple[str, str], ...] = (
+    ("recall", "recall %"),
+    ("iou", "IoU %"),
+    ("precision", "precision %"),
+    ("recall_at_k", "recall@k %"),
+    ("reciprocal_rank", "RR"),
+)
+#: the document name of the spans scored here (one document: any fixed name)
+_DOCUMENT = "document"
+
+
+class AnswerNotFound(ChunkvizError, ValueError):
+    """A pasted expected answer that is not in the document exactly once (the message says why)."""
+
+
+def chunk_texts(chunks: Sequence[Chunk]) -> list[str]:
+    """What is embedded for each searchable chunk: its added text, then its text (as in evaluate)."""
+    return [c.added_text + c.text for c in searchable(chunks)]
+
+
+def column_hits(chunks: Sequence[Chunk], returns_parents: bool, positions: Sequence[int], scores: Sequence[float]) -> list[Hit]:
+    """Hits from a ranking over ``searchable(chunks)`` (positions in that list, best first, with
+    their cosine scores): each matched chunk mapped to the chunk returned for it, once, ranked
+    1, 2, ... in order of its best match."""
+    leaves = searchable(chunks)
+    hits: list[Hit] = []
+    seen: set[int] = set()
+    for position, score in zip(positions, scores):
+        matched = leaves[int(position)]
+        unit = returned(chunks, [matched], returns_parents)[0]
+        if unit.index in seen:  # a parent already returned for a better child
+            continue
+        seen.add(unit.index)
+        hits.append(Hit(unit.index, len(hits) + 1, float(score), None if unit.index == matched.index else matched.index))
+    return hits
+
+
+def embed_query(query: str, model: str, encode: Encoder) -> np.ndarray:
+    """The query's vector, shape (1, d) (cached per text like the chunks)."""
+    if not query.strip():
+        raise ValueError("the query is empty: type a question to search the chunks with")
+    return embed_texts([query], model, encode)
+
+
+def search(
+    chunks: Sequence[Chunk], returns_parents: bool, query_vector: np.ndarray, k: int, model: str, encode: Encoder,
+    progress: Progress | None = None,
+) -> list[Hit]:
+    """The top ``k`` searchable chunks for the query (see :func:`column_hits`); chunks embedded
+    once per (model, text), ``progress(done, total)`` counting the ones embedded now."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    texts = chunk_texts(chunks)
+    if not texts:
+        return []
+    vectors = embed_texts(texts, model, encode, progress)
+    ranking = top_k(query_vector, vectors, k)
+    return column_hits(chunks, returns_parents, ranking.indices[0].tolist(), ranking.scores[0].tolist())
+
+
+def answer_scores(chunks: Sequence[Chunk], returns_parents: bool, hits: Sequence[Hit], answer: tuple[int, int]) -> Scores:
+    """The scores of the hits (in rank order) against the expected answer span ``[start, end)``."""
+    start, end = answer
+    if not 0 <= start < end:
+        raise ValueError(f"the expected answer needs 0 <= start < end, got {start}..{end}")
+    by_index = {c.index: c for c in chunks}
+    retrieved = [_span(by_index[h.index]) for h in sorted(hits, key=lambda h: h.rank)]
+    leaves = searchable(chunks)
+    units = returned(chunks, leaves, returns_parents) if returns_parents else leaves
+    return question_scores([Span(_DOCUMENT, start, end)], retrieved, [_span(c) for c in units])
+
+
+def _span(c: Chunk) -> Span:
+    return Span(_DOCUMENT, c.start, c.end)
+
+
+def score_row(label: str, hits: Sequence[Hit], scores: Scores | None) -> dict[str, Any]:
+    """One row of the playground table: the column, its hits as ``chunk (score)`` in rank order,
+    and, with an expected answer, the metrics in percent (RR as a fraction)."""
+    row: dict[str, Any] = {
+        "column": label,
+        "top k: chunk (score)": ", ".join(f"#{h.rank} {h.index} ({h.score:.2f})" for h in sorted(hits, key=lambda h: h.rank)),
+    }
+    if scores is not None:
+        for name, title in SHOWN_METRICS:
+            value = getattr(scores, name)
+            row[title] = round(value, 2) if name == "reciprocal_rank" else round(100 * value, 1)
+    return row
+
+
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` clamped to the text and without whitespace at either end (unchanged when
+    all of it is whitespace)."""
+    start, end = max(0, start), min(len(text), end)
+    a, b = start, end
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return (a, b) if a < b else (start, end)
+
+
+def locate_answer(text: str, excerpt: str) -> tuple[int, int]:
+    """The span of ``excerpt`` (surrounding whitespace ignored) in ``text``: it must occur exactly once."""
+    wanted = excerpt.strip()
+    if not wanted:
+        raise AnswerNotFound("the expected answer is empty: paste a passage of the document")
+    first = text.find(wanted)
+    if first < 0:
+        raise AnswerNotFound(
+            "the pasted answer is not in the document (it must match exactly, with the same spaces and line breaks); "
+            "copy it from the document again, or select it with the mouse"
+        )
+    again = text.find(wanted, first + 1)
+    if again >= 0:
+        raise AnswerNotFound(
+            f"the pasted answer occurs more than once in the document (at characters {first} and {again}); "
+            "paste a longer passage that occurs once, or select it with the mouse"
+        )
+    return first, first + len(wanted)
+
+
+def make_question(query: str, answer: tuple[int, int], document: str) -> Question:
+    """A question for the question file: the query and its expected answer in ``document`` (the
+    corpus name ``chunkviz eval`` gives it: its file name)."""
+    if not query.strip():
+        raise ValueError("the query is empty: type a question before adding it to the question set")
+    return Question(query.strip(), (Reference(document, answer[0], answer[1]),))
+
+
+def questions_file(questions: Sequence[Question], corpus: Mapping[str, str]) -> str:
+    """The questions as a JSONL question file (spans, with each reference's excerpt when its
+    document is in ``corpus``) that ``chunkviz eval DOC --questions FILE`` reads back."""
+    known = all(r.document in corpus and r.end <= len(corpus[r.document]) for q in questions for r in q.references)
+    return questions_to_jsonl(questions, corpus if known else None)
