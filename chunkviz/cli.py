@@ -216,6 +216,10 @@ def _add_eval_parser(commands: Any) -> None:
     p_eval.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
     p_eval.add_argument("--tokenizer", default=DEFAULT_TOKENIZER, metavar="NAME", help=f"tokenizer for sizes (default {DEFAULT_TOKENIZER})")
     p_eval.add_argument("--model", default=None, metavar="NAME", help="embedding model (default: the offline all-MiniLM-L6-v2)")
+    p_eval.add_argument(
+        "--placement", choices=("exact", "first_find"), default="exact",
+        help="score chunks at their exact spans (default), or where Chroma's study placed them: the first find of their text",
+    )
     p_eval.add_argument("--json", metavar="PATH", help="also write every score and retrieved span as JSON ('-': print it instead of the table)")
 
 
@@ -236,6 +240,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     raw = parse_param_args(args.param)
     params = convert_param_values(get_strategy(names[0]), raw) if raw else {}
     configs = configurations(names, params, args.tokenizer, parse_sweep(args.sweep) if args.sweep else None)
+    configs = [dataclasses.replace(c, placement=args.placement) for c in configs]
 
     def progress(what: str, done: int, total: int) -> None:
         if total:

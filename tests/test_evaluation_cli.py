@@ -94,3 +94,27 @@ def test_errors_are_clear_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_pat
     code, _, err = run(capsys, str(doc), "--questions", str(SAMPLES / "questions" / "topic_shifts.jsonl"), "-s", "nope")
     assert code == 2 and "nope" in err
     embedcache.clear_memory()
+
+
+@pytest.mark.slow
+def test_first_find_placement_scores_a_repeated_paragraph_at_its_first_copy(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    text = "The gauge reads tides.\n\nThe gauge reads tides.\n\nCoffee is brewed at dawn by the cook."
+    doc = tmp_path / "repeat.txt"
+    doc.write_text(text, encoding="utf-8")
+    second = text.index("The gauge", 1)
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"question": "What does the gauge read?", "references": [
+        {"document": "repeat.txt", "start": second, "end": second + len("The gauge reads tides.")}]}) + "\n", encoding="utf-8")
+    spans = {}
+    for placement in ("exact", "first_find"):
+        code, out, err = run(capsys, str(doc), "--questions", str(questions), "-s", "paragraphs", "-p", "min_tokens=0",
+                             "--k", "3", "--placement", placement, "--json", "-")  # fmt: skip
+        assert code == 0, err
+        (result,) = json.loads(out)
+        assert result["placement"] == placement
+        spans[placement] = sorted((r["start"], r["end"]) for r in result["questions"][0]["retrieved"])
+        recall = result["questions"][0]["scores"]["recall"]
+        assert recall == (1.0 if placement == "exact" else 0.0)
+    assert spans["exact"] == [(0, second), (second, 2 * second), (2 * second, len(text))]
+    # both copies at the first; the last chunk loses its final period, as in Chroma's placement
+    assert spans["first_find"] == [(0, second), (0, second), (2 * second, len(text) - 1)]
