@@ -153,6 +153,12 @@ def _escape_label(label: str) -> str:
     return html.escape(label, quote=False)
 
 
+def _percent(fraction: float) -> str:
+    """A point's label: whole percents, one decimal under 10 % (IoU values are small)."""
+    value = 100 * fraction
+    return f"{value:.1f}" if abs(value) < 10 else f"{value:.0f}"
+
+
 def sweep_figure(
     series: Mapping[str, Sequence[tuple[float, float, float]]],
     metric: str,
@@ -160,20 +166,21 @@ def sweep_figure(
     size_title: str = "chunk size",
 ) -> "plotly.graph_objects.Figure":
     """A metric against chunk size: one line per strategy (``series``: label -> ``(size, mean,
-    std)`` points, means as fractions), each point labelled with its mean in percent. Sizes
-    usually double, so the x axis is logarithmic with a tick at every size."""
+    std)`` points, means as fractions), each point labelled with its mean in percent (one decimal
+    under 10; above the point, below it on every second line, so close lines' labels part).
+    Sizes usually double, so the x axis is logarithmic with a tick at every size."""
     require_plotly()
     fig = go.Figure()
     sizes: set[float] = set()
-    for label, points in series.items():
+    for n, (label, points) in enumerate(series.items()):
         ordered = sorted(points)
         sizes.update(p[0] for p in ordered)
         colour = (colours or {}).get(label)
         fig.add_trace(
             go.Scatter(
                 x=[p[0] for p in ordered], y=[100 * p[1] for p in ordered], name=label, mode="lines+markers+text",
-                text=[f"{100 * p[1]:.0f}" for p in ordered], textposition="top center", cliponaxis=False,
-                customdata=[100 * p[2] for p in ordered],
+                text=[_percent(p[1]) for p in ordered], textposition="bottom center" if n % 2 else "top center",
+                cliponaxis=False, customdata=[100 * p[2] for p in ordered],
                 marker={"size": 8, **({"color": colour} if colour else {})},
                 line={"width": 2, **({"color": colour} if colour else {})},
                 textfont={"size": 11, **({"color": colour} if colour else {})},
@@ -183,7 +190,7 @@ def sweep_figure(
     ticks = sorted(sizes)
     fig.update_layout(
         xaxis={"title": size_title, "type": "log" if ticks and ticks[0] > 0 else "linear", "tickvals": ticks},
-        yaxis={"title": f"{metric} (%)", "rangemode": "tozero"},
+        yaxis={"title": f"{metric} (%)"},  # fitted to the values: lines near each other stay apart
         height=340, margin={"l": 50, "r": 20, "t": 40, "b": 50}, template="plotly_white",
         legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, hovermode="closest",
     )  # fmt: skip

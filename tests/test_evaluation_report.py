@@ -97,7 +97,7 @@ def test_question_rows_give_each_questions_scores_and_first_hit() -> None:
 
 def test_sweep_figure_has_a_labelled_line_per_strategy_on_a_log_axis() -> None:
     fig = sweep_figure(
-        {"1. recursive": [(512, 0.9, 0.1), (128, 0.5, 0.2)], "2. <b>x</b>": [(128, 0.25, 0.0)]},
+        {"1. recursive": [(512, 0.9, 0.1), (128, 0.5, 0.2)], "2. <b>x</b>": [(128, 0.0512, 0.0)]},
         "recall@5", {"1. recursive": "#123456"},
     )  # fmt: skip
     first, second = fig.data
@@ -105,6 +105,8 @@ def test_sweep_figure_has_a_labelled_line_per_strategy_on_a_log_axis() -> None:
     assert list(first.text) == ["50", "90"] and first.line.color == "#123456" and first.marker.color == "#123456"
     assert list(first.customdata) == [20.0, 10.0]
     assert "&lt;b&gt;" in second.hovertemplate, "labels are escaped in hover text"
+    assert list(second.text) == ["5.1"], "one decimal under 10 %"
+    assert (first.textposition, second.textposition) == ("top center", "bottom center"), "close lines' labels part"
     assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == [128, 512]
     assert fig.layout.yaxis.title.text == "recall@5 (%)"
 

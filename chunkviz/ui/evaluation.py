@@ -299,12 +299,17 @@ def show_results(run: EvalRun, k: int) -> None:
     frame = pd.DataFrame(summary_rows(run.results, labels)).rename(columns={TITLES["recall_at_k"]: f"recall@{k}"})
     metric_columns = list(frame.columns[3:])
     styled = frame.style.map(lambda v: BEST_CELL if isinstance(v, str) and v.endswith("★") else "", subset=metric_columns)
-    st.dataframe(styled, hide_index=True, key="eval.table", width="stretch")
+    st.dataframe(styled, hide_index=True, key="eval.table", width="stretch", height=table_height(len(frame), 16))
     left, right = st.columns(2)
     for container, metric in ((left, "recall_at_k"), (right, "iou")):
         title = TITLES[metric].replace("@k", f"@{k}")
         with container:
             st.plotly_chart(metric_figure(run, metric, title), key=f"eval.chart.{metric}")
+
+
+def table_height(rows: int, most: int) -> int:
+    """Pixels that show ``rows`` rows of a dataframe (35 px each under a 35 px header), at most ``most``."""
+    return 35 * (min(rows, most) + 1) + 3
 
 
 def metric_figure(run: EvalRun, metric: str, title: str) -> Any:
@@ -346,11 +351,15 @@ def show_questions(run: EvalRun, questions: Sequence[Question], document: Docume
     rows = question_rows(result, questions)
     st.caption("Click a row to see the question's reference and the chunks each configuration retrieved for it.")
     frame = pd.DataFrame(rows).rename(columns={TITLES["recall_at_k"]: f"recall@{result.k}"})
-    frame["first hit"] = frame["first hit"].astype("Int64")
+    frame["first hit"] = [f"#{row['first hit']}" if row["first hit"] is not None else "–" for row in rows]
+    narrow = {name: st.column_config.Column(width="small") for name in frame.columns if name != "question"}
+    narrow["first hit"] = st.column_config.TextColumn(
+        width="small", help="rank of the first retrieved chunk that overlaps a reference (–: none in the top k)"
+    )
     table = st.dataframe(
         frame, key="eval.questions", on_select="rerun", selection_mode="single-row", hide_index=True,
-        height=min(38 + 35 * len(rows), 420), width="stretch",
-        column_config={"question": st.column_config.TextColumn(width="large")},
+        height=table_height(len(rows), 10), width="stretch",
+        column_config={**narrow, "question": st.column_config.TextColumn(width="large")},
     )  # fmt: skip
     picked = [r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)]
     if not picked:
