@@ -33,7 +33,7 @@ from chunkviz.types import Chunk
 
 STRATEGY_NAMES = [s["name"] for s in chunkviz.strategies()]
 DESCRIBED = {s["name"]: s for s in chunkviz.strategies()}
-KNOWN = {"fixed_tokens", "fixed_chars", "recursive", "sentences", "paragraphs"}
+KNOWN = {"fixed_tokens", "fixed_chars", "recursive", "recursive_langchain", "sentences", "paragraphs"}
 MAIN_TOKENIZERS = ["cl100k_base", "words"]
 
 
@@ -67,6 +67,12 @@ def params_for(draw: st.DrawFn, name: str) -> dict[str, Any]:
         if name == "recursive":
             params["separators"] = draw(separators_choice())
         return params
+    if name == "recursive_langchain":
+        size = draw(small)
+        return {
+            "chunk_size": size, "overlap": draw(st.integers(0, size)), "separators": draw(separators_choice()),
+            "keep_separator": draw(st.sampled_from(["start", "end"])), "count_special_tokens": draw(st.booleans()),
+        }
     if name == "fixed_chars":
         size = draw(st.integers(1, 200))
         return {"chunk_size": size, "overlap": draw(st.integers(0, size - 1))}
@@ -190,6 +196,24 @@ def check_recursive(text: str, chunks: list[Chunk], tokenizer: str, params: dict
             assert a.start < b.start <= a.end
 
 
+def check_recursive_langchain(text: str, chunks: list[Chunk], params: dict[str, Any]) -> None:
+    """LangChain's algorithm: its own length (splits measured alone, summed) within the size unless
+    flagged indivisible; chunks stripped unless returned whole; no shared text without overlap."""
+    size = params["chunk_size"]
+    seps = PRESETS[params["separators"]] if isinstance(params["separators"], str) else params["separators"]
+    assert_valid_chunking(text, chunks)
+    for c in chunks:
+        length = c.metadata["langchain_length"]
+        assert (length > size) == bool(c.metadata.get("indivisible")), (length, size, c.metadata)
+        assert c.text == c.text.strip() or length >= size, "only a split returned whole keeps its whitespace"
+        if c.reason == "size_limit":
+            assert c.metadata.get("separator") in seps
+        else:
+            assert c.reason in ("end_of_document", "unit_end") and not text[c.end :].strip()
+    for a, b in zip(chunks, chunks[1:]):
+        assert b.start >= (a.end if params["overlap"] == 0 else a.start)
+
+
 def _unit_map(chunks: list[Chunk]) -> dict[int, int]:
     """Unit index -> character cut, from non-split chunks; must be consistent across chunks."""
     cuts: dict[int, int] = {}
@@ -251,6 +275,8 @@ def check(name: str, text: str, chunks: list[Chunk], tokenizer: str, params: dic
         check_fixed_chars(text, chunks, params)
     elif name == "recursive":
         check_recursive(text, chunks, tokenizer, params)
+    elif name == "recursive_langchain":
+        check_recursive_langchain(text, chunks, params)
     elif name == "sentences":
         check_sentences(text, chunks, tokenizer, params)
     elif name == "paragraphs":
@@ -270,7 +296,7 @@ def _checked(name: str, text: str, tokenizer: str, params: dict[str, Any]) -> li
 
 # ----------------------------------------------------------------------------- the properties
 
-EXAMPLES = {"sentences": 70, "paragraphs": 90, "recursive": 150, "fixed_tokens": 120, "fixed_chars": 100}
+EXAMPLES = {"sentences": 70, "paragraphs": 90, "recursive": 150, "recursive_langchain": 100, "fixed_tokens": 120, "fixed_chars": 100}
 #: strategies this file has no specific rules for (e.g. ``semantic``, which embeds every example
 #: with a neural model) get few examples: the generic contract only, within the time budget
 UNKNOWN_EXAMPLES = 5
