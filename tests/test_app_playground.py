@@ -71,7 +71,7 @@ def expected_hits(query: str, k: int) -> dict[int, tuple[list[Any], list[Any], b
 
 
 def playground_frame(at: AppTest) -> pd.DataFrame:
-    found = [d.value for d in at.dataframe if "top k: chunk (score)" in d.value.columns]
+    found = [d.value for d in at.dataframe if "top k: rank, chunk, score" in d.value.columns]
     assert len(found) == 1, f"{len(found)} playground tables"
     return found[0]
 
@@ -98,7 +98,7 @@ def test_no_query_embeds_nothing_and_changes_nothing(monkeypatch: pytest.MonkeyP
     assert all(c["hits"] == [] for c in payload["columns"])
     assert payload["references"] == [] and payload["answer_selection"] is False
     assert asked == [] and not warnings(at)
-    assert not any("top k: chunk (score)" in d.value.columns for d in at.dataframe)
+    assert not any("top k: rank, chunk, score" in d.value.columns for d in at.dataframe)
     assert widget(at, "playground.k").value == 5
 
 
@@ -130,7 +130,7 @@ def test_a_pasted_answer_scores_every_column() -> None:
         chunks, hits, parents = expected[i]
         rows.append(score_row(labels[i], hits, answer_scores(chunks, parents, hits, answer)))
     frame = playground_frame(at)
-    assert list(frame.columns) == ["column", "top k: chunk (score)", "recall %", "IoU %", "precision %", "recall@k %", "RR"]
+    assert list(frame.columns) == ["column", "top k: rank, chunk, score", "recall %", "IoU %", "precision %", "recall@k %", "RR"]
     assert frame.to_dict("records") == rows
     assert any(r["recall %"] > 0 for r in rows)  # the answer is found somewhere
     for i, column in enumerate(view_payload(at)["columns"]):  # the headers carry recall and IoU
@@ -197,3 +197,17 @@ def test_a_model_that_cannot_load_leaves_a_message_and_the_page_working(monkeypa
     assert any("The query cannot be searched: cannot load embedding model" in w for w in warnings(at)), warnings(at)
     assert all(c["hits"] == [] for c in view_payload(at)["columns"])
     assert len(at.get("bidi_component")) >= 1 and at.subheader  # the view and the columns' details are there
+
+
+def test_a_parent_child_column_returns_parents_around_the_matched_children() -> None:
+    at = set_widget(new_app(), "col2.strategy", "parent_child")
+    at = set_widget(at, "playground.query", QUERY)
+    text = sample_text(DEFAULT_SAMPLE)
+    chunks = engine(text, "parent_child")
+    model = embeddings.DEFAULT_MODEL
+    encode = default_encoder(model)
+    expected = search(chunks, True, embed_query(QUERY, model, encode), 5, model, encode)
+    assert hits_in_view(at)[2] == [(h.index, h.rank, h.matched) for h in expected]
+    by_index = {c.index: c for c in chunks}
+    assert all(h.matched is not None and by_index[h.matched].parent == h.index for h in expected)
+    assert "via" in playground_frame(at).to_dict("records")[2]["top k: rank, chunk, score"]

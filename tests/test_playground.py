@@ -148,7 +148,7 @@ def test_scores_against_the_expected_answer() -> None:
 
 def test_score_row() -> None:
     hits = [Hit(4, 2, 0.3), Hit(1, 1, 0.625, 3)]
-    assert score_row("1. recursive", hits, None) == {"column": "1. recursive", "top k: chunk (score)": "#1 1 (0.62), #2 4 (0.30)"}
+    assert score_row("1. recursive", hits, None) == {"column": "1. recursive", "top k: rank, chunk, score": "#1 chunk 1 via 3: 0.62, #2 chunk 4: 0.30"}
     row = score_row("x", hits, Scores(1.0, 0.12345, 0.1, 0.5, 1.0, 0.5))
     assert [row[k] for k in ("recall %", "IoU %", "precision %", "recall@k %", "RR")] == [100.0, 10.0, 12.3, 100.0, 0.5]
 

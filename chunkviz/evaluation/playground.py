@@ -39,6 +39,8 @@ SHOWN_METRICS: tuple[tuple[str, str], ...] = (
     ("recall_at_k", "recall@k %"),
     ("reciprocal_rank", "RR"),
 )
+#: the table column of the hits
+HITS_COLUMN = "top k: rank, chunk, score"
 #: the document name of the spans scored here (one document: any fixed name)
 _DOCUMENT = "document"
 
@@ -109,17 +111,20 @@ def _span(c: Chunk) -> Span:
 
 
 def score_row(label: str, hits: Sequence[Hit], scores: Scores | None) -> dict[str, Any]:
-    """One row of the playground table: the column, its hits as ``chunk (score)`` in rank order,
+    """One row of the playground table: the column, its hits (``#1 chunk 4: 0.51``; a returned
+    parent ``#1 chunk 0 via 3: 0.62``, 3 the child that matched) in rank order,
     and, with an expected answer, the metrics in percent (RR as a fraction)."""
-    row: dict[str, Any] = {
-        "column": label,
-        "top k: chunk (score)": ", ".join(f"#{h.rank} {h.index} ({h.score:.2f})" for h in sorted(hits, key=lambda h: h.rank)),
-    }
+    row: dict[str, Any] = {"column": label, HITS_COLUMN: ", ".join(_hit_text(h) for h in sorted(hits, key=lambda h: h.rank))}
     if scores is not None:
         for name, title in SHOWN_METRICS:
             value = getattr(scores, name)
             row[title] = round(value, 2) if name == "reciprocal_rank" else round(100 * value, 1)
     return row
+
+
+def _hit_text(hit: Hit) -> str:
+    via = f" via {hit.matched}" if hit.matched is not None else ""
+    return f"#{hit.rank} chunk {hit.index}{via}: {hit.score:.2f}"
 
 
 def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
