@@ -18,8 +18,10 @@ selected with the mouse is sent back as document offsets (component state ``answ
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from chunkviz.palette import REASON_COLOURS, strategy_colour
@@ -128,11 +130,18 @@ def _references_payload(references: Sequence[tuple[int, int]], length: int) -> l
     return sorted(out)
 
 
+@lru_cache(maxsize=16)
+def _chunk_indices(html: str) -> frozenset[int]:
+    """The chunk indexes drawn in a column's HTML (cached: a rerun sends the same HTML again)."""
+    return frozenset(int(i) for i in re.findall(r'data-chunk-index="(\d+)"', html))
+
+
 def _hits_payload(column: ColumnView) -> list[dict[str, Any]]:
     """The column's hits, checked: ranks 1 or more and distinct, finite scores, chunks that exist."""
     out: list[dict[str, Any]] = []
     ranks: set[int] = set()
     indices: set[int] = set()
+    known = _chunk_indices(column.html) if column.hits else frozenset()
     for hit in column.hits:
         rank, index = int(hit.rank), int(hit.index)
         matched = None if hit.matched is None or int(hit.matched) == index else int(hit.matched)
@@ -144,7 +153,7 @@ def _hits_payload(column: ColumnView) -> list[dict[str, Any]]:
         if not math.isfinite(float(hit.score)):
             raise ValueError(f"{where}: score {hit.score!r} must be a finite number")
         for i in (index, matched):
-            if i is not None and f'data-chunk-index="{i}"' not in column.html:
+            if i is not None and i not in known:
                 raise ValueError(f"{where}: chunk {i} is not in this column's chunks (its HTML has no such chunk)")
         ranks.add(rank)
         indices.add(index)
