@@ -332,3 +332,32 @@ def test_a_mouse_selection_comes_back_as_document_offsets(overlay_page: Any) -> 
     assert SAMPLE_TEXT[start:end] == selected
     assert page.get_by_text("selected: none").count() == 1  # the selection is not a click on a chunk
     shot(page, "docview_overlay_selection.png")
+
+
+def test_offsets_stay_the_documents_with_cr_lf_and_characters_beyond_the_bmp(browser: Any, server: str) -> None:
+    """The HTML parser turns CR LF into LF and JS counts an emoji as two units: the highlight and
+    a selection must still map to the document's (code point) offsets."""
+    page = _open(browser, server + "/?crlf=1")
+    try:
+        text = ("\U0001f327\ufe0f " + SAMPLE_TEXT).replace("\n", "\r\n")
+        highlighted = "const h = CSS.highlights.get('cvd-ref'); return h ? [...h].map(r => r.toString()) : [];"
+        wait_for(lambda: js(page, highlighted) == [REFERENCE] * 3, "the reference highlighted in every column")
+        assert js(page, "return root.__cvd.textIndexOf(root.__cvd.columns[0]).crlf;") is True
+        # a selection over two lines of the first hit in column 1
+        rects = js(page, "const e = root.querySelectorAll('.cvd-box')[1].querySelector('.cvd-hit[data-cvd-badge]');"
+                         "return [...e.getClientRects()].filter(r => r.width > 120).map(r => [r.left, r.right, (r.top + r.bottom) / 2]);")  # fmt: skip
+        page.mouse.move(rects[0][0] + 40, rects[0][2])
+        page.mouse.down()
+        page.mouse.move(rects[2][0] + 60, rects[2][2], steps=10)
+        page.mouse.up()
+        selected = js(page, "const s = document.getSelection().getComposedRanges({shadowRoots: [root.getRootNode()]})[0];"
+                            "const r = document.createRange(); r.setStart(s.startContainer, s.startOffset); r.setEnd(s.endContainer, s.endOffset);"
+                            "return r.toString();")  # fmt: skip
+        assert "\n" in selected
+        answer = page.get_by_text("answer: ", exact=False)
+        wait_for(lambda: answer.inner_text() != "answer: none", "the selection in Python")
+        start, end = (int(x) for x in answer.inner_text().removeprefix("answer: ").split("-"))
+        assert text[start:end] == selected.replace("\n", "\r\n")
+        assert page.page_errors == []
+    finally:
+        page.context.close()

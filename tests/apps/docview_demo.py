@@ -6,7 +6,9 @@ the text input "select from Python" takes ``column:index`` and selects that chun
 ``?overlay=1`` shows the retrieval overlay: the third column is a parent_child chunking, every
 column gets three hits (rank 1: the chunk holding REFERENCE; in the third column its parent,
 with the child that holds it as the match), REFERENCE is the expected answer, and a text
-selection comes back as ``answer: start-end``.
+selection comes back as ``answer: start-end``. ``?crlf=1`` is the overlay on the sample with
+CR LF line ends and an emoji first (the browser's DOM has neither the CRs nor one unit per
+character: offsets must still be the document's).
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ SCORES = (0.62, 0.48, 0.41)
 
 
 @st.cache_data(show_spinner=False)
-def document_text(big: bool) -> str:
+def document_text(big: bool, crlf: bool = False) -> str:
     text = SAMPLE.read_text(encoding="utf-8")
     if big:
         text = (text + "\n\n") * (BIG_CHARS // (len(text) + 2) + 1)
+    if crlf:
+        text = ("\U0001f327\ufe0f " + text).replace("\n", "\r\n")
     return text
 
 
@@ -83,8 +87,9 @@ def apply_python_selection() -> None:
 
 st.set_page_config(page_title="docview demo", layout="wide")
 big = st.query_params.get("big") == "1"
-overlay = st.query_params.get("overlay") == "1"
-text = document_text(big)
+crlf = st.query_params.get("crlf") == "1"
+overlay = st.query_params.get("overlay") == "1" or crlf
+text = document_text(big, crlf)
 reference = (text.index(REFERENCE), text.index(REFERENCE) + len(REFERENCE)) if overlay else None
 st.session_state.setdefault("selected", {})
 st.text_input("select from Python (column:index)", key="python_select", on_change=apply_python_selection)
