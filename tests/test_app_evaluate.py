@@ -244,10 +244,17 @@ def test_playground_questions_are_offered_and_other_documents_left_out() -> None
     ]
     at.segmented_control(key="view").set_value("Evaluate retrieval")
     run(at)
-    set_value(at, "eval.source", "The playground's questions (2)")
+    assert "The playground's questions (2)" in at.radio(key="eval.source").options
+    set_value(at, "eval.source", "The playground's questions")
     captions = " ".join(texts(at.caption))
     assert "1 questions · 1 reference spans · from the playground" in captions
     assert "1 of the playground's questions answer from another document" in captions
+    # a question added in the playground keeps this choice (the option's label counts the questions)
+    more = Question("Again?", (Reference(SAMPLE, start, start + 6),))
+    at.session_state["playground.questions"] = [*at.session_state["playground.questions"], more]
+    run(at)
+    assert at.radio(key="eval.source").value == "The playground's questions"
+    assert "2 questions · 2 reference spans · from the playground" in " ".join(texts(at.caption))
 
 
 @pytest.mark.parametrize(

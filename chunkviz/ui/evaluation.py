@@ -113,12 +113,15 @@ def choose_questions(document: Document, doc_key: str, sample_path: Path | None)
     sources.append(UPLOAD)
     playground = st.session_state.get(PLAYGROUND_KEY) or []
     if playground:
-        sources.append(f"{PLAYGROUND} ({len(playground)})")
+        sources.append(PLAYGROUND)
     if st.session_state.get("_eval.source") not in sources:
         st.session_state.pop("_eval.source", None)
         st.session_state.pop("eval.source", None)
     _remember("eval.source", sources[0])
-    source = st.radio("Questions", sources, key="eval.source", horizontal=True)
+    source = st.radio(
+        "Questions", sources, key="eval.source", horizontal=True,
+        format_func=lambda s: f"{s} ({len(playground)})" if s == PLAYGROUND else s,
+    )  # fmt: skip
     corpus = {doc_key: document.text}
     try:
         if source == SAMPLE and sample_file is not None:
@@ -352,14 +355,15 @@ def show_questions(run: EvalRun, questions: Sequence[Question], document: Docume
     st.caption("Click a row to see the question's reference and the chunks each configuration retrieved for it.")
     frame = pd.DataFrame(rows).rename(columns={TITLES["recall_at_k"]: f"recall@{result.k}"})
     frame["first hit"] = [f"#{row['first hit']}" if row["first hit"] is not None else "–" for row in rows]
-    narrow = {name: st.column_config.Column(width="small") for name in frame.columns if name != "question"}
+    # pixel widths: the numbers stay narrow, the question gets the room (the full text shows on a click)
+    narrow = {name: st.column_config.Column(width=40 if name == "#" else 76) for name in frame.columns if name != "question"}
     narrow["first hit"] = st.column_config.TextColumn(
-        width="small", help="rank of the first retrieved chunk that overlaps a reference (–: none in the top k)"
+        width=70, help="rank of the first retrieved chunk that overlaps a reference (–: none in the top k)"
     )
     table = st.dataframe(
         frame, key="eval.questions", on_select="rerun", selection_mode="single-row", hide_index=True,
         height=table_height(len(rows), 10), width="stretch",
-        column_config={**narrow, "question": st.column_config.TextColumn(width="large")},
+        column_config={**narrow, "question": st.column_config.TextColumn(width=480)},
     )  # fmt: skip
     picked = [r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)]
     if not picked:
