@@ -282,3 +282,21 @@ def test_a_configuration_that_fails_is_named_and_the_others_still_run() -> None:
     assert list(results_table(at)["configuration"]) == [
         "1. fixed_tokens · chunk_size=256", "2. recursive · chunk_size=256", "3. paragraphs · max_tokens=256",
     ]  # fmt: skip
+
+
+def test_the_progress_bar_says_what_is_embedded_and_how_far() -> None:
+    seen: list[tuple[float, str]] = []
+
+    class Bar:
+        def progress(self, value: float, text: str) -> None:
+            seen.append((value, text))
+
+    report = evaluation_view._reporter(Bar(), 1, 4, "2. recursive")
+    report("questions", 10, 45)
+    report("recursive", 24, 48)
+    report("recursive", 0, 0)  # everything was cached
+    assert seen == [
+        (pytest.approx((1 + 10 / 45) / 4), "2/4 · 2. recursive: embedding the questions 10/45"),
+        (pytest.approx(1.5 / 4), "2/4 · 2. recursive: embedding chunks 24/48"),
+        (pytest.approx(2 / 4), "2/4 · 2. recursive: chunks already embedded"),
+    ]

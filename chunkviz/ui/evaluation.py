@@ -265,7 +265,7 @@ def _reporter(bar: Any, i: int, n: int, label: str) -> Callable[[str, int, int],
     def progress(what: str, done: int, total: int) -> None:
         part = done / total if total else 1.0
         kind = "the questions" if what == "questions" else "chunks"
-        counted = f"embedding {kind} {done:,}/{total:,}" if total else f"{kind}: embeddings cached"
+        counted = f"embedding {kind} {done:,}/{total:,}" if total else f"{kind} already embedded"
         bar.progress(min((i + part) / n, 1.0), text=f"{i + 1}/{n} · {label}: {counted}")
 
     return progress
