@@ -352,7 +352,7 @@ def show_compare(columns: list[Column], document: Document, tokenizer: str, enri
     views = [column_view(c, document, tokenizer, enrich_json, hits.get(c.i), scores.get(c.i)) for c in columns]
     legend = legend_html(set().union(*(marks_of(c.run) for c in columns if c.run is not None)))
     document_view(
-        views, length=len(document.text), key=DOCVIEW_KEY, height_px=VIEW_HEIGHT_PX - QUERY_ROW_PX, legend=legend,
+        views, length=len(document.text), key=DOCVIEW_KEY, height_px=VIEW_HEIGHT_PX, legend=legend,
         references=[answer] if answer else (), answer_selection=bool(query),
     )
     if hits:
@@ -376,9 +376,14 @@ def show_compare(columns: list[Column], document: Document, tokenizer: str, enri
 #: the playground's saved questions (a list of chunkviz.evaluation.questions.Question); the
 #: Evaluate view offers them too
 PLAYGROUND_QUESTIONS = "playground.questions"
-#: the query row's height: the document view is that much shorter, so it still ends near the fold
-QUERY_ROW_PX = 56
 MAX_K = 20
+#: the query row is compact (smaller inputs, less space under it): the first screen still shows
+#: three chunk ends in every column
+QUERY_ROW_CSS = (
+    "<style>.st-key-playground-row [data-testid=stTextInputRootElement],"
+    ".st-key-playground-row .react-aria-ComboBox>div{height:2rem}.st-key-playground-row .react-aria-ComboBox input{height:calc(2rem - 2px)}"
+    ".st-key-playground-row{margin:-0.35rem 0 -0.55rem}</style>"
+)
 
 
 def playground_row(document: Document, doc_name: str) -> tuple[str, int, tuple[int, int] | None]:
@@ -386,14 +391,14 @@ def playground_row(document: Document, doc_name: str) -> tuple[str, int, tuple[i
     the mouse in the document view, or pasted). Returns (query, k, answer span or None)."""
     text = document.text
     take_selected_answer(text)
-    left, middle, right = st.columns([6, 1, 5], vertical_alignment="bottom")
+    st.html(QUERY_ROW_CSS)
+    left, middle, right = st.container(key="playground.row").columns([6, 1, 5], vertical_alignment="bottom")
     query = left.text_input(
         "Query", key="playground.query", label_visibility="collapsed",
         placeholder="Query: type a question, and each column shows the chunks it would retrieve",
     ).strip()  # fmt: skip
     st.session_state.setdefault("playground.k", 5)
-    k = int(middle.number_input("k", min_value=1, max_value=MAX_K, step=1, key="playground.k", label_visibility="collapsed",
-                                help="k: chunks retrieved per column"))  # fmt: skip
+    k = int(middle.selectbox("k", range(1, MAX_K + 1), key="playground.k", label_visibility="collapsed", format_func=lambda n: f"top {n}"))
     right.text_input(
         "Expected answer", key="playground.paste", label_visibility="collapsed", on_change=take_pasted_answer, args=(text,),
         placeholder="Expected answer: select it in the document, or paste it here",
