@@ -89,6 +89,7 @@ STRATEGY_NAMES = [s["name"] for s in chunkviz.strategies()]
 #: The view switch's options.
 COMPARE: str = _CONSTANTS["COMPARE"]
 TUNE: str = _CONSTANTS["TUNE"]
+EVALUATE: str = _CONSTANTS["EVALUATE"]
 
 HOSTILE = (
     "Intro line.\n\n"
@@ -1229,7 +1230,7 @@ def test_view_switch_between_compare_and_tune() -> None:
     view; Tune without a semantic column says how to get one and shows no document view."""
     at = new_app()
     switch = widget(at, "view")
-    assert list(switch.options) == [COMPARE, TUNE] and switch.value == COMPARE
+    assert list(switch.options) == [COMPARE, TUNE, EVALUATE] and switch.value == COMPARE
     assert not has_widget(at, "layout"), "the Columns/Tabs layout is gone"
     compare_views = chunk_views(at)
     assert len(compare_views) == 3
