@@ -472,6 +472,8 @@ def answer_line(text: str, query: str, answer: tuple[int, int] | None, document:
             st.caption("Select the expected answer in the document below (or paste it) to score every column against it.")
         return
     info, clear, add, download = st.columns([6, 1, 2, 2], vertical_alignment="center")
+    if answer is None and query:
+        info.caption("Select the expected answer in the document below (or paste it) to score every column against it.")
     if answer is not None:
         passage = text[answer[0] : answer[1]]
         shown = passage if len(passage) <= 90 else passage[:60] + " … " + passage[-25:]

@@ -307,6 +307,10 @@ def test_overlay_reference_highlight_ribbon_marks_and_tooltip(overlay_page: Any)
     wait_for(lambda: tip.is_visible(), "the tooltip")
     assert "retrieved: rank #1 \u00b7 score 0.62" in tip.inner_text()
     print(f"screenshot: {shot(page, 'docview_overlay.png')}")
+    mark = js(page, "const r = root.querySelectorAll('.cvd-track')[0].querySelector('.cvd-hitmark[data-rank=\"2\"]').getBoundingClientRect();"
+                    "return [r.left + 3, r.top + 3];")  # fmt: skip
+    page.mouse.move(*mark)
+    wait_for(lambda: "col0: rank #2 \u00b7 score 0.48" in tip.inner_text(), "the ribbon's tooltip of a hit mark")
     child = js(page, "const e = root.querySelectorAll('.cvd-box')[2].querySelector('.cv-c.cvd-hit'); const r = e.getClientRects()[0];"
                      "return [r.left + 30, (r.top + r.bottom) / 2];")  # fmt: skip
     page.mouse.move(*child)
