@@ -48,20 +48,9 @@ from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present,
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
 from chunkviz.evaluation.metrics import Scores
-from chunkviz.evaluation.playground import (
-    AnswerNotFound,
-    answer_scores,
-    embed_query,
-    locate_answer,
-    make_question,
-    questions_file,
-    score_row,
-    search,
-    trim_span,
-)
-from chunkviz.evaluation.questions import Question
-from chunkviz.ui.docview import ColumnView, DocViewEvent, Hit, answer_from_state, document_view, event_from_state, ribbon_cuts
+from chunkviz.ui.docview import ColumnView, DocViewEvent, Hit, document_view, event_from_state, ribbon_cuts
 from chunkviz.ui.evaluation import EvalColumn, show_evaluate
+from chunkviz.ui.playground import playground_hits, playground_row, playground_scores, playground_table
 from chunkviz.widgets import column_controls
 
 SAMPLES = Path(__file__).parent / "sample_docs"
@@ -346,7 +335,7 @@ def show_compare(columns: list[Column], document: Document, tokenizer: str, enri
         if column.run is not None:
             forget_stale_selection(column, document.text, tokenizer)
     apply_view_selection(event_from_state(st.session_state.get(DOCVIEW_KEY)), columns)
-    query, k, answer = playground_row(document, doc_name)
+    query, k, answer = playground_row(document, doc_name, DOCVIEW_KEY)
     hits = playground_hits(columns, query, k)
     scores = playground_scores(columns, hits, answer)
     views = [column_view(c, document, tokenizer, enrich_json, hits.get(c.i), scores.get(c.i)) for c in columns]
@@ -370,176 +359,6 @@ def show_compare(columns: list[Column], document: Document, tokenizer: str, enri
         colours = {c.label: strategy_colour(c.hue) for c in columns if c.run is not None}
         figure = token_distribution_figure({label: token_counts(run) for label, run in runs.items()}, tokenizer, colours=colours)
         st.plotly_chart(figure, key="sizes")
-
-
-# --- query playground (in the Compare view) ----------------------------------------------------
-#: the playground's saved questions (a list of chunkviz.evaluation.questions.Question); the
-#: Evaluate view offers them too
-PLAYGROUND_QUESTIONS = "playground.questions"
-MAX_K = 20
-#: the query row is compact (smaller inputs, less space under it): the first screen still shows
-#: three chunk ends in every column
-QUERY_ROW_CSS = (
-    "<style>.st-key-playground-row [data-testid=stTextInputRootElement],"
-    ".st-key-playground-row .react-aria-ComboBox>div{height:2rem}.st-key-playground-row .react-aria-ComboBox input{height:calc(2rem - 2px)}"
-    ".st-key-playground-row{margin:-0.35rem 0 -0.55rem}</style>"
-)
-
-
-def playground_row(document: Document, doc_name: str) -> tuple[str, int, tuple[int, int] | None]:
-    """The Query row above the document view: a query, k, and the expected answer (selected with
-    the mouse in the document view, or pasted). Returns (query, k, answer span or None)."""
-    text = document.text
-    take_selected_answer(text)
-    st.html(QUERY_ROW_CSS)
-    left, middle, right = st.container(key="playground.row").columns([6, 1, 5], vertical_alignment="bottom")
-    query = left.text_input(
-        "Query", key="playground.query", label_visibility="collapsed",
-        placeholder="Query: type a question, and each column shows the chunks it would retrieve",
-    ).strip()  # fmt: skip
-    st.session_state.setdefault("playground.k", 5)
-    k = int(middle.selectbox("k", range(1, MAX_K + 1), key="playground.k", label_visibility="collapsed", format_func=lambda n: f"top {n}"))
-    right.text_input(
-        "Expected answer", key="playground.paste", label_visibility="collapsed", on_change=take_pasted_answer, args=(text,),
-        placeholder="Expected answer: select it in the document, or paste it here",
-    )  # fmt: skip
-    answer = current_answer(text)
-    answer_line(text, query, answer, Path(doc_name).name or "document.txt")
-    return query, k, answer
-
-
-def _fingerprint(text: str) -> str:
-    return f"{hash(text)}:{len(text)}"
-
-
-def current_answer(text: str) -> tuple[int, int] | None:
-    """The expected answer, if it was set on this document."""
-    answer = st.session_state.get("playground.answer")
-    if answer is None or answer[0] != _fingerprint(text):
-        return None
-    return answer[1]
-
-
-def set_answer(text: str, span: tuple[int, int] | None, error: str | None = None) -> None:
-    st.session_state["playground.answer"] = None if span is None else (_fingerprint(text), span)
-    st.session_state["playground.error"] = error
-
-
-def take_selected_answer(text: str) -> None:
-    """A passage selected in the document view becomes the expected answer (once per selection)."""
-    selection = answer_from_state(st.session_state.get(DOCVIEW_KEY))
-    if selection is None or selection.nonce == st.session_state.get("_playground.nonce"):
-        return
-    st.session_state["_playground.nonce"] = selection.nonce
-    if selection.end <= len(text):
-        set_answer(text, trim_span(text, selection.start, selection.end))
-        st.session_state["playground.paste"] = ""  # the box showed another answer
-
-
-def take_pasted_answer(text: str) -> None:
-    """Callback of the paste box: locate the pasted passage (exactly once) in the document."""
-    pasted = st.session_state.get("playground.paste", "")
-    if not pasted.strip():
-        return
-    try:
-        set_answer(text, locate_answer(text, pasted))
-    except AnswerNotFound as exc:
-        set_answer(text, None, f"Expected answer: {exc}.")
-
-
-def clear_answer() -> None:
-    st.session_state["playground.answer"] = None
-    st.session_state["playground.error"] = None
-    st.session_state["playground.paste"] = ""
-
-
-def add_question(query: str, answer: tuple[int, int], document: str) -> None:
-    """Callback: keep (query, answer) in the playground's question set (once)."""
-    question = make_question(query, answer, document)
-    questions = st.session_state.setdefault(PLAYGROUND_QUESTIONS, [])
-    if question not in questions:
-        questions.append(question)
-
-
-def answer_line(text: str, query: str, answer: tuple[int, int] | None, document: str) -> None:
-    """Under the query row: the expected answer, Clear, Add to question set, the download."""
-    error = st.session_state.get("playground.error")
-    if error:
-        st.warning(error)
-    questions: list[Question] = st.session_state.get(PLAYGROUND_QUESTIONS) or []
-    if answer is None and not questions:
-        if query:
-            st.caption("Select the expected answer in the document below (or paste it) to score every column against it.")
-        return
-    info, clear, add, download = st.columns([6, 1, 2, 2], vertical_alignment="center")
-    if answer is None and query:
-        info.caption("Select the expected answer in the document below (or paste it) to score every column against it.")
-    if answer is not None:
-        passage = text[answer[0] : answer[1]]
-        shown = passage if len(passage) <= 90 else passage[:60] + " … " + passage[-25:]
-        info.caption(f"Expected answer: characters {answer[0]:,}–{answer[1]:,} · “{' '.join(shown.split())}”")
-        clear.button("Clear", key="playground.clear", on_click=clear_answer)
-        add.button(
-            "Add to question set", key="playground.add", on_click=add_question, args=(query, answer, document), disabled=not query,
-            help="Keep this query and its expected answer (the Evaluate view can score them all)",
-        )  # fmt: skip
-    if questions:
-        stem = Path(document).stem or "document"
-        download.download_button(
-            f"Download {len(questions)} question{'s' if len(questions) != 1 else ''}", questions_file(questions, {document: text}),
-            file_name=f"{stem}.questions.jsonl", mime="application/jsonl", key="playground.download",
-            help=f"A question file: chunkviz eval {document} --questions {stem}.questions.jsonl",
-        )  # fmt: skip
-
-
-def playground_hits(columns: list[Column], query: str, k: int) -> dict[int, list[Hit]]:
-    """Each run column's top-k hits for the query, embedded with the default offline model
-    (chunks cached per text); nothing is embedded without a query. A model that cannot load
-    leaves a message and no hits."""
-    if not query:
-        return {}
-    from chunkviz.evaluation.evaluate import default_encoder  # noqa: PLC0415 - loads the model only with a query
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL  # noqa: PLC0415
-
-    encode = default_encoder(DEFAULT_MODEL)
-    slot = st.empty()
-    out: dict[int, list[Hit]] = {}
-    try:
-        with slot.container(), st.spinner("Embedding the query…"):
-            vector = embed_query(query, DEFAULT_MODEL, encode)
-        for column in (c for c in columns if c.run is not None):
-
-            def progress(done: int, total: int, label: str = column.label) -> None:
-                if total:
-                    slot.progress(done / total, text=f"Embedding the chunks of {label}: {done:,}/{total:,}")
-
-            returns_parents = get_strategy(column.config.strategy).returns_parents
-            out[column.i] = search(column.run.chunks, returns_parents, vector, k, DEFAULT_MODEL, encode, progress)
-    except (ChunkvizError, OSError) as exc:
-        slot.empty()
-        st.warning(f"The query cannot be searched: {exc} The rest of the page works without it.")
-        return {}
-    slot.empty()
-    return out
-
-
-def playground_scores(columns: list[Column], hits: dict[int, list[Hit]], answer: tuple[int, int] | None) -> dict[int, Scores]:
-    """Each searched column's scores against the expected answer (none without one)."""
-    if answer is None:
-        return {}
-    return {
-        c.i: answer_scores(c.run.chunks, get_strategy(c.config.strategy).returns_parents, hits[c.i], answer)
-        for c in columns if c.run is not None and c.i in hits
-    }  # fmt: skip
-
-
-def playground_table(columns: list[Column], hits: dict[int, list[Hit]], scores: dict[int, Scores], k: int) -> None:
-    """Per column: its hits (rank, chunk, score) and, with an expected answer, the scores."""
-    rows = [score_row(c.label, hits[c.i], scores.get(c.i)) for c in columns if c.i in hits]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key="playground.table")
-    if scores:
-        st.caption(f"Scores of the top {k} against the expected answer: recall, IoU and precision in characters; "
-                   "recall@k: is the answer touched at all; RR: 1 / rank of the first chunk that touches it.")  # fmt: skip
 
 
 def marks_of(run: StrategyRun) -> set[str]:

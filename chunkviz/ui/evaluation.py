@@ -43,8 +43,8 @@ from chunkviz.evaluation.report import (
 from chunkviz.palette import strategy_colour
 from chunkviz.render import RenderOptions, render_html
 from chunkviz.ui.docview import ColumnView, Hit, document_view, ribbon_cuts
+from chunkviz.ui.playground import PLAYGROUND_QUESTIONS
 
-PLAYGROUND_KEY = "playground.questions"
 SAMPLE, UPLOAD, PLAYGROUND = "The sample's questions", "A question file", "The playground's questions"
 COLUMNS, SWEEP = "The current columns", "A size sweep"
 #: What a sweep is called on the command line; each strategy maps it to its own size parameter.
@@ -111,7 +111,7 @@ def choose_questions(document: Document, doc_key: str, sample_path: Path | None)
     if sample_file is not None:
         sources.append(SAMPLE)
     sources.append(UPLOAD)
-    playground = st.session_state.get(PLAYGROUND_KEY) or []
+    playground = st.session_state.get(PLAYGROUND_QUESTIONS) or []
     if playground:
         sources.append(PLAYGROUND)
     if st.session_state.get("_eval.source") not in sources:
