@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 import chunkviz.ui.evaluation as evaluation_view
 from chunkviz.compare import config_from_query
 from chunkviz.document.read import read_bytes
+from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration, evaluate
 from chunkviz.evaluation.questions import Question, Reference, load_questions
 from chunkviz.evaluation.report import TITLES, summary_rows
@@ -93,6 +94,11 @@ def texts(elements: Any) -> list[str]:
     return [e.value for e in elements]
 
 
+def unmarked(row: dict[str, Any]) -> dict[str, Any]:
+    """A results row without its best marks (which depend on the other rows)."""
+    return {key: value.removesuffix(" ★") if isinstance(value, str) else value for key, value in row.items()}
+
+
 def app_configurations(at: AppTest) -> list[Configuration]:
     """The sidebar's columns as the page shares them (its URL), as engine configurations."""
     query = {key: at.query_params[key][0] if isinstance(at.query_params[key], list) else at.query_params[key] for key in at.query_params}
@@ -156,7 +162,7 @@ def test_a_picked_question_shows_its_reference_and_each_configurations_top_k() -
     assert len(question.references) == 2
     view = payload(at)
     assert view["references"] == sorted([r.start, r.end] for r in question.references)
-    assert f"Question 7:" in " ".join(texts(at.markdown))
+    assert "Question 7:" in " ".join(texts(at.markdown))
     assert {corpus[SAMPLE].text[r.start : r.end] for r in question.references} <= set(texts(at.code))
     (expected_run,) = evaluate(corpus, [question], [app_configurations(at)[1]], k=5)
     column = view["columns"][1]
@@ -275,12 +281,45 @@ def test_absurd_inputs_get_a_message_and_no_run(state: dict[str, Any], words: st
     assert "Share and reproduce" in texts(at.header), "the rest of the page still runs"
 
 
-def test_a_configuration_that_fails_is_named_and_the_others_still_run() -> None:
-    at = press_run(evaluate_view(**{"eval.configs": "A size sweep", "eval.sizes": "16, 256"}))
-    warned = texts(at.warning)
-    assert len(warned) == 3 and all("=16 did not run:" in w and "must be" in w for w in warned), warned
+def test_a_sweep_to_small_sizes_scales_what_no_longer_fits_and_every_configuration_runs() -> None:
+    at = press_run(evaluate_view(**{"eval.configs": "A size sweep", "eval.sizes": "16, 32, 256"}))
+    assert not texts(at.warning), "every configuration ran"
+    captions = texts(at.caption)
+    for note in (
+        "1. fixed_tokens: overlap scaled with the size: 16 at 128 → 2 at 16, where the column's value would not fit.",
+        "2. recursive: overlap scaled with the size: 16 at 128 → 2 at 16, where the column's value would not fit.",
+        "3. paragraphs: min_tokens scaled with the size: 32 at 128 → 4 at 16, where the column's value would not fit.",
+    ):
+        assert note in captions, captions
+    frame = results_table(at)
+    assert list(frame["configuration"]) == [
+        "1. fixed_tokens · chunk_size=16, overlap=2", "1. fixed_tokens · chunk_size=32", "1. fixed_tokens · chunk_size=256",
+        "2. recursive · chunk_size=16, overlap=2", "2. recursive · chunk_size=32", "2. recursive · chunk_size=256",
+        "3. paragraphs · max_tokens=16, min_tokens=4", "3. paragraphs · max_tokens=32", "3. paragraphs · max_tokens=256",
+    ]  # fmt: skip
+    assert all(t["x"] == [16, 32, 256] for t in chart(at, "recall_at_k")["data"])
+    # what ran is the scaled configuration: the engine's numbers for it
+    corpus, questions = sample()
+    scaled = Configuration("paragraphs", {"max_tokens": 16, "min_tokens": 4})
+    (expected,) = summary_rows(evaluate(corpus, questions, [scaled], k=5), [frame["configuration"][6]])
+    expected = {("recall@5" if key == TITLES["recall_at_k"] else key): value for key, value in expected.items()}
+    assert unmarked(frame.iloc[6].to_dict()) == unmarked(expected)
+
+
+def test_a_configuration_that_fails_is_named_and_the_others_still_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = evaluation_view.evaluate
+
+    def failing(corpus: Any, questions: Any, configs: list[Configuration], **kwargs: Any) -> Any:
+        if configs[0].strategy == "recursive" and configs[0].params["chunk_size"] == 128:
+            raise ChunkvizError("recursive: this document cannot be split")
+        return real(corpus, questions, configs, **kwargs)
+
+    monkeypatch.setattr(evaluation_view, "evaluate", failing)
+    at = press_run(evaluate_view(**{"eval.configs": "A size sweep", "eval.sizes": "128, 256"}))
+    assert texts(at.warning) == ["2. recursive · chunk_size=128 did not run: recursive: this document cannot be split"]
     assert list(results_table(at)["configuration"]) == [
-        "1. fixed_tokens · chunk_size=256", "2. recursive · chunk_size=256", "3. paragraphs · max_tokens=256",
+        "1. fixed_tokens · chunk_size=128", "1. fixed_tokens · chunk_size=256", "2. recursive · chunk_size=256",
+        "3. paragraphs · max_tokens=128", "3. paragraphs · max_tokens=256",
     ]  # fmt: skip
 
 

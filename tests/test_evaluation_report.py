@@ -1,9 +1,10 @@
-"""chunkviz.evaluation.report's helpers for the app (sizes, k, the results and per-question
-tables) and the evaluation figures of chunkviz.charts, on hand-made results."""
+"""chunkviz.evaluation.report's helpers for the app (sizes, k, params fitted to a swept size, the
+results and per-question tables) and the evaluation figures of chunkviz.charts, on hand-made results."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -14,13 +15,19 @@ from chunkviz.evaluation.questions import Question, Reference
 from chunkviz.evaluation.report import (
     BEST_MARK,
     MAX_K,
+    Adjustment,
     SweepError,
+    adjustment_note,
     best_rows,
     check_k,
+    configurations,
+    fit_to_size,
     parse_sizes,
     question_rows,
     summary_rows,
+    sweep_label,
 )
+from chunkviz.strategies.base import get_strategy
 
 
 def scores(value: float, rr: float = 1.0) -> Scores:
@@ -43,6 +50,69 @@ def test_parse_sizes(text: str, sizes: list[int]) -> None:
 def test_parse_sizes_refuses(text: str, words: str) -> None:
     with pytest.raises(SweepError, match=words):
         parse_sizes(text)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "params", "name", "size", "fitted", "adjusted"),
+    [
+        # a size the params still fit: nothing changes (overlap 16 < 32, min_tokens 32 <= 32)
+        ("fixed_tokens", {}, "chunk_size", 32, {"chunk_size": 32}, ()),
+        ("paragraphs", {"min_tokens": 32, "max_tokens": 128}, "max_tokens", 32, {"min_tokens": 32, "max_tokens": 32}, ()),
+        # the overlap keeps its ratio to the size (floored: it stays below)
+        ("fixed_tokens", {"chunk_size": 128, "overlap": 16}, "chunk_size", 16, {"chunk_size": 16, "overlap": 2}, (("overlap", 16, 128, 2, 16),)),
+        ("recursive", {}, "chunk_size", 8, {"chunk_size": 8, "overlap": 1}, (("overlap", 16, 128, 1, 8),)),
+        ("recursive", {"chunk_size": 256, "overlap": 100}, "chunk_size", 100, {"chunk_size": 100, "overlap": 39}, (("overlap", 100, 256, 39, 100),)),
+        ("fixed_tokens", {}, "chunk_size", 1, {"chunk_size": 1, "overlap": 0}, (("overlap", 16, 128, 0, 1),)),
+        ("fixed_chars", {}, "chunk_size", 50, {"chunk_size": 50, "overlap": 6}, (("overlap", 64, 512, 6, 50),)),
+        ("paragraphs", {"min_tokens": 32, "max_tokens": 128}, "max_tokens", 16, {"min_tokens": 4, "max_tokens": 16}, (("min_tokens", 32, 128, 4, 16),)),
+        ("tables", {"text_overlap": 40}, "max_tokens", 16, {"text_overlap": 5, "max_tokens": 16}, (("text_overlap", 40, 128, 5, 16),)),
+        # the swept size itself is refused (child_size no longer below parent_size): the parent grows with it (ceiled)
+        ("parent_child", {}, "child_size", 1024, {"child_size": 1024, "parent_size": 8000}, (("parent_size", 1000, 128, 8000, 1024),)),
+        ("parent_child", {"parent_size": 300}, "child_size", 1000, {"parent_size": 2344, "child_size": 1000}, (("parent_size", 300, 128, 2344, 1000),)),
+        ("parent_child", {}, "child_size", 8, {"child_size": 8, "child_overlap": 1}, (("child_overlap", 16, 128, 1, 8),)),
+        # no ratio to keep (the column's size is 0: the model's limit), or not a whole-number sweep: unscaled, the run says why
+        ("semantic", {"min_tokens": 40}, "max_tokens", 16, {"min_tokens": 40, "max_tokens": 16}, ()),
+        ("semantic", {"similarity": 0.5}, "similarity", 0.7, {"similarity": 0.7}, ()),
+    ],
+)
+def test_fit_to_size_scales_what_no_longer_fits(
+    strategy: str, params: dict[str, Any], name: str, size: Any, fitted: dict[str, Any], adjusted: tuple[tuple[Any, ...], ...]
+) -> None:
+    before = dict(params)
+    got, adjustments = fit_to_size(strategy, params, name, size)
+    assert got == fitted
+    assert adjustments == tuple(Adjustment(*a) for a in adjusted)
+    if adjusted:
+        get_strategy(strategy).make_params(got)  # valid
+    assert params == before, "the column's params are not changed"
+
+
+def test_fit_to_size_leaves_what_scaling_cannot_fix_unscaled() -> None:
+    # overlap 16 at chunk_size 16 was never valid: there is no ratio that fits, the run reports it
+    assert fit_to_size("fixed_tokens", {"chunk_size": 16, "overlap": 16}, "chunk_size", 8) == ({"chunk_size": 8, "overlap": 16}, ())
+    # a parameter that does not exist is refused by the run, not scaled
+    assert fit_to_size("recursive", {"nope": 1}, "chunk_size", 8) == ({"nope": 1, "chunk_size": 8}, ())
+
+
+def test_adjustment_note_and_label_name_what_runs() -> None:
+    one = Adjustment("overlap", 16, 128, 4, 32)
+    assert adjustment_note([one]) == "overlap scaled with the size: 16 at 128 → 4 at 32"
+    several = [Adjustment("overlap", 16, 128, 2, 16), Adjustment("overlap", 16, 128, 1, 8), Adjustment("min_tokens", 32, 128, 4, 16)]
+    assert adjustment_note(several) == (
+        "overlap scaled with the size: 16 at 128 → 2 at 16, 1 at 8; min_tokens scaled with the size: 32 at 128 → 4 at 16"
+    )
+    assert adjustment_note([]) == ""
+    assert sweep_label("1. recursive", "chunk_size", 32, [one]) == "1. recursive · chunk_size=32, overlap=4"
+    assert sweep_label("3. paragraphs", "max_tokens", 256, []) == "3. paragraphs · max_tokens=256"
+
+
+def test_the_command_lines_sweep_scales_too() -> None:
+    got = configurations(["recursive", "paragraphs"], {}, "cl100k_base", ("chunk_size", [16, 128]))
+    assert got == [
+        Configuration("recursive", {"chunk_size": 16, "overlap": 2}), Configuration("recursive", {"chunk_size": 128}),
+        Configuration("paragraphs", {"max_tokens": 16, "min_tokens": 4}), Configuration("paragraphs", {"max_tokens": 128}),
+    ]  # fmt: skip
+    assert got[0].label() == "recursive(chunk_size=16, overlap=2)"
 
 
 @pytest.mark.parametrize("k", [1, 5, MAX_K, 5.0])

@@ -1,13 +1,17 @@
 """What ``chunkviz eval`` needs besides the engine: configurations from the command line (with
-a size sweep) and the results as a text table."""
+a size sweep, parameters that depend on the size scaled with it) and the results as a text table."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.errors import ChunkvizError, InvalidParamError
 from chunkviz.evaluation.evaluate import Configuration, Result
 from chunkviz.evaluation.metrics import METRICS
+
+if TYPE_CHECKING:
+    from chunkviz.strategies.base import ParamInfo, Strategy
 
 #: Column titles of the table, in the study's order, then the guide's.
 TITLES = {
@@ -53,7 +57,7 @@ def configurations(
             continue
         name, values = sweep
         swept = swept_param(strategy, name)
-        out.extend(Configuration(strategy, {**params, swept: value}, tokenizer) for value in values)
+        out.extend(Configuration(strategy, fit_to_size(strategy, params, swept, value)[0], tokenizer) for value in values)
     return out
 
 
@@ -70,6 +74,104 @@ def swept_param(strategy: str, name: str) -> str:
     if size is None:
         raise SweepError(f"--sweep {name}: {strategy} has no parameter {name!r} and no size parameter to sweep instead")
     return size.name
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """A parameter scaled with a swept size: ``value`` at the configuration's own size ``base``
+    became ``scaled`` at ``size`` (the value would not have fitted the size)."""
+
+    param: str
+    value: int
+    base: int
+    scaled: int
+    size: int
+
+
+def fit_to_size(strategy: str, params: Mapping[str, Any], name: str, size: Any) -> tuple[dict[str, Any], tuple[Adjustment, ...]]:
+    """``params`` with the size parameter ``name`` set to ``size``, and what had to be scaled.
+
+    When the new size makes another whole-number parameter invalid (an overlap or a minimum no
+    longer below the size, a parent no longer above it), that parameter keeps its ratio to the
+    size instead: floored when the size shrinks, ceiled when it grows, within its range (overlap
+    16 at 128 -> 4 at 32). Parameters that still fit are kept. When scaling cannot make the
+    configuration valid, the params come back unscaled (running them reports why).
+    """
+    from chunkviz.strategies.base import get_strategy
+
+    spec = get_strategy(strategy)
+    infos = {p.name: p for p in spec.params_info()}
+    base = params.get(name, infos[name].default) if name in infos else None
+    fitted = {**params, name: size}
+    if not (_whole(base) and _whole(size) and base > 0 and size > 0) or base == size:
+        return fitted, ()
+    adjusted: list[Adjustment] = []
+    for _ in infos:
+        problem = _invalid_param(spec, fitted)
+        if problem is None:
+            return fitted, tuple(adjusted)
+        step = _rescue(spec, infos, params, fitted, problem, name, base, size, {a.param for a in adjusted})
+        if step is None:
+            break
+        adjusted.append(step)
+        fitted[step.param] = step.scaled
+    return {**params, name: size}, ()
+
+
+def _rescue(
+    spec: Strategy[Any], infos: Mapping[str, ParamInfo], params: Mapping[str, Any], fitted: Mapping[str, Any],
+    problem: str, name: str, base: int, size: int, done: set[str],
+) -> Adjustment | None:
+    """The first parameter whose scaling removes ``problem``: the invalid parameter itself, or,
+    when the swept size is the one named (child_size no longer below parent_size), another."""
+    candidates = [problem] if problem != name else [p for p in infos if p != name]
+    for param in (c for c in candidates if c in infos and c not in done):
+        value = params.get(param, infos[param].default)
+        scaled = _scaled(infos[param], value, base, size)
+        if scaled is not None and _invalid_param(spec, {**fitted, param: scaled}) != problem:
+            return Adjustment(param, value, base, scaled, size)
+    return None
+
+
+def _scaled(info: ParamInfo, value: Any, base: int, size: int) -> int | None:
+    """``value * size / base`` rounded towards validity and kept in the parameter's range (None:
+    not a whole number, or it would not change)."""
+    if not _whole(value):
+        return None
+    scaled = value * size // base if size < base else -(-value * size // base)
+    if info.minimum is not None:
+        scaled = max(scaled, int(info.minimum))
+    if info.maximum is not None:
+        scaled = min(scaled, int(info.maximum))
+    return None if scaled == value else scaled
+
+
+def _invalid_param(spec: Strategy[Any], params: Mapping[str, Any]) -> str | None:
+    """The parameter ``params`` are refused for ("" when the refusal names none), or None."""
+    try:
+        spec.make_params(params)
+    except InvalidParamError as exc:
+        return exc.param
+    except ChunkvizError:
+        return ""
+    return None
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def adjustment_note(adjustments: Sequence[Adjustment]) -> str:
+    """What was scaled, per parameter: ``overlap scaled with the size: 16 at 128 → 4 at 32, 2 at 16``."""
+    groups: dict[tuple[str, int, int], list[str]] = {}
+    for a in adjustments:
+        groups.setdefault((a.param, a.value, a.base), []).append(f"{a.scaled} at {a.size}")
+    return "; ".join(f"{param} scaled with the size: {value} at {base} → {', '.join(parts)}" for (param, value, base), parts in groups.items())
+
+
+def sweep_label(column: str, name: str, size: int, adjustments: Sequence[Adjustment]) -> str:
+    """A swept configuration's label with its real params: ``1. recursive · chunk_size=32, overlap=4``."""
+    return f"{column} · " + ", ".join(f"{param}={value}" for param, value in [(name, size), *((a.param, a.scaled) for a in adjustments)])
 
 
 def table(results: Sequence[Result]) -> str:

@@ -2,7 +2,8 @@
 
 Questions come from the sample's question file, an uploaded JSONL or Chroma CSV file, or the
 query playground (``st.session_state["playground.questions"]``). Configurations are the
-sidebar's columns, or a size sweep of each column's strategy. A run (only on the Run button:
+sidebar's columns, or a size sweep of each column's strategy (a parameter that no longer fits a
+size, such as an overlap, is scaled with it). A run (only on the Run button:
 embedding is the slow part) scores every configuration with
 :func:`chunkviz.evaluation.evaluate.evaluate` and is kept in session state under a key of
 everything it depends on, so switching views or selecting a question never runs it again. The
@@ -33,11 +34,15 @@ from chunkviz.evaluation.report import (
     DEFAULT_SIZES,
     MAX_K,
     TITLES,
+    Adjustment,
     SweepError,
+    adjustment_note,
     check_k,
+    fit_to_size,
     parse_sizes,
     question_rows,
     summary_rows,
+    sweep_label,
     swept_param,
 )
 from chunkviz.palette import strategy_colour
@@ -206,14 +211,26 @@ def choose_configurations(columns: Sequence[EvalColumn]) -> tuple[list[Planned],
         except SweepError:
             st.caption(f"{column.label} has no size setting to sweep: left out of the sweep.")
             continue
-        planned.extend(
-            Planned(f"{column.label} · {name}={size}", column, Configuration(column.strategy, {**column.params, name: size}, column.tokenizer), size)
-            for size in sizes
-        )
+        planned.extend(sweep_column(column, name, sizes))
     if not planned:
         st.error("No column's strategy has a size setting to sweep: choose strategies such as recursive or fixed_tokens.")
         return None
     return planned, True
+
+
+def sweep_column(column: EvalColumn, name: str, sizes: Sequence[int]) -> list[Planned]:
+    """A column's configuration per size; a parameter that would not fit a size is scaled with
+    it (a caption says so) and the label shows the params that run."""
+    planned: list[Planned] = []
+    adjusted: list[Adjustment] = []
+    for size in sizes:
+        params, adjustments = fit_to_size(column.strategy, column.params, name, size)
+        configuration = Configuration(column.strategy, params, column.tokenizer)
+        planned.append(Planned(sweep_label(column.label, name, size, adjustments), column, configuration, size))
+        adjusted.extend(adjustments)
+    if adjusted:
+        st.caption(f"{column.label}: {adjustment_note(adjusted)}, where the column's value would not fit.")
+    return planned
 
 
 def choose_k() -> int | None:
