@@ -4,9 +4,10 @@ Run it with ``./dev app [FILE]``. This file only wires widgets to cached engine 
 chunking, diagnostics, rendering, charts and the interactive views (``chunkviz.ui``) live in
 the ``chunkviz`` package.
 
-Two views: *Compare* (a boundary ribbon and linked columns, one per strategy, then each
-column's details) and *Tune* (a semantic column's threshold beside its similarity plot with
-its chunks right below).
+Three views: *Compare* (a boundary ribbon and linked columns, one per strategy, a query
+playground above them, then each column's details), *Tune* (a semantic column's threshold
+beside its similarity plot with its chunks right below) and *Evaluate* (which cut retrieves
+best on the document's questions: ``chunkviz.ui.evaluation``).
 """
 
 from __future__ import annotations
