@@ -157,7 +157,11 @@ def uploaded_questions(corpus: Mapping[str, str]) -> tuple[list[Question], str] 
     )  # fmt: skip
     kept = st.session_state.get("_eval.upload")
     if kept is None:
-        st.info(f"Upload a question file whose references point at this document ({', '.join(corpus)}).")
+        st.info(
+            f"Upload a question file whose references point at this document ({', '.join(corpus)}), or write "
+            "questions in the Compare view: type a query, select its answer in the document, and press "
+            "“Add to question set”; they appear here."
+        )
         return None
     name, data = kept
     return load_questions(data, corpus, name=name), name
