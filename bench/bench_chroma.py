@@ -6,19 +6,26 @@ NOTES.md); skipped with a message when absent. Embeddings: the offline all-MiniL
 per chunk text (a second run embeds nothing). Retrieval: exact cosine, top 5, over all corpora
 (Chroma's query is not filtered by corpus).
 
-Rows: RecursiveCharacterTextSplitter-like = chunkviz ``recursive`` with the study's separators
-``["\\n\\n", "\\n", ".", "?", "!", " ", ""]``; TokenTextSplitter-like = ``fixed_tokens``; sizes in
-cl100k_base tokens, as the study. Printed: ours (mean ± std, %) next to the published numbers.
+Rows: RecursiveCharacterTextSplitter = chunkviz ``recursive_langchain`` (LangChain's algorithm,
+placed exactly) with the study's separators ``["\\n\\n", "\\n", ".", "?", "!", " ", ""]`` and
+the separator kept at the start of each split; TokenTextSplitter = ``fixed_tokens`` in cl100k
+tokens. ``--length`` is what the Recursive rows' length function counts: ``cl100k`` tokens (the
+study's stated setting) or ``minilm`` wordpieces with [CLS]/[SEP] added to every measured piece
+(``len(minilm_tokenizer.encode(piece))``; chunk_size 250/200 as published). Every row is scored
+under both span mappings (``--mapping``): ``exact`` spans, and Chroma's ``first_find`` placement
+of each chunk's text. Printed: ours (mean ± std, %) next to the published numbers.
 
-    .venv/bin/python bench/bench_chroma.py [--rows recursive|token|all]
+    .venv/bin/python bench/bench_chroma.py [--rows recursive|token|all] [--length cl100k|minilm] [--mapping exact|first_find|both]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
@@ -26,57 +33,96 @@ if str(REPO) not in sys.path:
 
 DATA = REPO.parent / "shared" / "eval" / "chroma"
 SEPARATORS = ["\n\n", "\n", ".", "?", "!", " ", ""]
-#: (label, strategy, params, published recall, precision, precision_Ω, IoU) from the study.
+RECURSIVE = "recursive_langchain"
+TOKEN = "fixed_tokens"
+#: (label, strategy, chunk_size, overlap, published recall, precision, precision_Ω, IoU, published mean size).
 ROWS = [
-    ("Recursive 250/125", "recursive", {"chunk_size": 250, "overlap": 125, "separators": SEPARATORS}, (78.7, 4.9, 21.9, 4.9)),
-    ("TokenText 250/125", "fixed_tokens", {"chunk_size": 250, "overlap": 125}, (82.4, 3.6, 11.4, 3.5)),
-    ("Recursive 250/0", "recursive", {"chunk_size": 250, "overlap": 0, "separators": SEPARATORS}, (78.5, 5.4, 26.7, 5.4)),
-    ("TokenText 250/0", "fixed_tokens", {"chunk_size": 250, "overlap": 0}, (77.1, 3.3, 16.4, 3.3)),
-    ("Recursive 200/0", "recursive", {"chunk_size": 200, "overlap": 0, "separators": SEPARATORS}, (75.7, 6.5, 31.2, 6.5)),
-    ("TokenText 200/0", "fixed_tokens", {"chunk_size": 200, "overlap": 0}, (76.6, 4.1, 19.1, 4.1)),
+    ("Recursive 250/125", RECURSIVE, 250, 125, (78.7, 4.9, 21.9, 4.9), 180),
+    ("TokenText 250/125", TOKEN, 250, 125, (82.4, 3.6, 11.4, 3.5), 250),
+    ("Recursive 250/0", RECURSIVE, 250, 0, (78.5, 5.4, 26.7, 5.4), 162),
+    ("TokenText 250/0", TOKEN, 250, 0, (77.1, 3.3, 16.4, 3.3), 250),
+    ("Recursive 200/0", RECURSIVE, 200, 0, (75.7, 6.5, 31.2, 6.5), 128),
+    ("TokenText 200/0", TOKEN, 200, 0, (76.6, 4.1, 19.1, 4.1), 200),
 ]
 SHOWN = ("recall", "precision", "precision_omega", "iou")
+MAPPINGS = ("exact", "first_find")
 
 
-def configuration(strategy: str, params: dict, length: str):  # noqa: ANN201 - a Configuration
-    from chunkviz.evaluation.evaluate import Configuration
+def row_setting(strategy: str, size: int, overlap: int, length: str) -> tuple[dict[str, Any], str]:
+    """The strategy's params and tokenizer for one row."""
+    params: dict[str, Any] = {"chunk_size": size, "overlap": overlap}
+    if strategy != RECURSIVE:
+        return params, "cl100k_base"
+    params.update(separators=SEPARATORS, keep_separator="start")
+    if length == "minilm":
+        return {**params, "count_special_tokens": True}, "minilm"
+    return params, "cl100k_base"
 
-    if length == "cl100k":
-        return Configuration(strategy, params, "cl100k_base")
-    return Configuration(strategy, {**params, "chunk_size": params["chunk_size"] - 2}, "minilm")
+
+def mean_cl100k(corpus: dict[str, Any], strategy: str, params: dict[str, Any], tokenizer: str) -> tuple[int, float]:
+    """How many chunks the row makes and their mean size in cl100k tokens (the study's "~actual")."""
+    from chunkviz import chunk
+    from chunkviz.tokenizers import get_tokenizer
+
+    count = get_tokenizer("cl100k_base").count
+    sizes = [count(c.text) for doc in corpus.values() for c in chunk(doc, strategy, tokenizer=tokenizer, **params)]
+    return len(sizes), sum(sizes) / max(1, len(sizes))
 
 
-def main() -> int:
+def load_average() -> str:
+    try:
+        return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover - not available everywhere
+        return "load average unknown"
+
+
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", choices=("recursive", "token", "all"), default="all")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument(
         "--length", choices=("cl100k", "minilm"), default="cl100k",
-        help="count chunk sizes in cl100k tokens (the study's setting) or in MiniLM wordpieces with [CLS]/[SEP] "
-        "(size - 2 wordpieces: what the study's recursive chunks measured in the model's own tokens)",
+        help="the Recursive rows' length function: cl100k tokens (the study's setting) or MiniLM wordpieces "
+        "with [CLS]/[SEP] counted for every measured piece",
     )
-    args = parser.parse_args()
+    parser.add_argument("--mapping", choices=("exact", "first_find", "both"), default="both",
+                        help="span mapping: exact spans, Chroma's first find of each chunk's text, or both")
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
     if not (DATA / "questions_df.csv").exists():
         print(f"skipped: the Chroma evaluation data is not at {DATA}")
         return 0
+    began = time.perf_counter()
     from chunkviz.document.read import read_path
-    from chunkviz.evaluation.evaluate import evaluate
+    from chunkviz.evaluation.evaluate import Configuration, evaluate
     from chunkviz.evaluation.questions import load_questions
 
     corpus = {path.stem: read_path(path) for path in sorted((DATA / "corpora").glob("*.md"))}
     questions = load_questions(DATA / "questions_df.csv", {name: doc.text for name, doc in corpus.items()})
-    rows = [r for r in ROWS if args.rows == "all" or r[1] == ("recursive" if args.rows == "recursive" else "fixed_tokens")]
-    print(f"{len(questions)} questions, {len(corpus)} corpora ({sum(len(d.text) for d in corpus.values()):,} characters), top {args.k}, "
-          f"all-MiniLM-L6-v2, sizes in {'cl100k tokens' if args.length == 'cl100k' else 'MiniLM wordpieces incl. [CLS]/[SEP]'}")
-    print(f"{'row':<20} {'chunks':>7}  " + "  ".join(f"{m:>24}" for m in SHOWN) + "   seconds")
-    for label, strategy, params, published in rows:
-        began = time.perf_counter()
-        (result,) = evaluate(corpus, questions, [configuration(strategy, params, args.length)], k=args.k)
-        seconds = time.perf_counter() - began
-        summary = result.summary()
-        cells = [f"{100 * summary[m][0]:5.1f} ± {100 * summary[m][1]:4.1f} ({p:5.1f})" for m, p in zip(SHOWN, published)]
-        print(f"{label:<20} {result.chunks:>7,}  " + "  ".join(f"{c:>24}" for c in cells) + f"   {seconds:7.1f}")
-    print("cells: ours mean ± std (published mean)")
+    mappings = MAPPINGS if args.mapping == "both" else (args.mapping,)
+    rows = [r for r in ROWS if args.rows == "all" or (r[1] == RECURSIVE) == (args.rows == "recursive")]
+    print(f"{len(questions)} questions, {len(corpus)} corpora ({sum(len(d.text) for d in corpus.values()):,} characters), "
+          f"top {args.k}, all-MiniLM-L6-v2; Recursive sizes in "
+          f"{'cl100k tokens' if args.length == 'cl100k' else 'MiniLM wordpieces + [CLS]/[SEP] per piece'}; {load_average()}")
+    print(f"{'row':<18} {'chunks':>6} {'~cl100k':>12}  {'mapping':<10} " + "  ".join(f"{m:>20}" for m in SHOWN) + "  seconds")
+    for label, strategy, size, overlap, published, published_mean in rows:
+        row_began = time.perf_counter()
+        params, tokenizer = row_setting(strategy, size, overlap, args.length)
+        chunks, mean = mean_cl100k(corpus, strategy, params, tokenizer)
+        configs = [Configuration(strategy, params, tokenizer, placement) for placement in mappings]
+        results = evaluate(corpus, questions, configs, k=args.k)
+        seconds = time.perf_counter() - row_began
+        for n, (placement, result) in enumerate(zip(mappings, results)):
+            summary = result.summary()
+            cells = [f"{100 * summary[m][0]:4.1f}±{100 * summary[m][1]:4.1f} ({p:4.1f})" for m, p in zip(SHOWN, published)]
+            head = f"{label:<18} {chunks:>6,} {f'{mean:.0f} (~{published_mean})':>12}" if n == 0 else " " * 38
+            tail = f"  {seconds:7.1f}" if n == 0 else ""
+            print(f"{head}  {placement:<10} " + "  ".join(f"{c:>20}" for c in cells) + tail, flush=True)
+    print(f"cells: ours mean±std (published mean); ~cl100k: our mean chunk size in cl100k tokens (published ~actual); "
+          f"total {time.perf_counter() - began:.1f} s; {load_average()}")
     return 0
 
 
