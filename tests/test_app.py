@@ -676,6 +676,7 @@ CHANGING_VALUES: dict[tuple[str, str], Any] = {
     ("recursive", "chunk_size"): 150,
     ("recursive", "overlap"): 0,
     ("recursive", "separators"): "markdown",
+    ("recursive_langchain", "separators"): "markdown",
     ("paragraphs", "max_tokens"): 150,
     ("sentences", "max_tokens"): 100,
     ("sentences", "overlap_sentences"): 0,

@@ -152,3 +152,16 @@ def test_top_k_is_exact_cosine_with_stable_ties() -> None:
     assert top_k(queries, np.zeros((0, 2)), 5).indices.shape == (2, 0)
     with pytest.raises(ValueError, match="k must be at least 1"):
         top_k(queries, chunks, 0)
+
+
+@given(st.integers(1, 40), st.integers(1, 4), st.integers(1, 12), st.integers(0, 2**32 - 1))
+@settings(max_examples=examples(150), deadline=None)
+def test_top_k_equals_a_full_stable_sort(chunks: int, queries: int, k: int, seed: int) -> None:
+    """The partial sort gives exactly the first k of a full stable sort (small integer vectors:
+    many exact ties)."""
+    rng = np.random.default_rng(seed)
+    c = rng.integers(-2, 3, size=(chunks, 3)).astype(np.float32)
+    q = rng.integers(-2, 3, size=(queries, 3)).astype(np.float32)
+    norm = lambda m: m / np.where(np.linalg.norm(m, axis=1, keepdims=True) == 0, 1, np.linalg.norm(m, axis=1, keepdims=True))  # noqa: E731
+    full = np.argsort(-(norm(q) @ norm(c).T), axis=1, kind="stable")[:, :k]
+    assert top_k(q, c, k).indices.tolist() == full.tolist()

@@ -1,5 +1,6 @@
 """Chroma's first-find placement versus exact spans."""
 
+import numpy as np
 import pytest
 
 from chunkviz.evaluation.evaluate import Configuration
@@ -38,3 +39,27 @@ def test_unknown_placement_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="exact, first_find"):
         Configuration("recursive", {}, placement="nearest")
     assert Configuration("recursive", {}, placement="first_find").label() == "recursive [first_find]"
+
+
+def test_first_find_scores_the_found_span_but_embeds_the_text_the_splitter_wrote(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in Chroma's study: the vector is of the chunk's own text (trailing period included);
+    only the scored span comes from the search."""
+    from chunkviz.evaluation import embedcache
+    from chunkviz.evaluation.evaluate import evaluate
+    from chunkviz.evaluation.questions import Question, Reference
+
+    monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", "")
+    embedcache.clear_memory()
+    seen: list[str] = []
+
+    def encode(texts, progress):  # noqa: ANN001, ANN202
+        seen.extend(texts)
+        return np.array([[len(t) + 1.0, t.count("Tide") + 1.0] for t in texts], dtype=np.float32)
+
+    question = Question("Birds?", (Reference("doc", 22, 28),))
+    config = Configuration("paragraphs", {"min_tokens": 0, "max_tokens": 4}, "words", placement="first_find")
+    text = "Tide low.\n\nTide low.\n\nBirds."
+    (result,) = evaluate({"doc": text}, [question], [config], k=3, encode=encode)
+    assert "Tide low.\n\n" in seen and "Birds." in seen  # the splitter's texts, not the placed "Birds"
+    spans = sorted((r.span.start, r.span.end) for r in result.retrieved[0])
+    assert spans == [(0, 11), (0, 11), (22, 27)]  # both copies scored at the first; the period dropped

@@ -139,19 +139,22 @@ def _evaluate_one(
     k: int, model: str, encode: Encoder, progress: Callable[[str, int, int], None] | None,
 ) -> Result:
     returns_parents = get_strategy(config.strategy).returns_parents
-    per_document = {
-        name: place(doc.text, chunk(doc, config.strategy, tokenizer=config.tokenizer, **dict(config.params)), config.placement)
-        for name, doc in documents.items()
-    }
+    chunked = {name: chunk(doc, config.strategy, tokenizer=config.tokenizer, **dict(config.params)) for name, doc in documents.items()}
+    # scored where the placement puts them; embedded as the splitter wrote them (as Chroma did)
+    per_document = {name: place(documents[name].text, chunks, config.placement) for name, chunks in chunked.items()}
     search: list[tuple[str, Chunk]] = [(name, c) for name, chunks in per_document.items() for c in searchable(chunks)]
-    units = [_span(name, c) for name, chunks in per_document.items() for c in _units(chunks, returns_parents)]
-    vectors = embed_texts([c.added_text + c.text for _, c in search], model, encode, _step(progress, config.label()))
+    embedded = [c.added_text + c.text for chunks in chunked.values() for c in searchable(chunks)]
+    units = {name: [_span(name, c) for c in _units(chunks, returns_parents)] for name, chunks in per_document.items()}
+    vectors = embed_texts(embedded, model, encode, _step(progress, config.label()))
     ranking = top_k(query_vectors, vectors, k) if search else None
     scores, hits_all = [], []
     for q, question in enumerate(questions):
         hits = _hits(per_document, search, ranking, q, returns_parents)
         hits_all.append(tuple(hits))
-        scores.append(question_scores(list(question.references), [h.span for h in hits], units))
+        references = list(question.references)
+        # only chunks of the references' documents can reach them (precision_Ω)
+        reachable = [u for name in dict.fromkeys(r.document for r in references) for u in units.get(name, ())]
+        scores.append(question_scores(references, [h.span for h in hits], reachable))
     lengths = [c.end - c.start for _, c in search]
     return Result(config, k, tuple(scores), tuple(hits_all), len(search), float(np.mean(lengths)) if lengths else 0.0)
 

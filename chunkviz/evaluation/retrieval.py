@@ -42,9 +42,22 @@ def top_k(queries: np.ndarray, chunks: np.ndarray, k: int) -> Ranking:
         return Ranking(np.zeros((q.shape[0], 0), dtype=np.int64), np.zeros((q.shape[0], 0), dtype=np.float32))
     similarity = q @ c.T
     k = min(k, c.shape[0])
-    # a stable sort on -similarity keeps the earlier chunk first among equal scores
-    order = np.argsort(-similarity, axis=1, kind="stable")[:, :k]
+    order = _best_first(similarity, k)
     return Ranking(order, np.take_along_axis(similarity, order, axis=1))
+
+
+def _best_first(similarity: np.ndarray, k: int) -> np.ndarray:
+    """Per row, the positions of the ``k`` largest values, best first; equal values keep their
+    order (the earlier chunk first). Only the candidates at or above each row's k-th largest
+    value are sorted, not the whole row."""
+    if k >= similarity.shape[1]:
+        return np.argsort(-similarity, axis=1, kind="stable")[:, :k]
+    kth = -np.partition(-similarity, k - 1, axis=1)[:, k - 1]
+    order = np.empty((similarity.shape[0], k), dtype=np.int64)
+    for row, (values, threshold) in enumerate(zip(similarity, kth)):
+        candidates = np.flatnonzero(values >= threshold)  # ascending positions: ties stay in order
+        order[row] = candidates[np.argsort(-values[candidates], kind="stable")[:k]]
+    return order
 
 
 def searchable(chunks: Sequence[Chunk]) -> list[Chunk]:
