@@ -95,22 +95,26 @@ class EmbeddingModel:
     tokenizer: Tokenizer
     max_tokens: int
 
-    def encode(self, texts: Sequence[str], progress: Progress | None = None, batch: int = 512) -> np.ndarray:
+    def encode(
+        self, texts: Sequence[str], progress: Progress | None = None, batch: int = 512, batch_size: int = 64
+    ) -> np.ndarray:
         """Unit-normalized embeddings; ``progress(done, total)`` after each block of ``batch``.
 
-        Without ``progress`` all texts go to one ``model.encode`` call (batch size 64), exactly
-        as a bare encode would, so its length sorting spans the whole document.
+        Without ``progress`` all texts go to one ``model.encode`` call, exactly as a bare encode
+        would, so its length sorting spans the whole document. ``batch_size`` is the model's
+        batch (64, sentence-transformers' default; smaller batches of long chunks run faster on
+        a CPU).
         """
         total = len(texts)
         if total == 0:
             return np.zeros((0, 1), dtype=np.float32)
         if progress is None:
-            return np.asarray(self.model.encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False))
+            return np.asarray(self.model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False))
         parts = []
         progress(0, total)
         for start in range(0, total, batch):
             block = list(texts[start : start + batch])
-            parts.append(self.model.encode(block, batch_size=64, normalize_embeddings=True, show_progress_bar=False))
+            parts.append(self.model.encode(block, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False))
             progress(min(start + batch, total), total)
         return np.concatenate(parts)
 
