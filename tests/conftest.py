@@ -759,3 +759,28 @@ def browser(sync_api):  # noqa: ANN001, ANN201 - a playwright Browser
 
     with chromium(sync_api) as launched:
         yield launched
+
+
+@pytest.fixture(scope="module")
+def server(sync_api, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN001, ANN201 - the app's URL
+    """The app (app.py) served by ``streamlit run`` on a free port, with its own embedding cache;
+    yields its URL. Modules that serve a demo app define their own ``server``."""
+    from browser_support import streamlit_server
+
+    env = {"CHUNKVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("chunkviz-cache"))}
+    with streamlit_server(Path(__file__).resolve().parent.parent / "app.py", tmp_path_factory.mktemp("streamlit"), env) as url:
+        yield url
+
+
+@pytest.fixture
+def page(browser, server: str):  # noqa: ANN001, ANN201 - a playwright Page
+    """A 1500x1100 page on the app once the document view shows chunks; it must end without
+    page errors."""
+    from browser_support import open_page
+
+    page = open_page(browser, server)
+    page.wait_for_selector("[data-chunk-index]")
+    yield page
+    errors = list(page.page_errors)
+    page.context.close()
+    assert errors == [], f"page errors: {errors}"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from browser_support import VIEWPORT, box_rect, chunk_rect, js, open_page, streamlit_server, wait_for
+from browser_support import VIEWPORT, box_rect, chunk_rect, js, wait_for
 
 import chunkviz
 from chunkviz.document.read import read_bytes
@@ -48,27 +48,10 @@ HOSTILE_TEXT = (
 )
 
 
-# ----------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="module")
-def server(sync_api, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # noqa: ANN001
-    """The app served by ``streamlit run`` on a free port; yields its URL."""
-    env = {"CHUNKVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("chunkviz-cache"))}
-    with streamlit_server(REPO / "app.py", tmp_path_factory.mktemp("streamlit"), env) as url:
-        yield url
-
-
-@pytest.fixture
-def page(browser, server: str) -> Iterator[Any]:  # noqa: ANN001
-    page = open_page(browser, server)
-    page.wait_for_selector("[data-chunk-index]")
-    yield page
-    page.context.close()
+# The app's `server` and `page` fixtures are in conftest.py.
 
 
 # ----------------------------------------------------------------------------- helpers
-
 
 
 def spans_at(page: Any, selector: str) -> list[tuple[int, int]]:

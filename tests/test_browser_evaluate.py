@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from browser_support import box_rect, js, open_page, streamlit_server, wait_for
+from browser_support import box_rect, js, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -22,22 +22,6 @@ REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "test-output"
 #: A cold run loads the model and embeds every configuration's chunks.
 RUN_TIMEOUT_S = 300
-
-
-@pytest.fixture(scope="module")
-def server(sync_api, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # noqa: ANN001
-    env = {"CHUNKVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("chunkviz-cache"))}
-    with streamlit_server(REPO / "app.py", tmp_path_factory.mktemp("streamlit"), env) as url:
-        yield url
-
-
-@pytest.fixture
-def page(browser, server: str) -> Iterator[Any]:  # noqa: ANN001
-    page = open_page(browser, server)
-    page.wait_for_selector("[data-chunk-index]")
-    yield page
-    assert page.page_errors == []
-    page.context.close()
 
 
 # ----------------------------------------------------------------------------- helpers

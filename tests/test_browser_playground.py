@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from browser_support import js, open_page, streamlit_server, wait_for
+from browser_support import js, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -21,22 +21,6 @@ TEXT = (REPO / "sample_docs" / "field_station_handbook.md").read_text(encoding="
 QUERY = "How do the readings get from a station to the server?"
 SECOND_QUERY = "Who repairs and calibrates the instruments?"
 EXCERPT = "a cellular modem that sends the readings to our server every ten minutes."
-
-
-@pytest.fixture(scope="module")
-def server(sync_api, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # noqa: ANN001
-    env = {"CHUNKVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("chunkviz-cache"))}
-    with streamlit_server(REPO / "app.py", tmp_path_factory.mktemp("streamlit"), env) as url:
-        yield url
-
-
-@pytest.fixture
-def page(browser, server: str) -> Iterator[Any]:  # noqa: ANN001
-    page = open_page(browser, server)
-    page.wait_for_selector("[data-chunk-index]")
-    yield page
-    assert page.page_errors == []
-    page.context.close()
 
 
 def shot(page: Any, name: str) -> Path:
