@@ -185,3 +185,11 @@ def test_js_draws_badges_without_touching_the_document_text() -> None:
     css = docview.component_css()
     assert 'setAttribute("data-cvd-badge"' in js and "content: attr(data-cvd-badge)" in css
     assert "CSS.highlights" in js and "::highlight(cvd-ref)" in css
+
+
+def test_markdown_literal_shows_untrusted_text_as_written() -> None:
+    from chunkviz.ui import markdown_literal
+
+    shown = markdown_literal("a **b** [x](javascript:alert(1))\n<img src=x> `c`")
+    assert shown == "a \\*\\*b\\*\\* \\[x\\]\\(javascript\\:alert\\(1\\)\\) \\<img src=x\\> \\`c\\`"
+    assert markdown_literal("plain words") == "plain words"

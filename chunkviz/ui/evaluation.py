@@ -47,6 +47,7 @@ from chunkviz.evaluation.report import (
 )
 from chunkviz.palette import strategy_colour
 from chunkviz.render import RenderOptions, render_html
+from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import ColumnView, Hit, document_view, ribbon_cuts
 from chunkviz.ui.playground import PLAYGROUND_QUESTIONS
 
@@ -394,7 +395,7 @@ def show_questions(run: EvalRun, questions: Sequence[Question], document: Docume
 
 def show_question(run: EvalRun, questions: Sequence[Question], q: int, document: Document, chosen: str) -> None:
     question = questions[q]
-    st.markdown(f"**Question {q + 1}:** {_markdown_text(question.question)}")
+    st.markdown(f"**Question {q + 1}:** {markdown_literal(question.question)}")
     for n, ref in enumerate(question.references, start=1):
         st.caption(f"Reference {n} · characters {ref.start:,}–{ref.end:,}")
         st.code(document.text[ref.start : ref.end], language=None, wrap_lines=True)
@@ -427,11 +428,6 @@ def question_view(run: EvalRun, c: int, q: int, document: Document, position: in
         f"#{round(1 / scores.reciprocal_rank)}" if scores.reciprocal_rank else "none"
     )
     return ColumnView(plan.label, html, plan.column.hue, summary, cuts, None, hits)
-
-
-def _markdown_text(text: str) -> str:
-    """``text`` shown literally by st.markdown (every markdown character escaped)."""
-    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>$~" else ch for ch in " ".join(text.split()))
 
 
 # ----------------------------------------------------------------------------- the view

@@ -34,6 +34,7 @@ from chunkviz.evaluation.playground import (
 )
 from chunkviz.evaluation.questions import Question
 from chunkviz.strategies.base import get_strategy
+from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import Hit, answer_from_state
 
 
@@ -155,7 +156,7 @@ def answer_line(text: str, query: str, answer: tuple[int, int] | None, document:
     if answer is not None:
         passage = text[answer[0] : answer[1]]
         shown = passage if len(passage) <= 90 else passage[:60] + " … " + passage[-25:]
-        info.caption(f"Expected answer: characters {answer[0]:,}–{answer[1]:,} · “{' '.join(shown.split())}”")
+        info.caption(f"Expected answer: characters {answer[0]:,}–{answer[1]:,} · “{markdown_literal(shown)}”")
         clear.button("Clear", key="playground.clear", on_click=clear_answer)
         add.button(
             "Add to question set", key="playground.add", on_click=add_question, args=(query, answer, document), disabled=not query,
