@@ -37,12 +37,15 @@ from chunkviz.compare import (
     stats_row,
     token_counts,
 )
+from chunkviz.deadline import RunTimeLimitExceeded, time_limit
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
 from chunkviz.document import Document
 from chunkviz.document.model import as_document
 from chunkviz.document.read import MAX_BYTES, read_bytes
 from chunkviz.errors import ChunkvizError, DocumentError
+from chunkviz.config import CONFIG_FILE_NAME, config_from_columns, config_json
 from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
+from chunkviz.interop import INTEROP_FORMATS, interop_text
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.palette import column_hue, strategy_colour
 from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present, render_html, stylesheet
@@ -50,8 +53,22 @@ from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.ui.docview import ColumnView, DocViewEvent, Hit, document_view, event_from_state, ribbon_cuts
+from chunkviz.api import chunk as chunkviz_chunk
+from chunkviz.evaluation.retrieval import searchable
+from chunkviz.llm.client import CallEstimate, LLMSettings
+from chunkviz.llm.contextual import estimate_contexts
+from chunkviz.strategies.llm import estimate_llm
 from chunkviz.ui.evaluation import EvalColumn, show_evaluate
-from chunkviz.ui.playground import playground_hits, playground_row, playground_scores, playground_table
+from chunkviz.ui.llm import LLM_STRATEGIES, calls_caption, confirmed, endpoint_controls, llm_session, safe_estimate, settings_json
+from chunkviz.ui.playground import (
+    playground_hits,
+    playground_row,
+    playground_scores,
+    playground_table,
+    playground_variant_hits,
+    query_forms_control,
+    show_query_forms,
+)
 from chunkviz.widgets import column_controls
 
 SAMPLES = Path(__file__).parent / "sample_docs"
@@ -59,6 +76,10 @@ DEFAULT_SAMPLE = "field_station_handbook.md"
 #: The app renders the whole document once per column, so it accepts less than the CLI.
 APP_MAX_BYTES = 5_000_000
 MAX_COLUMNS = 4
+#: Seconds one column's run may take before it is stopped with a message (the CLI has no limit).
+RUN_TIME_LIMIT_S = 60
+#: A column that calls a language model waits for its answers: it gets this many times longer.
+LLM_TIME_FACTOR = 10
 DEFAULT_COLUMNS = ("fixed_tokens", "recursive", "paragraphs")
 COMPARE, TUNE, EVALUATE = "Compare strategies", "Tune semantic", "Evaluate retrieval"
 HINT = "Strategies and settings: in the sidebar (››). Hover a chunk: why it ends; click: select it."
@@ -96,11 +117,13 @@ def _the_document(text: str, fmt: str, document: Document | None) -> Document:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def cached_run(
     text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null",
-    settings_json: str = "{}", _document: Document | None = None,
+    settings_json: str = "{}", _document: Document | None = None, _llm: LLMSettings | None = None,
 ) -> StrategyRun:
     document = _the_document(text, fmt, _document)
     settings = json.loads(settings_json)
-    return run_strategy(document, strategy, json.loads(params_json), tokenizer, json.loads(enrich_json), **settings)
+    settings.pop("llm", None)  # the endpoint (no key) keys the cache; the session below uses it
+    with llm_session(_llm or LLMSettings.from_env()):
+        return run_strategy(document, strategy, json.loads(params_json), tokenizer, json.loads(enrich_json), **settings)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -138,7 +161,11 @@ def cached_exports(
 ) -> dict[str, str]:
     run = cached_run(text, fmt, strategy, params_json, tokenizer, enrich_json, settings_json, _document)
     records = chunk_records(run.chunks, load_tokenizer(tokenizer), text)
-    return {fmt_name: serialize(records, fmt_name) for fmt_name in ("jsonl", "json", "csv")}
+    exports = {fmt_name: serialize(records, fmt_name) for fmt_name in ("jsonl", "json", "csv")}
+    document = _the_document(text, fmt, _document)
+    for name in INTEROP_FORMATS:  # LangChain Documents, LlamaIndex TextNodes
+        exports[name] = interop_text(document, run.chunks, name, source=document.name or "document")
+    return exports
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -263,33 +290,108 @@ def model_settings() -> dict[str, Any]:
 class Column:
     """One configured column and what running it gave (its run, or the error to show)."""
 
-    def __init__(self, i: int, config: ColumnConfig, settings: dict[str, Any]) -> None:
+    def __init__(
+        self, i: int, config: ColumnConfig, settings: dict[str, Any], llm: LLMSettings | None = None, contextual: bool = False
+    ) -> None:
         self.i = i
         self.config = config
         self.label = f"{i + 1}. {config.strategy}"
         self.key = f"col{i}"
         self.hue = column_hue(i)
         self.params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
-        self.settings_json = json.dumps({**settings, "column_tokenizer": config.tokenizer}, sort_keys=True)
+        self.contextual = contextual  # the model writes each chunk's context (an enrichment)
+        self.uses_llm = config.strategy in LLM_STRATEGIES or contextual
+        self.llm = llm if self.uses_llm else None
+        extra = {"llm": json.loads(settings_json(llm))} if self.uses_llm and llm is not None else {}
+        self.settings_json = json.dumps({**settings, **extra, "column_tokenizer": config.tokenizer}, sort_keys=True)
         self.run: StrategyRun | None = None
         self.error: str | None = None
+        self.llm_note: str | None = None
 
 
 def run_columns(columns: list[Column], document: Document, tokenizer: str, enrich_json: str) -> None:
     """Run every column (cached); a column's error is kept for display, the others still run."""
     status = st.empty()
     for column in columns:
+        stopped = timed_out(column, document)
+        if stopped:  # an exception is not cached: without this every rerun would spend the limit again
+            column.error = stopped
+            continue
         try:
-            prepare_with_progress(column.config, document, tokenizer, status)
-            with status.container():
-                with st.spinner(f"Chunking with {column.config.strategy}…"):
-                    column.run = cached_run(
-                        document.text, document.format, column.config.strategy, column.params_json, tokenizer,
-                        enrich_json, column.settings_json, document,
-                    )
+            if column.uses_llm and not llm_confirmed(column, document, tokenizer):
+                column.error = "waiting for you to allow the calls to the model (the button above)"
+                continue
+            limit = RUN_TIME_LIMIT_S * (LLM_TIME_FACTOR if column.uses_llm else 1)
+            what = f"column {column.i + 1} ({column.config.strategy})"
+            with llm_session(column.llm or LLMSettings.from_env()) as session, time_limit(limit, what):
+                prepare_with_progress(column.config, document, tokenizer, status)
+                with status.container():
+                    with st.spinner(f"Chunking with {column.config.strategy}…"):
+                        column.run = cached_run(
+                            document.text, document.format, column.config.strategy, column.params_json, tokenizer,
+                            enrich_json, column.settings_json, document, column.llm,
+                        )
+            column.llm_note = remembered_note(column, calls_caption(session))
+        except RunTimeLimitExceeded as exc:
+            remember_time_out(column, document, str(exc))
+            column.error = str(exc)
         except ChunkvizError as exc:
             column.error = str(exc)
     status.empty()
+
+
+TIMED_OUT = "_timed_out"  # runs stopped by the time limit, by configuration: not run again this session
+
+
+def _run_identity(column: Column, document: Document) -> str:
+    return json.dumps([hash(document.text), len(document.text), column.config.strategy, column.params_json, column.settings_json])
+
+
+def timed_out(column: Column, document: Document) -> str | None:
+    """The message of this exact run if it was stopped by the time limit before in this session."""
+    return st.session_state.get(TIMED_OUT, {}).get(_run_identity(column, document))
+
+
+def remember_time_out(column: Column, document: Document, message: str) -> None:
+    stopped = dict(st.session_state.get(TIMED_OUT, {}))
+    stopped[_run_identity(column, document)] = message + " (Change a setting to try again.)"
+    st.session_state[TIMED_OUT] = dict(list(stopped.items())[-32:])
+
+
+def remembered_note(column: Column, note: str | None) -> str | None:
+    """The column's last "calls made vs cached" line, kept while its configuration stays the same
+    (the reruns that follow a run serve it from the cache and have nothing to report)."""
+    key, config = f"{column.key}.llm_note", column.params_json + column.settings_json
+    if note is not None:
+        st.session_state[key] = (config, note)
+        return note
+    kept = st.session_state.get(key)
+    return kept[1] if kept and kept[0] == config else None
+
+
+def llm_confirmed(column: Column, document: Document, tokenizer: str) -> bool:
+    """Whether an LLM column may run: every answer is cached, or the user allowed the calls
+    (shown with their number and input tokens). No endpoint: True, and the run says what to set."""
+    settings = column.llm or LLMSettings.from_env()
+    if not settings.configured or not document.text.strip():
+        return True
+    with llm_session(settings) as session:
+        estimate, error = safe_estimate(lambda: column_estimate(column, document, tokenizer, session))
+    if estimate is None:
+        column.error = error
+        return True
+    what = " and ".join(w for w, on in (("llm chunking", column.config.strategy in LLM_STRATEGIES), ("contextual retrieval", column.contextual)) if on)
+    return confirmed(f"Column {column.label} ({what})", estimate, settings, column.key)
+
+
+def column_estimate(column: Column, document: Document, tokenizer: str, session: Any) -> CallEstimate:
+    """The calls a column's LLM work will make: the llm strategy's windows, else each chunk's
+    context (the llm strategy's contexts are counted once its chunks exist)."""
+    spec = get_strategy(column.config.strategy)
+    if column.config.strategy in LLM_STRATEGIES:
+        return estimate_llm(document, spec.make_params(column.config.params), load_tokenizer(tokenizer))
+    chunks = chunkviz_chunk(document, column.config.strategy, tokenizer=column.config.tokenizer or tokenizer, **dict(column.config.params))
+    return estimate_contexts(session.client(), document, searchable(chunks))
 
 
 def prepare_with_progress(config: ColumnConfig, document: Document, tokenizer: str, slot: Any) -> None:
@@ -331,13 +433,21 @@ def column_view(
     return ColumnView(column.label, html, column.hue, summary, ribbon_cuts(column.run.chunks), selected, tuple(hits or ()))
 
 
-def show_compare(columns: list[Column], document: Document, tokenizer: str, enrich_json: str, doc_name: str) -> None:
+def show_compare(
+    columns: list[Column], document: Document, tokenizer: str, enrich_json: str, doc_name: str, llm: LLMSettings | None = None
+) -> None:
     for column in columns:  # before the views are built: they show the selection of this run
         if column.run is not None:
             forget_stale_selection(column, document.text, tokenizer)
     apply_view_selection(event_from_state(st.session_state.get(DOCVIEW_KEY)), columns)
+    llm = llm or LLMSettings.from_env()
     query, k, answer = playground_row(document, doc_name, DOCVIEW_KEY)
-    hits = playground_hits(columns, query, k)
+    for column in columns:
+        if column.llm_note:
+            st.caption(f"{column.label} · {column.llm_note}")
+    drawn = query_forms_control(query) if query else "raw"
+    by_mode, texts = playground_variant_hits(columns, query, k, llm)
+    hits = by_mode.get(drawn) or playground_hits(columns, query, k)
     scores = playground_scores(columns, hits, answer)
     views = [column_view(c, document, tokenizer, enrich_json, hits.get(c.i), scores.get(c.i)) for c in columns]
     legend = legend_html(set().union(*(marks_of(c.run) for c in columns if c.run is not None)))
@@ -345,7 +455,9 @@ def show_compare(columns: list[Column], document: Document, tokenizer: str, enri
         views, length=len(document.text), key=DOCVIEW_KEY, height_px=VIEW_HEIGHT_PX, legend=legend,
         references=[answer] if answer else (), answer_selection=bool(query),
     )
-    if hits:
+    if by_mode:
+        show_query_forms(columns, by_mode, texts, answer, k)
+    elif hits:
         playground_table(columns, hits, scores, k)
 
     details = st.columns(len(columns))
@@ -402,9 +514,10 @@ def show_details(column: Column, document: Document, tokenizer: str, enrich_json
         show_focus(run, selected)
     exports = cached_exports(text, document.format, column.config.strategy, column.params_json, tokenizer, enrich_json, column.settings_json, document)
     stem = f"{Path(doc_name).stem or 'document'}.{column.config.strategy}"
-    e1, e2, e3 = st.columns(3)
-    for col, kind, mime in ((e1, "jsonl", "application/jsonl"), (e2, "json", "application/json"), (e3, "csv", "text/csv")):
-        col.download_button(kind.upper(), exports[kind], file_name=f"{stem}.{kind}", mime=mime, key=f"{column.key}.download.{kind}")
+    kinds = (("jsonl", "JSONL", "jsonl", "application/jsonl"), ("json", "JSON", "json", "application/json"), ("csv", "CSV", "csv", "text/csv"),
+             ("langchain", "LangChain", "langchain.jsonl", "application/jsonl"), ("llamaindex", "LlamaIndex", "llamaindex.json", "application/json"))  # fmt: skip
+    for col, (kind, label, suffix, mime) in zip(st.columns(len(kinds)), kinds):
+        col.download_button(label, exports[kind], file_name=f"{stem}.{suffix}", mime=mime, key=f"{column.key}.download.{kind}")
 
 
 def show_table(column: Column, run: StrategyRun) -> None:
@@ -526,8 +639,9 @@ def main() -> None:
     st.markdown(f"**chunkviz** · where each chunking strategy cuts your document, and why. :gray[{HINT}]")
 
     try:
-        document, doc_name, shareable = read_input()
-    except DocumentError as exc:
+        with time_limit(RUN_TIME_LIMIT_S, "reading the document"):
+            document, doc_name, shareable = read_input()
+    except ChunkvizError as exc:
         st.error(str(exc))
         return
     st.sidebar.header("Tokenizer")
@@ -536,6 +650,7 @@ def main() -> None:
     configs = choose_columns(tokenizer)
     settings = model_settings()
     enrich_json = enrichment_controls(doc_name)
+    llm = endpoint_controls()
     if document is None:
         return
     outline = outline_html(document)
@@ -550,7 +665,12 @@ def main() -> None:
     except ChunkvizError as exc:
         st.error(str(exc))
         return
-    stats = cached_stats(text, tokenizer)
+    try:
+        with time_limit(RUN_TIME_LIMIT_S, "counting the document's tokens"):
+            stats = cached_stats(text, tokenizer)
+    except ChunkvizError as exc:
+        st.error(str(exc))
+        return
     left, right = st.columns([1, 1], vertical_alignment="center")  # three views fit beside the document line
     with left:
         view = st.segmented_control("View", [COMPARE, TUNE, EVALUATE], key="view", default=COMPARE, label_visibility="collapsed") or COMPARE
@@ -561,20 +681,22 @@ def main() -> None:
     if not text.strip():
         st.warning("The document is empty: there is nothing to chunk.")
         return
-    columns = [Column(i, config, settings) for i, config in enumerate(configs)]
+    contextual = bool((json.loads(enrich_json) or {}).get("contextual"))
+    columns = [Column(i, config, settings, llm, contextual) for i, config in enumerate(configs)]
     if view == TUNE:
         show_tune(columns, document, tokenizer, enrich_json)
     elif view == EVALUATE:
         sample_path = Path(doc_name) if st.session_state.get("source") == "Sample" else None
-        show_evaluate(document, doc_name, [EvalColumn.of(c.label, c.hue, c.config, tokenizer) for c in columns], sample_path)
+        show_evaluate(document, doc_name, [EvalColumn.of(c.label, c.hue, c.config, tokenizer) for c in columns], sample_path, llm)
     else:
         run_columns(columns, document, tokenizer, enrich_json)
-        show_compare(columns, document, tokenizer, enrich_json, doc_name)
-    share(doc_name, shareable, tokenizer, configs, settings["embedding_model"])
+        show_compare(columns, document, tokenizer, enrich_json, doc_name, llm)
+    share(doc_name, shareable, tokenizer, configs, settings["embedding_model"], enrich_json)
 
 
 def enrichment_controls(doc_name: str) -> str:
-    """Sidebar controls for metadata enrichment; returns enrich()'s arguments as JSON ("null" = off)."""
+    """Sidebar controls for enrichment (the metadata prefix, contextual retrieval); returns
+    ``compare.enriched``'s options as JSON ("null" = off)."""
     st.sidebar.header("Enrichment")
     on = st.sidebar.checkbox(
         "Prefix chunks with document, section and date",
@@ -582,17 +704,43 @@ def enrichment_controls(doc_name: str) -> str:
         help="Adds a 'Document: … / Section: … / Date: …' prefix to each chunk as added text (not part of the span) "
         "and counts what the embedding model then reads.",
     )
-    if not on:
+    contextual = st.sidebar.checkbox(
+        "Contextual retrieval (LLM): the model writes 2–3 sentences placing each chunk in the document",
+        key="enrich.contextual",
+        help="Added text in front of each chunk (drawn as inserted text, its tokens counted; flagged when it pushes a chunk "
+        "over the embedding model's limit). One call per chunk, cached; the page asks before calling.",
+    )
+    if not on and not contextual:
         return "null"
-    title = st.sidebar.text_input("Document title (empty: first heading or file name)", key="enrich.title")
-    date = st.sidebar.text_input("Date", key="enrich.date")
-    options = {"source": Path(doc_name).name, "title": title or None, "date": date or None}
+    options: dict[str, Any] = {"metadata": on, "contextual": contextual}
+    if on:
+        title = st.sidebar.text_input("Document title (empty: first heading or file name)", key="enrich.title")
+        date = st.sidebar.text_input("Date", key="enrich.date")
+        options.update({"source": Path(doc_name).name, "title": title or None, "date": date or None})
     return json.dumps(options, sort_keys=True)
 
 
-def share(doc_name: str, shareable: bool, tokenizer: str, columns: list[ColumnConfig], model: str) -> None:
-    """The configuration in the URL (the document's name only for samples) and as code."""
+def config_download(tokenizer: str, columns: list[ColumnConfig], model: str, enrich_json: str) -> None:
+    """The columns as chunkviz.json (strategy, every parameter, tokenizer, enrichment) for
+    ``chunkviz chunk/batch --config``."""
+    options = json.loads(enrich_json) or {}
+    metadata = {k: v for k, v in options.items() if k in ("source", "title", "date")} if options.get("metadata", True) and options else None
+    try:
+        text = config_json(config_from_columns(columns, metadata, tokenizer=tokenizer, embedding_model=model))
+    except ChunkvizError as exc:
+        st.caption(f"chunkviz.json cannot be written for these columns: {exc}")
+        return
+    left, right = st.columns([1, 3], vertical_alignment="center")
+    left.download_button("Download chunkviz.json", text, file_name=CONFIG_FILE_NAME, mime="application/json", key="share.config")
+    note = " Contextual retrieval is not in the file: it needs the LLM endpoint (chunkviz eval --enrich contextual)." if options.get("contextual") else ""
+    right.caption(f"Every column's strategy, parameters and tokenizer, and the enrichment: `chunkviz batch DOCS... --config {CONFIG_FILE_NAME} --out out/` runs them over a corpus (one column: `--column N`).{note}")
+
+
+def share(doc_name: str, shareable: bool, tokenizer: str, columns: list[ColumnConfig], model: str, enrich_json: str = "null") -> None:
+    """The configuration in the URL (the document's name only for samples), as a chunkviz.json
+    file every command reads, and as code."""
     st.header("Share and reproduce")
+    config_download(tokenizer, columns, model, enrich_json)
     query = config_to_query(Path(doc_name).name, tokenizer, columns, shareable=shareable, embedding_model=model)
     st.query_params.from_dict(query)
     if shareable:

@@ -19,23 +19,39 @@ starting ``chunkviz: error:``; remarks about reading the document go to stderr a
 from __future__ import annotations
 
 import argparse
-
 import dataclasses
+import errno
 import json
 import os
 import sys
 from typing import Any, NoReturn, Sequence
 
 from chunkviz.api import chunk, strategies
+from chunkviz.batch.cli import add_batch_parser, cmd_batch
+from chunkviz.config import add_config_argument, apply_config, enrich_chunks, merged_params
 from chunkviz.diagnostics import diagnose
 from chunkviz.errors import ChunkvizError, InvalidParamError
 from chunkviz.export import chunk_records, serialize
+from chunkviz.interop import INTEROP_FORMATS, interop_text
+from chunkviz.limits import check_chunk_count, check_chunk_count_bound
+from chunkviz.llm.cli import add_llm_arguments, cli_llm_session
+from chunkviz.llm.answers import (
+    add_answer_arguments,
+    check_answer_endpoint,
+    results_with_answers_json,
+    run_answers,
+    with_answer_columns,
+)
+from chunkviz.llm.client import LLMError
+from chunkviz.llm.questiongen import add_questions_parser, cmd_questions
+from chunkviz.peers.catalogue import peer_notes
 from chunkviz.strategies import get_strategy, registered
+from chunkviz.strategies.base import integral_number
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
 from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
 PROG = "chunkviz"
-FORMATS = ("jsonl", "json", "csv", "text")
+FORMATS = ("jsonl", "json", "csv", "text", *INTEROP_FORMATS)
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -44,6 +60,53 @@ EXIT_USAGE = 2
 
 class UsageError(ChunkvizError, ValueError):
     """A malformed command line (reported as one line, exit status 2)."""
+
+
+class OutputError(ChunkvizError, OSError):
+    """Standard output cannot be written (closed, a full disk, an I/O error)."""
+
+
+class _GuardedOutput:
+    """Standard output whose write failures become :class:`OutputError` (one clear line, not a
+    traceback or "a bug in chunkviz"); a broken pipe stays a BrokenPipeError (``| head``)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _output_error(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _output_error(exc) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _output_error(exc: OSError) -> OutputError:
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    hint = " (free some space or write to another disk)" if exc.errno == errno.ENOSPC else ""
+    return OutputError(f"cannot write the output: {reason}{hint}")
+
+
+def _discard_pending_output() -> None:
+    """Point standard output at the null device, so that the interpreter's final flush of what is
+    still buffered neither fails again nor prints "Exception ignored"."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - no real descriptor
+        pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -136,10 +199,9 @@ def convert_param_values(strategy: Any, raw: dict[str, str]) -> dict[str, Any]:
 
 def _convert_union(parts: list[str], stripped: str, text: str) -> Any:
     if "int" in parts:
-        try:
-            return int(stripped)
-        except ValueError:
-            pass
+        whole = integral_number(stripped)  # "2" and "2.0", as make_params reads an int
+        if whole is not None:
+            return whole
     if "float" in parts:
         try:
             return float(stripped)
@@ -156,7 +218,7 @@ def _convert_union(parts: list[str], stripped: str, text: str) -> Any:
 def _add_chunking_args(sub: argparse.ArgumentParser, with_strategy: bool = True) -> None:
     sub.add_argument("file", metavar="FILE", help="document to read ('-' reads standard input)")
     if with_strategy:
-        sub.add_argument("-s", "--strategy", required=True, metavar="NAME", help="strategy name (see 'chunkviz strategies')")
+        sub.add_argument("-s", "--strategy", metavar="NAME", help="strategy name (see 'chunkviz strategies'); or --config")
     sub.add_argument(
         "-p",
         "--param",
@@ -167,10 +229,12 @@ def _add_chunking_args(sub: argparse.ArgumentParser, with_strategy: bool = True)
     )
     sub.add_argument(
         "--tokenizer",
-        default=DEFAULT_TOKENIZER,
+        default=None,
         metavar="NAME",
         help=f"tokenizer for sizes and token counts: {', '.join(tokenizer_names())} (default {DEFAULT_TOKENIZER})",
     )
+    add_config_argument(sub)
+    add_llm_arguments(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -201,6 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_chunking_args(p_similar, with_strategy=False)
     p_similar.add_argument("--json", action="store_true", help="machine-readable output (one JSON object)")
     _add_eval_parser(commands)
+    add_questions_parser(commands)
+    add_batch_parser(commands)
     return parser
 
 
@@ -221,16 +287,45 @@ def _add_eval_parser(commands: Any) -> None:
         help="score chunks at their exact spans (default), or where Chroma's study placed them: the first find of their text",
     )
     p_eval.add_argument("--json", metavar="PATH", help="also write every score and retrieved span as JSON ('-': print it instead of the table)")
+    techniques = p_eval.add_argument_group(
+        "retrieval techniques", "each adds rows next to the plain configuration (the same chunks), so the table compares them"
+    )
+    techniques.add_argument(
+        "--enrich", metavar="KIND[,KIND]",
+        help="enrich what is embedded: metadata (a Document/Section prefix) or contextual (the LLM writes a 2-3 sentence "
+        "context per chunk: one call per chunk, cached)",
+    )
+    techniques.add_argument(
+        "--query", metavar="MODE[,MODE]",
+        help="embed questions differently: rewrite (the LLM rewrites each question in the documents' terms) or hyde "
+        "(the LLM writes a hypothetical answer passage): one call per question and mode, cached",
+    )
+    techniques.add_argument(
+        "--summaries", metavar="KIND",
+        help="search a summary per chunk and return the chunk (use section-sized chunks, e.g. -s headings): extractive "
+        "(its most central sentences by embedding; no endpoint needed) or llm (one call per chunk, cached)",
+    )
+    techniques.add_argument("--summary-sentences", type=int, default=2, metavar="N", help="sentences per extractive summary (default 2)")
+    techniques.add_argument(
+        "--llm-context", type=int, default=4096, metavar="TOKENS",
+        help="the model's context: contextual retrieval shows a longer document as its opening and a window around the chunk (default 4096)",
+    )
+    add_llm_arguments(p_eval)
+    add_answer_arguments(p_eval)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from chunkviz.document.read import read_path
-    from chunkviz.evaluation.evaluate import evaluate, results_json
+    from chunkviz.evaluation.evaluate import evaluate, results_json, with_variants
     from chunkviz.evaluation.questions import load_questions
-    from chunkviz.evaluation.report import configurations, parse_sweep, table
+    from chunkviz.evaluation.report import configurations, parse_sweep, table, variant_options
 
     if args.k < 1:
         raise ValueError(f"--k must be at least 1, got {args.k}")
+    if args.summary_sentences < 1:
+        raise ValueError(f"--summary-sentences must be at least 1, got {args.summary_sentences}")
+    variants = variant_options(args.enrich, args.query, args.summaries)  # a bad value fails before any reading
+    check_answer_endpoint(args)  # --answers without an endpoint fails now, not after the embedding
     documents = [read_path(path) for path in args.corpus]
     corpus = {doc.name: doc for doc in documents}
     questions = load_questions(args.questions, {name: doc.text for name, doc in corpus.items()})
@@ -240,21 +335,29 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     raw = parse_param_args(args.param)
     params = convert_param_values(get_strategy(names[0]), raw) if raw else {}
     configs = configurations(names, params, args.tokenizer, parse_sweep(args.sweep) if args.sweep else None)
-    configs = [dataclasses.replace(c, placement=args.placement) for c in configs]
+    configs = with_variants([dataclasses.replace(c, placement=args.placement) for c in configs], **variants)
 
     def progress(what: str, done: int, total: int) -> None:
         if total:
             print(f"\rembedding {what}: {done:,}/{total:,}", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
-    results = evaluate(corpus, questions, configs, k=args.k, model=args.model, progress=progress)
+    results = evaluate(
+        corpus, questions, configs, k=args.k, model=args.model, progress=progress,
+        context_tokens=args.llm_context, summary_sentences=args.summary_sentences,
+    )
+    qualities = run_answers(args, corpus, questions, results)  # None unless --answers / --judge
+    as_json = results_with_answers_json(results, qualities) if qualities else results_json(results)
     if args.json == "-":
-        print(results_json(results))
+        print(as_json)
         return EXIT_OK
     print(f"{len(questions)} questions on {len(corpus)} document(s), top {args.k} chunks each; mean ± std in %")
-    print(table(results))
+    print(with_answer_columns(table(results), qualities) if qualities else table(results))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as out:
-            out.write(results_json(results))
+        try:
+            with open(args.json, "w", encoding="utf-8") as out:
+                out.write(as_json)
+        except OSError as exc:  # a full disk, a missing folder: one line, not "a bug in chunkviz"
+            raise OutputError(f"cannot write {args.json}: {exc.strerror or exc}") from None
     return EXIT_OK
 
 
@@ -280,6 +383,8 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
         for row in (header, *rows):
             cells = [row[c].ljust(widths[c]) for c in range(4)]
             print("  " + "  ".join(cells) + "  " + row[4])
+    for note in peer_notes():
+        print(f"\n{note}")
     return EXIT_OK
 
 
@@ -296,15 +401,19 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
     """Validate the command line first, then read the document (with its format), then chunk."""
     from chunkviz.document.read import read_path, read_stdin
 
+    apply_config(args, strategy)
     spec = get_strategy(strategy or args.strategy)
     raw = parse_param_args(args.param)
-    values = convert_param_values(spec, raw)
+    values = merged_params(args, convert_param_values(spec, raw))
     validated = spec.make_params(values)
     tokenizer = get_tokenizer(args.tokenizer)
     document = read_stdin() if args.file == "-" else read_path(args.file)
     for note in document.notes:
         print(f"note: {note}", file=sys.stderr)
+    check_chunk_count_bound(spec, validated, document.text, tokenizer)  # refused before chunking
     chunks = chunk(document, spec.name, tokenizer=tokenizer, **values)  # the Document: its format decides the structure
+    check_chunk_count(spec, validated, chunks)  # before records, diagnostics or output multiply the cost
+    chunks = enrich_chunks(args, document, chunks, tokenizer)
     params = dataclasses.asdict(validated) if dataclasses.is_dataclass(validated) else dict(values)
     return _Run(document, spec.name, params, tokenizer, chunks)
 
@@ -312,7 +421,9 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
 def _cmd_chunk(args: argparse.Namespace) -> int:
     run = _run_chunking(args)
     records = chunk_records(run.chunks, run.tokenizer, run.document.text)
-    if args.format == "text":
+    if args.format in INTEROP_FORMATS:
+        sys.stdout.write(interop_text(run.document, run.chunks, args.format, source=run.document.name))
+    elif args.format == "text":
         _write_text(sys.stdout, run, records)
     else:
         sys.stdout.write(serialize(records, args.format))
@@ -365,7 +476,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         explaining = ", ".join(s.name for s in registered() if s.explain is not None) or "none"
         raise UsageError(f"strategy {strategy!r} has no analysis to show; strategies that explain themselves: {explaining}")
     run = _run_chunking(args, strategy)
-    params = spec.make_params(convert_param_values(spec, parse_param_args(args.param)))
+    params = spec.make_params(merged_params(args, convert_param_values(spec, parse_param_args(args.param))))
     explanation = spec.explain(run.document, params, run.tokenizer)
     if args.json:
         report = {
@@ -391,6 +502,8 @@ _COMMANDS = {
     "similarities": _cmd_explain,
     "explain": _cmd_explain,
     "eval": _cmd_eval,
+    "batch": cmd_batch,
+    "questions": cmd_questions,
 }
 
 
@@ -406,17 +519,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         _print_error(f"choose a command: {', '.join(_COMMANDS)} (see '{PROG} --help')")
         return EXIT_USAGE
+    if sys.stdout is None:  # started with standard output closed (`>&-`)
+        _print_error("standard output is closed; redirect it to a file instead (e.g. > out.jsonl)")
+        return EXIT_FAILURE
+    stdout = sys.stdout
+    sys.stdout = _GuardedOutput(stdout)  # type: ignore[assignment]
     try:
-        return _COMMANDS[args.command](args)
+        with cli_llm_session(args):
+            code = _COMMANDS[args.command](args)
+        sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit
+        return code
+    except OutputError as exc:
+        _discard_pending_output()
+        _print_error(str(exc))
+        return EXIT_FAILURE
+    except LLMError as exc:  # the endpoint failed (after its retries): not the user's input
+        _print_error(str(exc))
+        return EXIT_FAILURE
     except (ChunkvizError, ValueError, TokenizerUnavailable) as exc:
         _print_error(str(exc))
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `chunkviz chunk doc.txt | head`
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError, AttributeError):  # pragma: no cover
-            pass
+        _discard_pending_output()
         return EXIT_FAILURE
     except KeyboardInterrupt:  # pragma: no cover - interactive
         return 130
@@ -426,3 +550,5 @@ def main(argv: list[str] | None = None) -> int:
             "with the command line that caused it)"
         )
         return EXIT_FAILURE
+    finally:
+        sys.stdout = stdout

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -17,13 +18,15 @@ from chunkviz.api import chunk
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION, Diagnostics, diagnose
 from chunkviz.diagnostics.results import unit_words
 from chunkviz.document.model import Document, as_document
+from chunkviz.deadline import check_time_now
 from chunkviz.enrich import enrich
+from chunkviz.limits import check_chunk_count, check_chunk_count_bound
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.render import ChunkAnnotation
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import get_tokenizer, tokenizer_names
 from chunkviz.types import Chunk
-from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
+from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, PEER_FLAGS, REASON_LABELS, Flag
 
 #: Flags shown in the app, in display order (labels: ``vocabulary.FLAG_LABELS``). The
 #: ``starts_*`` flags are left out: they repeat the previous chunk's end.
@@ -35,6 +38,7 @@ SHOWN_FLAGS: tuple[Flag, ...] = (
     Flag.MID_WORD,
     Flag.SPLIT_TABLE,
     Flag.SPLIT_CODE,
+    *PEER_FLAGS,  # only a peer splitter's chunks carry these
 )
 
 
@@ -63,6 +67,9 @@ class StrategyRun:
     chunks: tuple[Chunk, ...]
     diagnostics: Diagnostics | None
     chunk_tokenizer: str | None = None
+    #: CPU seconds of the chunking itself (``chunk()``: document structure included, no
+    #: diagnostics); a peer column's explanation also gives the peer library's own call
+    cpu_seconds: float | None = None
 
     @property
     def size_tokenizer(self) -> str:
@@ -95,11 +102,19 @@ def run_strategy(
     instead of ``tokenizer``; the diagnostics still count ``tokenizer`` tokens, so columns stay
     comparable. Over-the-limit uses ``embedding_model`` (a ``chunkviz.models`` name); tiny is
     ``tiny_fraction`` of the strategy's size target (None: off)."""
+    check_time_now()  # the app's time limit for a run (a no-op without one)
     doc = as_document(document)
     chunker = column_tokenizer or tokenizer
+    spec = get_strategy(strategy)
+    validated = spec.make_params(dict(params))
+    check_chunk_count_bound(spec, validated, doc.text, get_tokenizer(chunker))  # refused before chunking
+    began = time.process_time()
     chunks = tuple(chunk(doc, strategy, tokenizer=chunker, **dict(params)))
+    cpu = time.process_time() - began
+    check_chunk_count(spec, validated, chunks)  # before diagnostics and drawing multiply the cost
     if enrichment is not None and chunks:
-        chunks = tuple(enrich(doc.text, chunks, tokenizer=tokenizer, **dict(enrichment)))
+        chunks = enriched(doc, chunks, tokenizer, enrichment)
+    check_time_now()
     complete = full_params(strategy, params)
     diagnostics = (
         diagnose(
@@ -109,7 +124,24 @@ def run_strategy(
         if chunks
         else None
     )
-    return StrategyRun(strategy, complete, tokenizer, chunks, diagnostics, column_tokenizer if column_tokenizer != tokenizer else None)
+    return StrategyRun(strategy, complete, tokenizer, chunks, diagnostics, column_tokenizer if column_tokenizer != tokenizer else None, cpu)
+
+
+def enriched(document: Document, chunks: Sequence[Chunk], tokenizer: str, enrichment: Mapping[str, Any]) -> tuple[Chunk, ...]:
+    """``chunks`` with the enrichments ``enrichment`` asks for: ``enrich``'s metadata prefix
+    (its keyword arguments; ``metadata: False`` leaves it out) and, with ``contextual: True``,
+    a context the active LLM session's model writes for each chunk (in front of the prefix)."""
+    options = dict(enrichment)
+    contextual = bool(options.pop("contextual", False))
+    if options.pop("metadata", True):
+        chunks = enrich(document.text, chunks, tokenizer=tokenizer, **options)
+    if contextual:
+        from chunkviz.llm.contextual import contextualize  # noqa: PLC0415 - the LLM modules only when asked
+        from chunkviz.llm.session import active_session  # noqa: PLC0415
+
+        session = active_session()
+        chunks = contextualize(session.client(), document, chunks, tokenizer=tokenizer, progress=session.progress)
+    return tuple(chunks)
 
 
 def chunk_flags(run: StrategyRun) -> dict[int, tuple[Flag, ...]]:
@@ -151,6 +183,11 @@ _SUMMARY_WORDS: dict[Flag, tuple[str, str]] = {
     Flag.MID_WORD: ("mid-word cut", "mid-word cuts"),
     Flag.SPLIT_TABLE: ("split table", "split tables"),
     Flag.SPLIT_CODE: ("split code block", "split code blocks"),
+    Flag.MISPLACED: ("misplaced chunk", "misplaced chunks"),
+    Flag.AMBIGUOUS_PLACEMENT: ("ambiguous placement", "ambiguous placements"),
+    Flag.TEXT_NOT_IN_SOURCE: ("text not in the document", "texts not in the document"),
+    Flag.WHITESPACE_CHANGED: ("whitespace changed", "whitespace changed"),
+    Flag.OVER_PEER_LIMIT: ("over its limit", "over their limit"),
 }
 
 
@@ -180,6 +217,8 @@ def stats_row(label: str, run: StrategyRun) -> dict[str, Any]:
     """One row of the comparison table."""
     d = run.diagnostics
     row: dict[str, Any] = {"column": label, "strategy": run.strategy, "chunks": len(run.chunks)}
+    if run.cpu_seconds is not None:
+        row["chunking CPU ms"] = round(1000 * run.cpu_seconds, 1)
     if d is not None:
         tokens = d.summary.tokens
         row.update(
@@ -193,7 +232,8 @@ def stats_row(label: str, run: StrategyRun) -> dict[str, Any]:
             }
         )
     for name, count in flag_counts(run).items():
-        row[FLAG_LABELS[name]] = count
+        if count or name not in PEER_FLAGS:  # the audit's columns only where a peer was audited
+            row[FLAG_LABELS[name]] = count
     return row
 
 

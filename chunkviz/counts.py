@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from chunkviz.deadline import check_time
 from chunkviz.spancount import shared_counter
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
@@ -63,6 +64,7 @@ class TokenCounter:
         return self.tokenizer.count(chunk.added_text + chunk.text) if chunk.added_text else None
 
     def of(self, chunk: Chunk) -> ChunkTokens:
+        check_time()  # the app's time limit (a no-op without one)
         return ChunkTokens(self.tokens(chunk), self.embedding_tokens(chunk), self.added_tokens(chunk))
 
     def all(self, chunks: Sequence[Chunk]) -> list[ChunkTokens]:

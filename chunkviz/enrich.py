@@ -70,30 +70,57 @@ def enrich(
     unknown = [part for part in include if part not in PARTS]
     if unknown:
         raise ValueError(f"unknown enrichment part(s) {', '.join(map(repr, unknown))}; choose from: {', '.join(PARTS)}")
+    document = as_document(text)
+    if title is None:
+        title = default_title(text, source)
+    prefixed = []
+    for c in chunks:
+        path = document.structure.heading_path_at(_first_text(c))
+        section = SECTION_SEPARATOR.join(path)
+        metadata: dict[str, object] = {"source": source, Meta.SECTION: section, Meta.HEADING_PATH: list(path)}
+        prefixed.append((c, _prefix(include, title, section, date), metadata))
+    per_level: dict[int, int] = {}
+    result = []
+    counted = prepend(document, list(chunks), [prefix for _, prefix, _ in prefixed], tokenizer=tokenizer)
+    for (c, _, metadata), enriched in zip(prefixed, counted):
+        position = per_level.get(c.level, 0)
+        per_level[c.level] = position + 1
+        merged: dict[str, object] = {**c.metadata, **metadata, "position": position}
+        merged.update({k: enriched.metadata[k] for k in COUNT_KEYS})
+        if title:
+            merged["title"] = title
+        if date:
+            merged["date"] = date
+        result.append(dataclasses.replace(enriched, metadata={str(k): v for k, v in merged.items()}))
+    return result
+
+
+#: What :func:`prepend` writes into a chunk's metadata.
+COUNT_KEYS = (Meta.TOKEN_COUNT, "enriched_token_count", "enriched_over_limit")
+
+
+def prepend(
+    text: str | Document, chunks: Sequence[Chunk], prefixes: Sequence[str], *, tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
+) -> list[Chunk]:
+    """``chunks`` with ``prefixes[i]`` put in front of chunk i's ``added_text`` (spans untouched)
+    and their counts in metadata: ``token_count`` (tokens of the span), ``enriched_token_count``
+    (tokens of ``added_text + text``) and ``enriched_over_limit`` (the embedding model,
+    all-MiniLM-L6-v2, would truncate ``added_text + text``: its wordpieces plus [CLS]/[SEP]
+    exceed 256; None when its tokenizer is not installed). Every enrichment goes through here."""
+    if len(prefixes) != len(chunks):
+        raise ValueError(f"{len(prefixes)} prefixes for {len(chunks)} chunks")
     try:
         embedding: Tokenizer | None = get_tokenizer(EMBEDDING_TOKENIZER)
     except TokenizerUnavailable:
         embedding = None
-    document = as_document(text)
-    counter = TokenCounter(document.text, get_tokenizer(tokenizer), embedding)
-    if title is None:
-        title = default_title(text, source)
-    per_level: dict[int, int] = {}
+    counter = TokenCounter(as_document(text).text, get_tokenizer(tokenizer), embedding)
     result = []
-    for c in chunks:
-        path = document.structure.heading_path_at(_first_text(c))
-        section = SECTION_SEPARATOR.join(path)
-        enriched = dataclasses.replace(c, added_text=_prefix(include, title, section, date) + c.added_text)
+    for c, prefix in zip(chunks, prefixes):
+        enriched = dataclasses.replace(c, added_text=prefix + c.added_text)
         counts = counter.of(enriched)
-        position = per_level.get(c.level, 0)
-        per_level[c.level] = position + 1
         metadata: dict[str, object] = dict(c.metadata)
         metadata.update(
             {
-                "source": source,
-                Meta.SECTION: section,
-                Meta.HEADING_PATH: list(path),
-                "position": position,
                 Meta.TOKEN_COUNT: counts.tokens,
                 "enriched_token_count": counts.added_tokens if counts.added_tokens is not None else counts.tokens,
                 "enriched_over_limit": (
@@ -101,10 +128,6 @@ def enrich(
                 ),
             }
         )
-        if title:
-            metadata["title"] = title
-        if date:
-            metadata["date"] = date
         result.append(dataclasses.replace(enriched, metadata={str(k): v for k, v in metadata.items()}))
     return result
 
@@ -124,4 +147,4 @@ def _prefix(include: Sequence[str], title: str | None, section: str, date: str |
     return "\n".join(lines) + "\n\n" if lines else ""
 
 
-__all__ = ["PARTS", "default_title", "enrich"]
+__all__ = ["COUNT_KEYS", "PARTS", "default_title", "enrich", "prepend"]

@@ -1,4 +1,12 @@
-"""Chunk records and configuration exports shared by the CLI and the app."""
+"""Chunk records and configuration exports shared by the CLI and the app.
+
+CSV is the spreadsheet format, so its cells are written safe to open (OWASP's CSV injection
+advice): a text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return,
+which a spreadsheet would run as a formula, gets a leading apostrophe; so does a cell that
+already starts with an apostrophe, so that removing the first character of every cell starting
+with ``'`` gives the exact text back. Text cells are always quoted (a chunk may hold a lone
+carriage return). JSON and JSONL are written exactly.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +24,11 @@ RECORD_FIELDS = (
     "index", "start", "end", "text", "reason", "boundary", "parent", "level", "added_text", "token_count", "metadata",
 )
 FORMATS = ("jsonl", "json", "csv")
+
+#: First characters a spreadsheet reads as the start of a formula (OWASP: CSV injection).
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+#: What neutralizes such a cell: a leading apostrophe, which spreadsheets show as text.
+CSV_ESCAPE = "'"
 
 
 def chunk_records(chunks: Sequence[Chunk], tokenizer: Tokenizer, text: str | None = None) -> list[dict[str, Any]]:
@@ -36,14 +49,29 @@ def to_json(records: Sequence[Mapping[str, Any]]) -> str:
 
 def to_csv(records: Sequence[Mapping[str, Any]]) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=RECORD_FIELDS, lineterminator="\n")
-    writer.writeheader()
+    # every text cell quoted: a lone "\r" in a chunk is not a line terminator, so QUOTE_MINIMAL
+    # would leave it bare and a reader would split the row there
+    writer = csv.DictWriter(out, fieldnames=RECORD_FIELDS, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+    out.write(",".join(RECORD_FIELDS) + "\n")  # the plain header (field names need no quotes)
     for record in records:
         row = dict(record)
         row["metadata"] = json.dumps(record["metadata"], ensure_ascii=False, sort_keys=True, default=str)
         row["parent"] = "" if record["parent"] is None else record["parent"]
-        writer.writerow(row)
+        writer.writerow({key: spreadsheet_safe(value) for key, value in row.items()})
     return out.getvalue()
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: strings starting with a formula trigger (or with
+    the apostrophe itself, to stay reversible) get a leading apostrophe; other values unchanged."""
+    if isinstance(value, str) and value.startswith((*FORMULA_TRIGGERS, CSV_ESCAPE)):
+        return CSV_ESCAPE + value
+    return value
+
+
+def csv_cell_text(cell: str) -> str:
+    """The exact text of a cell written by :func:`to_csv` (the inverse of :func:`spreadsheet_safe`)."""
+    return cell[1:] if cell.startswith(CSV_ESCAPE) else cell
 
 
 def serialize(records: Sequence[Mapping[str, Any]], fmt: str) -> str:

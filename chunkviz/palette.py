@@ -35,6 +35,7 @@ REASON_COLOURS: dict[str, str] = {
     Reason.SIZE_LIMIT.value: "#d9480f",
     Reason.UNIT_END.value: "#1971c2",
     Reason.SEMANTIC_BREAKPOINT.value: "#2b8a3e",
+    Reason.LLM_BOUNDARY.value: "#a61e4d",
     Reason.MIN_SIZE.value: "#9c36b5",
     Reason.PARENT_END.value: "#0b7285",
     Reason.END_OF_DOCUMENT.value: "#495057",

@@ -26,6 +26,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
+from chunkviz.deadline import check_time
 from chunkviz.palette import (
     BAND_SHADES,
     COLUMN_HUES,
@@ -120,6 +121,7 @@ def _segments(chunks: Sequence[Chunk], length: int) -> list[tuple[int, int, tupl
     active: set[int] = set()
     out = []
     for a, b in zip(points, points[1:]):
+        check_time()  # the app's time limit for a run (a no-op without one)
         for kind, pos in events.get(a, ()):
             if kind == 1:
                 active.add(pos)

@@ -8,11 +8,12 @@ lookup; any other span is tokenized on its own (memoized by the tokenizer).
 from __future__ import annotations
 
 import array
+import bisect
 import collections
 import threading
-import bisect
 
-from chunkviz.tokenizers import Tokenizer, TokenBoundaries
+from chunkviz.deadline import check_time
+from chunkviz.tokenizers import TokenBoundaries, Tokenizer
 
 
 class SpanCounter:
@@ -74,6 +75,7 @@ class SpanCounter:
 
     def count(self, start: int, end: int) -> int:
         """Exact number of tokens of ``text[start:end]`` as the tokenizer would count it alone."""
+        check_time()  # the app's time limit (a no-op without one)
         if end <= start:
             return 0
         text = self.text
@@ -88,18 +90,21 @@ def best_cut(text: str, start: int, end: int, counter: SpanCounter) -> int:
 
     Preference: just after its last line break (the next piece starts a line), then its start,
     then its end, then any inner position; the first one that is a clean cut for the tokenizer
-    wins, so token counts of the pieces stay exact arithmetic.
+    wins, so token counts of the pieces stay exact arithmetic. The candidates are tried one by
+    one (a long run is not copied or listed), so the usual answer costs a few checks.
     """
-    run = text[start:end]
-    candidates = []
-    newline = run.rfind("\n")
-    if newline >= 0:
-        candidates.append(start + newline + 1)
-    candidates += [start, end, *range(start + 1, end)]
-    for cut in candidates:
+    newline = text.rfind("\n", start, end)
+    first = newline + 1 if newline >= 0 else None
+    if first is not None and counter.is_clean(first):
+        return first
+    for cut in (start, end):
         if counter.is_clean(cut):
             return cut
-    return candidates[0]
+    for cut in range(start + 1, end):
+        check_time()
+        if counter.is_clean(cut):
+            return cut
+    return first if first is not None else start
 
 
 _COUNTERS: "collections.OrderedDict[tuple[int, str, str], SpanCounter]" = collections.OrderedDict()

@@ -102,6 +102,27 @@ class Tokenizer(ABC):
         return f"<Tokenizer {self.name}>"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_safe(text: str) -> str:
+    """``text`` with every lone surrogate (a code point U+D800..U+DFFF, which no UTF-8 encoder
+    accepts) replaced by U+FFFD: one character for one, so every offset stays the same.
+
+    A Python string can hold such code points (``json.loads('"\\ud800"')``, the Python API).
+    They are characters of the text, so they stay in the chunks; only what a tokenizer or a
+    segmenter reads is this copy.
+    """
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def surrogate_positions(text: str, limit: int = 5) -> list[int]:
+    """Offsets of the first ``limit`` lone surrogates in ``text`` (for messages)."""
+    return [m.start() for m, _ in zip(_SURROGATE.finditer(text), range(limit))]
+
+
 def _is_letter_or_digit(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "LN"
 
@@ -239,10 +260,10 @@ class TiktokenTokenizer(Tokenizer):
         return self._encoding
 
     def _count(self, text: str) -> int:
-        return len(self._encoding.encode_ordinary(text))
+        return len(self._encoding.encode_ordinary(surrogate_safe(text)))
 
     def encode(self, text: str) -> list[int]:
-        return self._encoding.encode_ordinary(text)
+        return self._encoding.encode_ordinary(surrogate_safe(text))
 
     def _token_tables(self) -> tuple[np.ndarray, np.ndarray]:
         """Per token id: how many characters start in its bytes (its UTF-8 lead bytes) and
@@ -279,9 +300,6 @@ class TiktokenTokenizer(Tokenizer):
         """``encode_ordinary(text)`` as a numpy array, without building a list of ints."""
         try:
             return self._encoding.encode_to_numpy(text, disallowed_special=())
-        except UnicodeEncodeError:  # lone surrogates: what encode_ordinary does
-            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-            return self._encoding.encode_to_numpy(text, disallowed_special=())
         except AttributeError:  # pragma: no cover - tiktoken without encode_to_numpy
             return _token_array(self._encoding.encode_ordinary(text))
 
@@ -307,6 +325,7 @@ class TiktokenTokenizer(Tokenizer):
         """Token starts by counting the characters that start in each token's bytes (a table per
         token id): no decoding and no pass over the text's bytes. A token whose bytes begin
         inside a multibyte character is snapped down to that character and marked inexact."""
+        text = surrogate_safe(text)  # same length: the offsets are those of the text given
         tokens = self._encode_parallel(text)
         char_starts, starts_inside = self._token_tables()
         positions = np.zeros(len(tokens) + 1, dtype=np.int64)
@@ -382,13 +401,21 @@ class HuggingFaceTokenizer(Tokenizer):
         return self
 
     def _count(self, text: str) -> int:
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return len(self._tokenizer.encode(surrogate_safe(text), add_special_tokens=False).ids)
 
     def boundaries(self, text: str) -> TokenBoundaries:
-        offsets = self._tokenizer.encode(text, add_special_tokens=False).offsets
+        """Token starts from the tokenizer's character offsets. Several wordpieces can come from
+        one character (normalization decomposes a Hangul syllable into its jamo): a token that
+        starts inside the previous token's characters is placed at that character's start and
+        marked inexact, like a byte-level BPE token inside a multibyte character."""
+        offsets = self._tokenizer.encode(surrogate_safe(text), add_special_tokens=False).offsets
         positions = np.array([*(start for start, _ in offsets), len(text)], dtype=np.int64)
         np.maximum.accumulate(positions, out=positions)
-        return TokenBoundaries(positions, np.ones(len(positions), dtype=bool))
+        exact = np.ones(len(positions), dtype=bool)
+        if len(offsets) > 1:
+            ends = np.maximum.accumulate(np.array([end for _, end in offsets], dtype=np.int64))
+            exact[1:-1] = positions[1:-1] >= ends[:-1]
+        return TokenBoundaries(positions, exact)
 
     def is_clean_cut(self, text: str, pos: int) -> bool:
         if pos <= 0 or pos >= len(text):
@@ -488,6 +515,8 @@ def get_tokenizer(name: str | Tokenizer = DEFAULT_TOKENIZER) -> Tokenizer:
     """A shared tokenizer by name (``cl100k_base``, ``o200k_base``, ``minilm``, ``words``, ``chars``)."""
     if isinstance(name, Tokenizer):
         return name
+    if not isinstance(name, str):
+        raise UnknownTokenizerError(f"tokenizer must be a name ({', '.join(_FACTORIES)}) or a Tokenizer, got {name!r}")
     key = _ALIASES.get(name.strip().lower(), name.strip().lower())
     if key not in _FACTORIES:
         raise UnknownTokenizerError(f"unknown tokenizer {name!r}; choose one of: {', '.join(_FACTORIES)}")

@@ -52,6 +52,7 @@ class Reason(StrEnum):
     UNIT_END = "unit_end"  # a structural unit ended (section, paragraph, sentence, table, AST node)
     PARENT_END = "parent_end"  # a child ends where its parent ends
     SEMANTIC_BREAKPOINT = "semantic_breakpoint"  # adjacent sentences are least similar here
+    LLM_BOUNDARY = "llm_boundary"  # the language model said a new section begins here
 
 
 REASON_LABELS: dict[Reason, str] = {
@@ -61,6 +62,7 @@ REASON_LABELS: dict[Reason, str] = {
     Reason.UNIT_END: "structural unit ended",
     Reason.PARENT_END: "parent chunk ends here",
     Reason.SEMANTIC_BREAKPOINT: "semantic breakpoint (adjacent sentences least similar)",
+    Reason.LLM_BOUNDARY: "the language model said a new section begins here",
 }
 
 
@@ -76,6 +78,12 @@ class Flag(StrEnum):
     STARTS_MID_WORD = "starts_mid_word"
     SPLIT_TABLE = "split_table"
     SPLIT_CODE = "split_code"
+    # the audit of a peer splitter's chunk against the source (chunkviz.peers)
+    MISPLACED = "misplaced"  # its users' placement is not where the peer's own sequence puts it
+    AMBIGUOUS_PLACEMENT = "ambiguous_placement"  # placed by text search; its text occurs more than once
+    TEXT_NOT_IN_SOURCE = "text_not_in_source"  # its text does not occur in the document
+    WHITESPACE_CHANGED = "whitespace_changed"  # the document's text with whitespace dropped or rewritten
+    OVER_PEER_LIMIT = "over_peer_limit"  # larger than the limit the peer was given, as the peer measures
 
 
 FLAG_LABELS: dict[Flag, str] = {
@@ -88,7 +96,17 @@ FLAG_LABELS: dict[Flag, str] = {
     Flag.STARTS_MID_WORD: "starts mid-word",
     Flag.SPLIT_TABLE: "splits a table",
     Flag.SPLIT_CODE: "splits a code block",
+    Flag.MISPLACED: "placed at the wrong occurrence",
+    Flag.AMBIGUOUS_PLACEMENT: "placement ambiguous (its text occurs more than once)",
+    Flag.TEXT_NOT_IN_SOURCE: "text not in the document",
+    Flag.WHITESPACE_CHANGED: "whitespace dropped or rewritten",
+    Flag.OVER_PEER_LIMIT: "over the limit the splitter was given",
 }
+
+#: The flags only the audit of a peer splitter sets (from ``chunk.metadata["peer_flags"]``).
+PEER_FLAGS: tuple[Flag, ...] = (
+    Flag.MISPLACED, Flag.AMBIGUOUS_PLACEMENT, Flag.TEXT_NOT_IN_SOURCE, Flag.WHITESPACE_CHANGED, Flag.OVER_PEER_LIMIT,
+)
 
 
 class Meta(StrEnum):

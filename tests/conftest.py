@@ -17,9 +17,20 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
+from llm_server import loopback_llm_env  # noqa: F401  (fixture)
+
 from chunkviz.document.model import as_document
 from chunkviz.tokenizers import Tokenizer, get_tokenizer
 from chunkviz.types import Chunk, Reason
+
+# ----------------------------------------------------------------------------- LLM endpoint
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _llm_endpoint(loopback_llm_env: Any) -> None:
+    """Every test session talks to a loopback chat-completions server, never a remote one: the
+    generic tests that run every registered strategy run ``llm`` against it."""
+
 
 # ----------------------------------------------------------------------------- shared data
 

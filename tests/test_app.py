@@ -43,12 +43,14 @@ from chunkviz.compare import (
 )
 from chunkviz.document.read import read_bytes as app_read
 from chunkviz.errors import DocumentError
-from chunkviz.export import RECORD_FIELDS, chunk_records, serialize
+from chunkviz.export import RECORD_FIELDS, chunk_records, csv_cell_text, serialize
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.palette import column_hue
 from chunkviz.strategies.base import ParamInfo, get_strategy
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
+from chunkviz.config import config_from_dict
+from chunkviz.ui.llm import LLM_STRATEGIES
 from chunkviz.vocabulary import Flag
 
 REPO = Path(__file__).resolve().parent.parent
@@ -85,7 +87,9 @@ DEFAULT_TOKENIZER = chunkviz.tokenizers.DEFAULT_TOKENIZER
 #: A small sample on which the values in CHANGING_VALUES are known to change the chunks.
 PARAM_DOC = "api_guide.md"
 
-STRATEGY_NAMES = [s["name"] for s in chunkviz.strategies()]
+#: Every strategy but those that call a language model: an llm column waits for the user to allow
+#: its calls (tests/test_app_llm.py drives it through that prompt against the loopback server).
+STRATEGY_NAMES = [s["name"] for s in chunkviz.strategies() if s["name"] not in LLM_STRATEGIES]
 #: The view switch's options.
 COMPARE: str = _CONSTANTS["COMPARE"]
 TUNE: str = _CONSTANTS["TUNE"]
@@ -636,9 +640,12 @@ def widget_value_of_default(info: ParamInfo) -> Any:
     return info.default
 
 
+MODEL_STRATEGIES = {"semantic", "langchain_semantic", "chonkie_semantic"}
+
+
 def _slow_if_model(name: str) -> Any:
     """Strategies that load an embedding model take seconds: marked slow (still run by default)."""
-    return pytest.param(name, marks=pytest.mark.slow) if name == "semantic" else name
+    return pytest.param(name, marks=pytest.mark.slow) if name in MODEL_STRATEGIES else name
 
 
 @pytest.mark.parametrize("column", [0, 1, 2])
@@ -1422,7 +1429,8 @@ def test_download_buttons_serve_the_chunks(media: dict[str, tuple[bytes, str, st
     at = new_app()
     text = sample_text(DEFAULT_SAMPLE)
     buttons = {b.key: b for b in at.get("download_button")}
-    assert sorted(buttons) == sorted(f"col{i}.download.{fmt}" for i in range(3) for fmt in ("jsonl", "json", "csv"))
+    formats = ("jsonl", "json", "csv", "langchain", "llamaindex")
+    assert sorted(buttons) == sorted([*(f"col{i}.download.{fmt}" for i in range(3) for fmt in formats), "share.config"])
     for i, strategy in enumerate(DEFAULT_COLUMNS):
         expected = engine(text, strategy)
         for fmt in ("jsonl", "json", "csv"):
@@ -1434,6 +1442,18 @@ def test_download_buttons_serve_the_chunks(media: dict[str, tuple[bytes, str, st
             assert [(r["start"], r["end"]) for r in records] == spans_of(expected)
             for r in records:
                 assert r["text"] == text[r["start"] : r["end"]]
+        payload, _, file_name = media[buttons[f"col{i}.download.langchain"].proto.url]
+        documents = [json.loads(line) for line in payload.decode("utf-8").splitlines()]
+        assert file_name.endswith(".langchain.jsonl")
+        assert [(d["metadata"]["start_index"], d["metadata"]["end_index"]) for d in documents] == spans_of(expected)
+        assert all(d["page_content"] == text[d["metadata"]["start_index"] : d["metadata"]["end_index"]] for d in documents)
+        payload, _, _ = media[buttons[f"col{i}.download.llamaindex"].proto.url]
+        nodes = json.loads(payload)
+        assert [(n["start_char_idx"], n["end_char_idx"]) for n in nodes] == spans_of(expected)
+    payload, mime, file_name = media[buttons["share.config"].proto.url]
+    assert (file_name, mime) == ("chunkviz.json", "application/json")
+    config = config_from_dict(json.loads(payload))
+    assert [(c.strategy, c.params) for c in config.columns] == [(s, defaults_of(s)) for s in DEFAULT_COLUMNS]
 
 
 def parse_export(payload: str, fmt: str) -> list[dict[str, Any]]:
@@ -1449,6 +1469,8 @@ def parse_export(payload: str, fmt: str) -> list[dict[str, Any]]:
             record[key] = int(row[key])
         record["parent"] = int(row["parent"]) if row["parent"] else None
         record["metadata"] = json.loads(row["metadata"])
+        record["text"] = csv_cell_text(row["text"])  # spreadsheet-safe cells: a leading apostrophe removed
+        record["added_text"] = csv_cell_text(row["added_text"])
         out.append(record)
     return out
 

@@ -126,3 +126,24 @@ def test_query_round_trips_column_units_and_leaves_out_uploaded_names() -> None:
     assert config_from_query(uploaded)[0] is None
     assert "model" not in config_to_query("a.md", "words", columns, embedding_model=DEFAULT_EMBEDDING_MODEL)
     assert config_from_query({**query, "t0": "no-such-tokenizer"})[2][0].tokenizer is None
+
+
+def test_the_app_path_refuses_a_run_of_too_many_chunks_before_chunking() -> None:
+    import pytest
+
+    from chunkviz.compare import run_strategy
+    from chunkviz.errors import ChunkvizError
+    from chunkviz.limits import MAX_CHUNKS
+
+    text = "x" * (MAX_CHUNKS * 2)
+    with pytest.raises(ChunkvizError, match=r"chunk_size=1 would cut this document \(200,000 chars\) into at least 200,000 chunks; .*Raise chunk_size to at least 2"):
+        run_strategy(text, "fixed_chars", {"chunk_size": 1, "overlap": 0}, "cl100k_base")
+    assert len(run_strategy(text, "fixed_chars", {"chunk_size": 2, "overlap": 0}, "cl100k_base").chunks) == MAX_CHUNKS
+
+
+def test_the_comparison_row_gives_the_chunking_cpu_time() -> None:
+    from chunkviz.compare import run_strategy, stats_row
+
+    run = run_strategy("One sentence. Another one.\n\nA paragraph. " * 200, "recursive", {}, "cl100k_base")
+    assert run.cpu_seconds is not None and run.cpu_seconds >= 0
+    assert stats_row("c", run)["chunking CPU ms"] == round(1000 * run.cpu_seconds, 1)

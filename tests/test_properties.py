@@ -27,11 +27,14 @@ from hypothesis import strategies as st
 import chunkviz
 from chunkviz import InvalidParamError, chunk
 from chunkviz.document.structure import LINE_BREAK, PARAGRAPH_SEPARATOR
+from chunkviz.peers.catalogue import PEER_NAMES
 from chunkviz.splitting import PRESETS
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
 
-STRATEGY_NAMES = [s["name"] for s in chunkviz.strategies()]
+#: The peers (LangChain, semchunk, Chonkie run as comparison columns) are placed as their users
+#: place them and audited for it (tests/test_peers.py): the span contract is ours, not theirs.
+STRATEGY_NAMES = [s["name"] for s in chunkviz.strategies() if s["name"] not in PEER_NAMES]
 DESCRIBED = {s["name"]: s for s in chunkviz.strategies()}
 KNOWN = {"fixed_tokens", "fixed_chars", "recursive", "recursive_langchain", "sentences", "paragraphs"}
 MAIN_TOKENIZERS = ["cl100k_base", "words"]
@@ -42,10 +45,62 @@ MAIN_TOKENIZERS = ["cl100k_base", "words"]
 # ----------------------------------------------------------------------------- inputs
 
 
-def hostile_text() -> st.SearchStrategy[str]:
-    """Adversarial mixes plus very long words, long CJK runs and long whitespace runs."""
-    mixed = st.lists(st.one_of(long_pieces(), st.sampled_from(ADVERSARIAL_PIECES), prose_text(10)), max_size=12).map("".join)
-    return st.one_of(any_text(), mixed, adversarial_text(60))
+#: Characters that break counts and spans: emoji with ZWJ and modifiers, the Unicode line
+#: breaks U+2028/U+2029/U+0085, zero-width characters, private use (BMP and plane 15/16),
+#: combining marks, CJK, lone surrogates, and the bytes a byte-level BPE splits inside one character.
+ODD_PIECES = [
+    "😀",
+    "😀😀😀",
+    "👨\u200d👩\u200d👧\u200d👦",
+    "🏳️\u200d🌈",
+    "👍🏽",
+    "\u2028",
+    "\u2029",
+    "\u0085",
+    "\u200b",
+    "\u200c",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\ue000",
+    "\uf8ff",
+    "\U000f0000",
+    "\U0010fffd",
+    "\ud800",  # lone surrogates (a Python string, e.g. from JSON, can hold them)
+    "\udfff",
+    "\ud83d\ude00",  # a surrogate pair as two code points (not the emoji)
+    "\ude00\ud83d",
+    "e\u0301",
+    "a\u0308\u0323",
+    "\u0301\u0301",
+    "语",
+    "日本語のテキスト",
+    "x = '😀😀😀'; y = 'é'\n",
+    " ",
+    "\n",
+    "\n\n",
+    "word",
+    ". ",
+]
+
+
+#: Strategies that cannot read lone surrogates yet (none: the embedding model reads a surrogate-safe copy).
+NO_SURROGATES_YET: set[str] = set()
+
+
+def odd_text(max_pieces: int = 30, surrogates: bool = True) -> st.SearchStrategy[str]:
+    """Text made of :data:`ODD_PIECES` and arbitrary characters (any code point, surrogates too)."""
+    pieces = [p for p in ODD_PIECES if surrogates or not any("\ud800" <= ch <= "\udfff" for ch in p)]
+    alphabet = st.characters() if surrogates else st.characters(codec="utf-8")
+    piece = st.one_of(st.sampled_from(pieces), st.text(alphabet=alphabet, min_size=1, max_size=4))
+    return st.lists(piece, max_size=max_pieces).map("".join)
+
+
+def hostile_text(surrogates: bool = True) -> st.SearchStrategy[str]:
+    """Adversarial mixes plus very long words, long CJK runs, long whitespace runs and odd characters."""
+    odd = odd_text(surrogates=surrogates)
+    mixed = st.lists(st.one_of(long_pieces(), st.sampled_from(ADVERSARIAL_PIECES), odd, prose_text(10)), max_size=12).map("".join)
+    return st.one_of(any_text(), mixed, adversarial_text(60), odd)
 
 
 def separators_choice() -> st.SearchStrategy[Any]:
@@ -112,6 +167,9 @@ def token_positions(text: str, tokenizer: str) -> tuple[list[int], list[bool]]:
     """Token start offsets computed without chunkviz (tiktoken decode_with_offsets / a regex)."""
     if tokenizer == "cl100k_base":
         enc = get_tokenizer("cl100k_base").encoding
+        # a lone surrogate is read as U+FFFD, one character for one (tiktoken alone would join a
+        # surrogate pair's two code points into one character, shifting every later offset)
+        text = re.sub("[\ud800-\udfff]", "\ufffd", text)
         tokens = enc.encode_ordinary(text)
         _, offsets = enc.decode_with_offsets(tokens)
         exact = [not 0x80 <= enc.decode_single_token_bytes(t)[0] < 0xC0 for t in tokens]
@@ -126,25 +184,43 @@ def token_positions(text: str, tokenizer: str) -> tuple[list[int], list[bool]]:
 # ----------------------------------------------------------------------------- per-strategy rules
 
 
+def reference_token_windows(positions: list[int], n_chars: int, size: int, overlap: int) -> list[tuple[int, int]]:
+    """Token windows ``(first, stop)`` by the definition: every ``size - overlap`` tokens; without
+    overlap a cut whose (snapped) character position is not after the previous cut is dropped, so
+    that the windows tile the text and no character is in two of them."""
+    n = len(positions) - 1
+    if overlap:
+        step = size - overlap
+        windows, first = [], 0
+        while True:
+            windows.append((first, min(first + size, n)))
+            if first + size >= n:
+                return windows
+            first += step
+    cuts = [0]
+    for k in range(size, n, size):
+        if (0 if cuts[-1] == 0 else positions[cuts[-1]]) < positions[k] < n_chars:
+            cuts.append(k)
+    return list(zip(cuts, [*cuts[1:], n]))
+
+
 def check_fixed_tokens(text: str, chunks: list[Chunk], tokenizer: str, params: dict[str, Any]) -> None:
     size, overlap = params["chunk_size"], params["overlap"]
-    step = size - overlap
     positions, exact = token_positions(text, tokenizer)
     n = len(positions) - 1
-    assert_valid_chunking(text, chunks, limit=size, limit_of=lambda c: c.metadata["token_count"])
+    tok = get_tokenizer(tokenizer)
+    assert_valid_chunking(text, chunks)
+    # the count is the chunk's own; over the size only when flagged (indivisible: a character whose
+    # tokens straddled a cut; else a note: a wordpiece window cut inside a word re-tokenizes longer)
+    for c in chunks:
+        assert c.metadata["token_count"] == tok.count(c.text), c
+        assert bool(c.metadata.get("over_size_limit")) == (tok.count(c.text) > size), c
     if n == 0:
         return
     assert chunks, "a text with tokens gave no windows"
-    for k, c in enumerate(chunks):
-        first, stop = c.metadata["token_start"], c.metadata["token_end"]
-        assert first == k * step
-        assert stop == min(first + size, n)
-        assert c.metadata["token_count"] == stop - first
-        if k < len(chunks) - 1:
-            assert c.metadata["token_count"] == size, "only the last window may be short"
-            assert stop < n, "a window before the last already reaches the end (redundant last window)"
-        else:
-            assert stop == n
+    windows = reference_token_windows(positions, len(text), size, overlap)
+    assert [(c.metadata["token_start"], c.metadata["token_end"]) for c in chunks] == windows
+    for k, (c, (first, stop)) in enumerate(zip(chunks, windows)):
         start = 0 if first == 0 else positions[first]
         end = len(text) if stop == n else positions[stop]
         if end <= start:  # a window inside one multibyte character keeps that character
@@ -155,8 +231,9 @@ def check_fixed_tokens(text: str, chunks: list[Chunk], tokenizer: str, params: d
         if stop < n and not exact[stop]:
             assert "end" in flags
         assert c.reason == ("end_of_document" if c.end == len(text) else "size_limit")
-    for a, b in zip(chunks, chunks[1:]):
-        assert a.metadata["token_end"] - b.metadata["token_start"] == overlap, "windows must share exactly `overlap` tokens"
+    if overlap == 0:
+        for a, b in zip(chunks, chunks[1:]):
+            assert b.start == a.end, "without overlap the windows tile the text"
 
 
 def check_fixed_chars(text: str, chunks: list[Chunk], params: dict[str, Any]) -> None:
@@ -268,7 +345,16 @@ def check_paragraphs(text: str, chunks: list[Chunk], tokenizer: str, params: dic
             assert len(c.text) == 1 and tok.count(c.text) > high
 
 
+def check_reported_counts(chunks: list[Chunk], tokenizer: str) -> None:
+    """Every ``token_count`` a strategy reports is the count of that chunk's own text."""
+    tok = get_tokenizer(tokenizer)
+    for c in chunks:
+        if "token_count" in c.metadata:
+            assert c.metadata["token_count"] == tok.count(c.text), c
+
+
 def check(name: str, text: str, chunks: list[Chunk], tokenizer: str, params: dict[str, Any]) -> None:
+    check_reported_counts(chunks, tokenizer)
     if name == "fixed_tokens":
         check_fixed_tokens(text, chunks, tokenizer, params)
     elif name == "fixed_chars":
@@ -323,7 +409,7 @@ def _private_caches(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 @pytest.mark.parametrize("name", ALL_NAMES)
 def test_span_contract_on_hostile_text(name: str, tokenizer: str) -> None:
     @settings(max_examples=n_examples(name, EXAMPLES.get(name, 60)), **SETTINGS)
-    @given(text=hostile_text(), params=params_for(name))
+    @given(text=hostile_text(name not in NO_SURROGATES_YET), params=params_for(name))
     def prop(text: str, params: dict[str, Any]) -> None:
         _checked(name, text, tokenizer, params)
 
@@ -345,7 +431,7 @@ def test_span_contract_on_prose(name: str) -> None:
 @pytest.mark.parametrize("name", ALL_NAMES)
 def test_span_contract_with_the_embedding_tokenizer(name: str) -> None:
     @settings(max_examples=n_examples(name, 25), **SETTINGS)
-    @given(text=st.one_of(prose_text(60), adversarial_text(25)), params=params_for(name))
+    @given(text=st.one_of(prose_text(60), adversarial_text(25), odd_text(15, name not in NO_SURROGATES_YET)), params=params_for(name))
     def prop(text: str, params: dict[str, Any]) -> None:
         _checked(name, text, "minilm", params)
 
@@ -355,7 +441,7 @@ def test_span_contract_with_the_embedding_tokenizer(name: str) -> None:
 @pytest.mark.parametrize("name", ALL_NAMES)
 def test_default_params_on_hostile_text(name: str) -> None:
     @settings(max_examples=n_examples(name, 20), **SETTINGS)
-    @given(text=hostile_text())
+    @given(text=hostile_text(name not in NO_SURROGATES_YET))
     def prop(text: str) -> None:
         chunks = chunk(text, name)
         assert_valid_chunking(text, chunks, allow_added_text=name not in KNOWN)

@@ -220,22 +220,27 @@ def test_parent_child_properties(tokenizer: str) -> None:
         parents, children = assert_valid_multilevel(text, got)
         if not parents:
             return
+        # every count is the count of the chunk's own text; over the size only when flagged
+        for c in got:
+            assert c.metadata["token_count"] == tok.count(c.text), c
+            size = params["parent_size"] if c.level == 0 else params["child_size"]
+            assert bool(c.metadata.get("over_size_limit")) == (c.metadata["token_count"] > size), c
         for p in parents:
             assert p.reason in ("size_limit", "unit_end", "end_of_document")
-            if not p.metadata.get("indivisible"):
-                assert p.metadata["token_count"] <= params["parent_size"], p
             if params["parents"] == "sections":
                 assert isinstance(p.metadata["heading_path"], list)
             else:
                 assert p.reason != "unit_end"
+        for a, b in zip(parents, parents[1:]):
+            assert b.start == a.end, "parents tile the text"
         for c in children:
             assert c.reason in ("size_limit", "parent_end", "end_of_document")
             # a child ending at the end of the text is end_of_document (to_chunks' rule at every level)
             assert (c.reason in ("parent_end", "end_of_document")) == (c.end == got[c.parent].end)
-            assert c.metadata["token_count"] <= params["child_size"]
+        for a, b in zip(children, children[1:]):
+            if a.parent == b.parent and params["child_overlap"] == 0:
+                assert b.start == a.end, "without overlap the children tile their parent"
         if tokenizer in ("words", "chars"):  # windows = real counts, overlaps exact
-            for c in got:
-                assert tok.count(c.text) == c.metadata["token_count"], c
             for a, b in zip(children, children[1:]):
                 if a.parent == b.parent:
                     assert tok.count(text[b.start : a.end]) == params["child_overlap"]

@@ -185,16 +185,24 @@ def test_fixed_token_windows_snap_inside_emoji_and_say_so() -> None:
 
 def test_fixed_token_window_inside_one_character_takes_the_whole_character() -> None:
     text = "👍🏽"  # 6 tokens, 3 per code point
+    # issue 13: without overlap the windows tile: the cuts after tokens 1, 2, 4 and 5 fall inside a
+    # character and are dropped, so each character is one window holding its 3 tokens (it was six
+    # windows, three on each character, each claiming 1 token)
     chunks = chunkviz.chunk(text, "fixed_tokens", chunk_size=1, overlap=0)
-    assert len(chunks) == 6
-    assert [(c.start, c.end) for c in chunks] == [(0, 1), (0, 1), (0, 1), (1, 2), (1, 2), (1, 2)]
-    assert [c.metadata["snapped_to_character"] for c in chunks] == [
-        ["end"], ["end", "start"], ["start"], ["end"], ["end", "start"], ["start"]
-    ]
-    assert [c.metadata["token_start"] for c in chunks] == [0, 1, 2, 3, 4, 5]
+    assert [(c.start, c.end) for c in chunks] == [(0, 1), (1, 2)]
+    assert [(c.metadata["token_start"], c.metadata["token_end"]) for c in chunks] == [(0, 3), (3, 6)]
+    assert [c.metadata["token_count"] for c in chunks] == [3, 3]
+    assert all(c.metadata["over_size_limit"] and c.metadata["indivisible"] for c in chunks)
+    assert [c.reason for c in chunks] == ["size_limit", "end_of_document"]
+    # with overlap, a window inside one character still takes the whole character
+    chunks = chunkviz.chunk(text, "fixed_tokens", chunk_size=2, overlap=1)
+    assert [(c.start, c.end) for c in chunks] == [(0, 1), (0, 1), (0, 1), (1, 2), (1, 2)]
+    assert [c.metadata["snapped_to_character"] for c in chunks] == [["end"], ["start"], ["end", "start"], ["end"], ["start"]]
+    assert [c.metadata["token_start"] for c in chunks] == [0, 1, 2, 3, 4]
+    assert [c.metadata["token_count"] for c in chunks] == [3] * 5  # the count of the text, not of the window
     # issue 8: size_limit was token_cap; to_chunks gives every piece that ends at the end of
-    # the text the reason end_of_document (here the last three windows all end there)
-    assert [c.reason for c in chunks] == ["size_limit"] * 3 + ["end_of_document"] * 3
+    # the text the reason end_of_document (here the last two windows both end there)
+    assert [c.reason for c in chunks] == ["size_limit"] * 3 + ["end_of_document"] * 2
 
 
 def test_ascii_and_exact_windows_are_not_flagged() -> None:

@@ -9,7 +9,7 @@ from chunkviz.diagnostics.cuts import CutFacts
 from chunkviz.diagnostics.overlap import PairOverlap
 from chunkviz.diagnostics.results import ChunkDiagnostics
 from chunkviz.types import Chunk
-from chunkviz.vocabulary import Flag, Meta
+from chunkviz.vocabulary import PEER_FLAGS, Flag, Meta
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ def chunk_diagnostics(
         Flag.SPLIT_TABLE: split_block is Flag.SPLIT_TABLE,
         Flag.SPLIT_CODE: split_block is Flag.SPLIT_CODE,
     }
+    audited = set(chunk.metadata.get("peer_flags", ()))  # a peer splitter's chunk, audited against the source
+    on.update({flag: flag.value in audited for flag in PEER_FLAGS})
     return ChunkDiagnostics(
         index=chunk.index,
         start=chunk.start,

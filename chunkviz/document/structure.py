@@ -12,7 +12,9 @@ never loads spaCy.
 
 from __future__ import annotations
 
+import array
 import bisect
+import functools
 import re
 import threading
 from functools import cached_property
@@ -84,6 +86,70 @@ def paragraph_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+#: Whitespace runs at least this long are indexed once per text (see :class:`_SpaceRuns`); shorter
+#: ones are scanned character by character, which then costs fewer than this many steps.
+_LONG_RUN_MIN = 32
+_LONG_RUN = re.compile(r"\s{%d,}" % _LONG_RUN_MIN)
+
+
+@functools.lru_cache(maxsize=4)
+def _long_runs(text: str) -> tuple[array.array, array.array]:
+    """Starts and ends of the whitespace runs of ``text`` of at least ``_LONG_RUN_MIN`` characters
+    (one regular-expression pass; a few numbers per long run, nothing for ordinary prose)."""
+    starts, ends = array.array("q"), array.array("q")
+    for match in _LONG_RUN.finditer(text):
+        starts.append(match.start())
+        ends.append(match.end())
+    return starts, ends
+
+
+class SpaceRuns:
+    """The maximal whitespace run around a position, in time independent of the run's length.
+
+    Scanning a run character by character from every cut or separator inside it made long runs
+    quadratic (40,000 newlines: minutes). Long runs come from an index built once per text
+    (shared by every user of the same text); a short run is scanned, in fewer than
+    ``_LONG_RUN_MIN`` steps.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._index: tuple[array.array, array.array] | None = None
+
+    def _long_run_at(self, pos: int) -> tuple[int, int] | None:
+        if self._index is None:
+            self._index = _long_runs(self.text)
+        starts, ends = self._index
+        k = bisect.bisect_right(starts, pos) - 1
+        if k >= 0 and pos < ends[k]:
+            return starts[k], ends[k]
+        return None
+
+    def start_before(self, pos: int) -> int:
+        """Where the whitespace run that ends at ``pos`` starts (``pos`` if none ends there)."""
+        text = self.text
+        if pos <= 0 or not text[pos - 1].isspace():
+            return pos
+        run = self._long_run_at(pos - 1)
+        if run is not None:
+            return run[0]
+        while pos > 0 and text[pos - 1].isspace():
+            pos -= 1
+        return pos
+
+    def end_after(self, pos: int) -> int:
+        """Where the whitespace run that starts at ``pos`` ends (``pos`` if none starts there)."""
+        text = self.text
+        if pos >= len(text) or not text[pos].isspace():
+            return pos
+        run = self._long_run_at(pos)
+        if run is not None:
+            return run[1]
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        return pos
+
+
 def count_line_breaks(gap: str) -> int:
     return len(LINE_BREAK.findall(gap))
 
@@ -117,6 +183,8 @@ class Structure:
         self._segmenter = segmenter
         self._lock = threading.Lock()
         self._window_sentences: dict[tuple[int, int], frozenset[int]] = {}
+        self._spaces = SpaceRuns(text)
+        self._gaps: dict[tuple[int, int], tuple[int, bool]] = {}  # whitespace run -> (line breaks up to 2, has U+2029)
 
     # ---- blocks and sections ---------------------------------------------------------------
     @cached_property
@@ -351,23 +419,35 @@ class Structure:
                 found[k] = (Boundary.SENTENCE if starts_sentence else Boundary.WORD, after)
         return [boundary for boundary, _ in found]  # type: ignore[misc]
 
+    def _gap_kind(self, before: int, after: int) -> tuple[int, bool]:
+        """Line breaks in the whitespace run ``[before, after)`` (counted up to 2) and whether it
+        has a U+2029; computed once per run, however many cuts fall inside it."""
+        kind = self._gaps.get((before, after))
+        if kind is None:
+            found = 0
+            for _ in LINE_BREAK.finditer(self.text, before, after):
+                found += 1
+                if found == 2:
+                    break
+            kind = self._gaps[(before, after)] = (found, self.text.find("\u2029", before, after) >= 0)
+        return kind
+
     def _boundary_without_sentences(self, pos: int) -> tuple[Boundary | None, int]:
         """The boundary at ``pos`` and the first non-space at or after it; ``None`` when only the
         sentence segmentation can tell a sentence end from a word gap."""
         text = self.text
         n = len(text)
-        after = _SPACE_RUN.match(text, min(max(pos, 0), n)).end()  # type: ignore[union-attr]
+        pos = min(max(pos, 0), n)
+        after = self._spaces.end_after(pos)
         if after >= n:
             return Boundary.DOCUMENT_END, after
-        before = pos
-        while before > 0 and text[before - 1].isspace():
-            before -= 1
+        before = self._spaces.start_before(pos)
         if before == after:  # no whitespace at the cut
             return (Boundary.INSIDE_WORD if cuts_mid_word(text, pos) else Boundary.WORD), after
-        breaks = count_line_breaks(text[before:after])
+        breaks, paragraph_separator = self._gap_kind(before, after)
         if (breaks or before == 0) and self._could_start_heading(after) and after in self._heading_anchors:
             return Boundary.SECTION, after
-        if before == 0 or breaks >= 2 or "\u2029" in text[before:after]:
+        if before == 0 or breaks >= 2 or paragraph_separator:
             return Boundary.PARAGRAPH, after
         if breaks == 1:
             return Boundary.LINE, after
@@ -384,6 +464,7 @@ __all__ = [
     "PARAGRAPH_BREAK",
     "PARAGRAPH_SEPARATOR",
     "Section",
+    "SpaceRuns",
     "Structure",
     "count_line_breaks",
     "markup_for",

@@ -4,18 +4,34 @@ For each configuration: chunk every document, embed the chunks a retriever searc
 text), rank them for every question by exact cosine similarity across the whole corpus, keep the
 top k, map matched children to the parents a strategy returns, and score the returned spans
 against the question's references (:mod:`chunkviz.evaluation.metrics`).
+
+A configuration may also name the techniques of seed 000 §13.7 and §13.9.3, so that the same
+chunks are scored with and without them (:func:`with_variants` pairs each configuration with
+its twins):
+
+- ``summaries`` ("extractive" or "llm"): a summary per chunk (the chunks are the sections), searched
+  instead of the sections, which are returned (:mod:`chunkviz.llm.summaries`);
+- ``enrich`` ("metadata" or "contextual"): text put in front of every embedded chunk, the
+  metadata prefix (:func:`chunkviz.enrich.enrich`) or a model-written context
+  (:mod:`chunkviz.llm.contextual`); spans, and so scores' units, are unchanged;
+- ``query`` ("raw", "rewrite" or "hyde"): what is embedded for each question (:mod:`chunkviz.llm.queries`).
+
+The LLM techniques call the model of the active :func:`chunkviz.llm.use_llm` session (else the
+environment's endpoint); without one they raise ``LLMNotConfigured`` before anything is embedded.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
 from chunkviz.api import chunk
 from chunkviz.document.model import Document, as_document
+from chunkviz.enrich import enrich as enrich_metadata
 from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
 from chunkviz.evaluation.metrics import (
     Scores,
@@ -26,6 +42,21 @@ from chunkviz.evaluation.metrics import (
 )
 from chunkviz.evaluation.placement import check_placement, place
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
+from chunkviz.llm.client import CallEstimate
+from chunkviz.llm.contextual import (
+    DEFAULT_CONTEXT_TOKENS,
+    contextualize,
+    estimate_contexts,
+)
+from chunkviz.llm.queries import check_query_mode, estimate_queries, query_texts
+from chunkviz.llm.session import LLMSession, active_session
+from chunkviz.llm.summaries import (
+    DEFAULT_SUMMARY_SENTENCES,
+    check_summary_mode,
+    embedding_text,
+    estimate_summaries,
+    summary_index,
+)
 from chunkviz.strategies.base import get_strategy
 from chunkviz.types import Chunk
 
@@ -39,14 +70,71 @@ class Configuration:
     tokenizer: str = "cl100k_base"
     #: where chunks are placed for scoring: "exact" spans, or Chroma's "first_find" of their text
     placement: str = "exact"
+    #: text put in front of each embedded chunk: None, "metadata" or "contextual" (LLM)
+    enrich: str | None = None
+    #: what is embedded for a question: "raw", "rewrite" or "hyde" (LLM)
+    query: str = "raw"
+    #: a summary per chunk searched instead of it (the chunk returned): None, "extractive" or "llm"
+    summaries: str | None = None
 
     def __post_init__(self) -> None:
         check_placement(self.placement)
+        check_enrichment(self.enrich)
+        check_query_mode(self.query)
+        if self.summaries is not None:
+            check_summary_mode(self.summaries)
 
     def label(self) -> str:
+        """``recursive(chunk_size=256) [first_find] [summaries: extractive] [enrich: contextual] [query: hyde]``
+        (only what differs from the plain configuration)."""
         params = ", ".join(f"{k}={v}" for k, v in sorted(self.params.items()))
         name = f"{self.strategy}({params})" if params else self.strategy
-        return name if self.placement == "exact" else f"{name} [{self.placement}]"
+        return name + "".join(f" [{tag}]" for tag in self.tags())
+
+    def tags(self) -> list[str]:
+        """What this configuration adds to plain retrieval, e.g. ``["enrich: contextual"]``."""
+        tags = [] if self.placement == "exact" else [self.placement]
+        if self.summaries:
+            tags.append(f"summaries: {self.summaries}")
+        if self.enrich:
+            tags.append(f"enrich: {self.enrich}")
+        if self.query != "raw":
+            tags.append(f"query: {self.query}")
+        return tags
+
+    @property
+    def uses_llm(self) -> bool:
+        """Whether evaluating this configuration calls the model."""
+        return self.enrich == "contextual" or self.query != "raw" or self.summaries == "llm"
+
+
+ENRICHMENTS: tuple[str, ...] = ("metadata", "contextual")
+
+
+def check_enrichment(enrich: str | None) -> str | None:
+    """``enrich`` itself (None, "metadata" or "contextual"), or a ValueError naming the choices."""
+    if enrich is not None and enrich not in ENRICHMENTS:
+        raise ValueError(f"enrich must be one of {', '.join(ENRICHMENTS)} (or none), got {enrich!r}")
+    return enrich
+
+
+def with_variants(
+    configurations: Sequence[Configuration],
+    *,
+    enrich: Sequence[str | None] = (None,),
+    query: Sequence[str] = ("raw",),
+    summaries: Sequence[str | None] = (None,),
+) -> list[Configuration]:
+    """Each configuration followed by its twins: every combination of ``summaries``, ``enrich``
+    and ``query`` on the same chunking (the plain one first when the lists start with None /
+    "raw"), so a table compares them row by row. Repeated values are taken once."""
+    out: list[Configuration] = []
+    for config in configurations:
+        for s in dict.fromkeys(summaries):
+            for e in dict.fromkeys(enrich):
+                for q in dict.fromkeys(query):
+                    out.append(replace(config, summaries=s, enrich=e, query=q))
+    return out
 
 
 @dataclass(frozen=True)
@@ -71,6 +159,8 @@ class Result:
     retrieved: tuple[tuple[Retrieved, ...], ...]  # per question
     chunks: int  # searchable chunks over the corpus
     mean_chunk_chars: float
+    #: what was embedded for each question (the rewrites or passages of an LLM query mode; else the questions)
+    query_texts: tuple[str, ...] = ()
 
     def summary(self) -> dict[str, tuple[float, float]]:
         return summarize(self.scores)
@@ -81,6 +171,9 @@ class Result:
             "params": dict(self.configuration.params),
             "tokenizer": self.configuration.tokenizer,
             "placement": self.configuration.placement,
+            "enrich": self.configuration.enrich,
+            "query": self.configuration.query,
+            "summaries": self.configuration.summaries,
             "label": self.configuration.label(),
             "k": self.k,
             "chunks": self.chunks,
@@ -88,8 +181,9 @@ class Result:
             "summary": {name: {"mean": mean, "std": std} for name, (mean, std) in self.summary().items()},
             "questions": [
                 {"scores": scores_dict(s),
+                 **({"query_text": self.query_texts[i]} if self.configuration.query != "raw" and i < len(self.query_texts) else {}),
                  "retrieved": [{"rank": r.rank, "score": r.score, "document": r.span.document, "start": r.span.start, "end": r.span.end} for r in hits]}
-                for s, hits in zip(self.scores, self.retrieved)
+                for i, (s, hits) in enumerate(zip(self.scores, self.retrieved))
             ],
         }  # fmt: skip
 
@@ -119,12 +213,17 @@ def evaluate(
     model: str | None = None,
     encode: Encoder | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+    summary_sentences: int = DEFAULT_SUMMARY_SENTENCES,
 ) -> list[Result]:
     """Score every configuration on ``corpus`` (name -> document) and ``questions`` (each with
     ``question`` and ``references``: spans with ``document``, ``start``, ``end``).
 
     ``encode`` replaces the embedding model (tests); ``progress(what, done, total)`` reports
-    embedding progress.
+    embedding progress. ``context_tokens`` is the model context the LLM techniques plan their
+    prompts for (contextual retrieval windows the document into it); ``summary_sentences`` the
+    sentences of an extractive summary. LLM calls report through the active session (estimate
+    before, progress during).
     """
     from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model
 
@@ -132,8 +231,91 @@ def evaluate(
     model = canonical_model(model or DEFAULT_MODEL)
     encode = encode or default_encoder(model)
     documents = {name: as_document(doc) for name, doc in corpus.items()}
-    query_vectors = embed_texts([q.question for q in questions], model, encode, _step(progress, "questions"))
-    return [_evaluate_one(documents, questions, query_vectors, config, k, model, encode, progress) for config in configurations]
+    session = active_session()
+    if any(c.uses_llm for c in configurations):
+        session.client()  # no endpoint: LLMNotConfigured now, before anything is embedded
+    queries = _Queries(questions, model, encode, session, progress)
+    settings = _Settings(k, model, encode, progress, context_tokens, summary_sentences, session)
+    return [_evaluate_one(documents, questions, queries, config, settings) for config in configurations]
+
+
+@dataclass(frozen=True)
+class _Settings:
+    k: int
+    model: str
+    encode: Encoder
+    progress: Callable[[str, int, int], None] | None
+    context_tokens: int
+    summary_sentences: int
+    session: LLMSession
+
+
+class _Queries:
+    """What is embedded for the questions in each query mode, and its vectors (each mode once)."""
+
+    def __init__(self, questions: Sequence[Any], model: str, encode: Encoder, session: LLMSession, progress: Any) -> None:
+        self.questions = [q.question for q in questions]
+        self.model, self.encode, self.session, self.progress = model, encode, session, progress
+        self._done: dict[str, tuple[tuple[str, ...], np.ndarray]] = {}
+
+    def get(self, mode: str) -> tuple[tuple[str, ...], np.ndarray]:
+        if mode not in self._done:
+            client = None
+            if mode != "raw":
+                client = self.session.client()
+                _announce(self.session, f"query {mode} of {len(self.questions)} questions", estimate_queries(client, self.questions, mode))
+            texts = tuple(query_texts(client, self.questions, mode, self.session.progress))
+            what = "questions" if mode == "raw" else f"questions ({mode})"
+            self._done[mode] = (texts, embed_texts(list(texts), self.model, self.encode, _step(self.progress, what)))
+        return self._done[mode]
+
+
+def _announce(session: LLMSession, what: str, estimate: CallEstimate) -> None:
+    if estimate.calls:
+        session.announce(what, estimate)
+
+
+def configured_chunks(
+    document: Document | str,
+    config: Configuration,
+    *,
+    name: str = "",
+    model: str | None = None,
+    encode: Encoder | None = None,
+    session: LLMSession | None = None,
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+    summary_sentences: int = DEFAULT_SUMMARY_SENTENCES,
+) -> list[Chunk]:
+    """The chunks ``config`` evaluates for one document (``name``: its corpus name): the
+    strategy's chunks, with the summary level and the enrichment the configuration names
+    (spans as the strategy cut them; the placement is applied when scoring). ``model`` /
+    ``encode`` embed extractive summaries; ``session`` (default: the active one) gives the LLM."""
+    document = as_document(document)
+    session = session if session is not None else active_session()
+    chunks = chunk(document, config.strategy, tokenizer=config.tokenizer, **dict(config.params))
+    what = f"{config.label()} of {name or document.name}"
+    if config.summaries is not None:
+        client = None
+        if config.summaries == "llm":
+            client = session.client()
+            _announce(session, f"summaries for {what}", estimate_summaries(client, document, chunks, context_tokens))
+        chunks = summary_index(
+            document, chunks, mode=config.summaries, sentences=summary_sentences, model=model, encode=encode, client=client,
+            context_tokens=context_tokens, tokenizer=config.tokenizer, progress=session.progress if client else None,
+        )
+    if config.enrich == "metadata":
+        chunks = enrich_metadata(document, chunks, source=name or document.name, tokenizer=config.tokenizer)
+    elif config.enrich == "contextual":
+        client = session.client()
+        _announce(session, f"contextual retrieval for {what}", estimate_contexts(client, document, chunks, context_tokens))
+        chunks = contextualize(client, document, chunks, context_tokens=context_tokens, tokenizer=config.tokenizer, progress=session.progress)
+    return chunks
+
+
+def returns_parents(config: Configuration) -> bool:
+    """Whether retrieval with ``config`` returns the parents of the chunks it matches (a
+    parent_child-like strategy, or summaries that stand for their sections)."""
+    return get_strategy(config.strategy).returns_parents or config.summaries is not None
 
 
 def _step(progress: Callable[[str, int, int], None] | None, what: str) -> Progress | None:
@@ -141,28 +323,36 @@ def _step(progress: Callable[[str, int, int], None] | None, what: str) -> Progre
 
 
 def _evaluate_one(
-    documents: Mapping[str, Document], questions: Sequence[Any], query_vectors: np.ndarray, config: Configuration,
-    k: int, model: str, encode: Encoder, progress: Callable[[str, int, int], None] | None,
+    documents: Mapping[str, Document], questions: Sequence[Any], queries: _Queries, config: Configuration, settings: _Settings,
 ) -> Result:
-    returns_parents = get_strategy(config.strategy).returns_parents
-    chunked = {name: chunk(doc, config.strategy, tokenizer=config.tokenizer, **dict(config.params)) for name, doc in documents.items()}
+    parents = returns_parents(config)
+    chunked = {
+        name: configured_chunks(
+            doc, config, name=name, model=settings.model, encode=settings.encode, session=settings.session,
+            context_tokens=settings.context_tokens, summary_sentences=settings.summary_sentences,
+        )
+        for name, doc in documents.items()
+    }
     # scored where the placement puts them; embedded as the splitter wrote them (as Chroma did)
     per_document = {name: place(documents[name].text, chunks, config.placement) for name, chunks in chunked.items()}
     search: list[tuple[str, Chunk]] = [(name, c) for name, chunks in per_document.items() for c in searchable(chunks)]
-    embedded = [c.added_text + c.text for chunks in chunked.values() for c in searchable(chunks)]
-    units = {name: [_span(name, c) for c in _units(chunks, returns_parents)] for name, chunks in per_document.items()}
-    vectors = embed_texts(embedded, model, encode, _step(progress, config.label()))
-    ranking = top_k(query_vectors, vectors, k) if search else None
+    embedded = [embedding_text(c) for chunks in chunked.values() for c in searchable(chunks)]
+    units = {name: [_span(name, c) for c in _units(chunks, parents)] for name, chunks in per_document.items()}
+    vectors = embed_texts(embedded, settings.model, settings.encode, _step(settings.progress, config.label()))
+    query_texts_, query_vectors = queries.get(config.query)
+    ranking = top_k(query_vectors, vectors, settings.k) if search else None
     scores, hits_all = [], []
     for q, question in enumerate(questions):
-        hits = _hits(per_document, search, ranking, q, returns_parents)
+        hits = _hits(per_document, search, ranking, q, parents)
         hits_all.append(tuple(hits))
         references = list(question.references)
         # only chunks of the references' documents can reach them (precision_Ω)
         reachable = [u for name in dict.fromkeys(r.document for r in references) for u in units.get(name, ())]
         scores.append(question_scores(references, [h.span for h in hits], reachable))
     lengths = [c.end - c.start for _, c in search]
-    return Result(config, k, tuple(scores), tuple(hits_all), len(search), float(np.mean(lengths)) if lengths else 0.0)
+    return Result(
+        config, settings.k, tuple(scores), tuple(hits_all), len(search), float(np.mean(lengths)) if lengths else 0.0, query_texts_,
+    )
 
 
 def _units(chunks: Sequence[Chunk], returns_parents: bool) -> list[Chunk]:

@@ -14,12 +14,16 @@ What the Compare view's "Query" row needs, as pure functions over a column's chu
   :func:`trim_span` drops the whitespace a mouse selection catches at its ends.
 - :func:`make_question` and :func:`questions_file` turn (query, answer) into a question file that
   ``chunkviz eval DOC --questions FILE`` reads.
+- :func:`query_variants` gives the raw query, its rewrite and a hypothetical passage (HyDE; the
+  LLM calls cached), each embedded; :func:`search_variants` ranks a column's chunks for each with
+  its own top k, so the three are shown side by side (:func:`variant_label` names them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,8 +32,13 @@ from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
 from chunkviz.evaluation.metrics import Scores, Span, question_scores
 from chunkviz.evaluation.questions import Question, Reference, questions_to_jsonl
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
+from chunkviz.llm.queries import QUERY_MODE_LABELS, check_query_mode, query_texts
+from chunkviz.llm.summaries import embedding_text
 from chunkviz.types import Chunk
 from chunkviz.ui.docview import Hit
+
+if TYPE_CHECKING:
+    from chunkviz.llm.client import LLMClient
 
 #: the metrics the playground shows, in order, with their column titles
 SHOWN_METRICS: tuple[tuple[str, str], ...] = (
@@ -50,8 +59,9 @@ class AnswerNotFound(ChunkvizError, ValueError):
 
 
 def chunk_texts(chunks: Sequence[Chunk]) -> list[str]:
-    """What is embedded for each searchable chunk: its added text, then its text (as in evaluate)."""
-    return [c.added_text + c.text for c in searchable(chunks)]
+    """What is embedded for each searchable chunk: its added text, then its text (only the added
+    text of an LLM summary; as in evaluate)."""
+    return [embedding_text(c) for c in searchable(chunks)]
 
 
 def column_hits(chunks: Sequence[Chunk], returns_parents: bool, positions: Sequence[int], scores: Sequence[float]) -> list[Hit]:
@@ -172,3 +182,59 @@ def questions_file(questions: Sequence[Question], corpus: Mapping[str, str]) -> 
     document is in ``corpus``) that ``chunkviz eval DOC --questions FILE`` reads back."""
     known = all(r.document in corpus and r.end <= len(corpus[r.document]) for q in questions for r in q.references)
     return questions_to_jsonl(questions, corpus if known else None)
+
+
+# ----------------------------------------------------------------------------- query modes (HyDE, rewriting)
+@dataclass(frozen=True)
+class QueryVariant:
+    """One way to search with a query: ``mode`` ("raw", "rewrite", "hyde"), the ``text`` that is
+    embedded (the query, its rewrite, a hypothetical passage) and its vector, shape (1, d)."""
+
+    mode: str
+    text: str
+    vector: np.ndarray
+
+
+def variant_label(mode: str) -> str:
+    """``raw query``, ``rewritten query``, ``hypothetical passage (HyDE)``."""
+    return QUERY_MODE_LABELS[check_query_mode(mode)]
+
+
+def query_variants(
+    query: str, modes: Sequence[str], model: str, encode: Encoder, client: LLMClient | None = None,
+) -> list[QueryVariant]:
+    """The query in each of ``modes`` (in that order, each once), embedded. ``rewrite`` and
+    ``hyde`` ask ``client``'s model (one cached call each: asking again costs nothing); ``raw``
+    needs no client. Raises LLMNotConfigured-style errors from the client as they come."""
+    if not query.strip():
+        raise ValueError("the query is empty: type a question to search the chunks with")
+    out = []
+    for mode in dict.fromkeys(modes):
+        text = query_texts(client, [query], mode)[0]
+        out.append(QueryVariant(mode, text, embed_query(text, model, encode)))
+    return out
+
+
+def search_variants(
+    chunks: Sequence[Chunk], returns_parents: bool, variants: Sequence[QueryVariant], k: int, model: str, encode: Encoder,
+) -> dict[str, list[Hit]]:
+    """Per variant's mode, its own top ``k`` hits over the column's chunks (see :func:`search`;
+    the chunks are embedded once for all variants)."""
+    return {v.mode: search(chunks, returns_parents, v.vector, k, model, encode) for v in variants}
+
+
+#: the column of the text a query variant embeds
+QUERY_TEXT_COLUMN = "searched with"
+
+
+def variant_rows(
+    label: str, variants: Sequence[QueryVariant], hits: Mapping[str, Sequence[Hit]], scores: Mapping[str, Scores] | None = None,
+) -> list[dict[str, Any]]:
+    """Playground table rows of one column, one per query variant (in the variants' order): the
+    column and the variant (``2. recursive · hypothetical passage (HyDE)``), the text embedded,
+    its hits and, with an expected answer, its metrics (see :func:`score_row`)."""
+    rows = []
+    for v in variants:
+        row = score_row(f"{label} · {variant_label(v.mode)}", hits[v.mode], scores[v.mode] if scores is not None else None)
+        rows.append({"column": row.pop("column"), QUERY_TEXT_COLUMN: v.text, **row})
+    return rows

@@ -61,6 +61,33 @@ def configurations(
     return out
 
 
+def parse_choices(text: str, choices: Sequence[str], flag: str) -> list[str]:
+    """``"rewrite,hyde"`` -> ["rewrite", "hyde"]: comma-separated values, each one of ``choices``
+    (repeats dropped), or a SweepError naming ``flag`` and the choices."""
+    items = list(dict.fromkeys(item.strip() for item in text.split(",") if item.strip()))
+    unknown = [item for item in items if item not in choices]
+    if not items or unknown:
+        what = f"unknown value {unknown[0]!r}" if unknown else "no value"
+        raise SweepError(f"{flag} {text!r}: {what}; choose from {', '.join(choices)} (several separated by commas)")
+    return items
+
+
+def variant_options(enrich: str | None = None, query: str | None = None, summaries: str | None = None) -> dict[str, list[Any]]:
+    """The twins ``--enrich``, ``--query`` and ``--summaries`` ask for, as keyword arguments of
+    :func:`chunkviz.evaluation.evaluate.with_variants`: each list starts with the plain setting
+    (no enrichment, the raw query, no summaries), so every technique is compared with the
+    same chunks without it."""
+    from chunkviz.evaluation.evaluate import ENRICHMENTS
+    from chunkviz.llm.queries import QUERY_MODES
+    from chunkviz.llm.summaries import SUMMARY_MODES
+
+    return {
+        "enrich": [None, *(parse_choices(enrich, ENRICHMENTS, "--enrich") if enrich else [])],
+        "query": ["raw", *(parse_choices(query, QUERY_MODES, "--query") if query else [])],
+        "summaries": [None, *(parse_choices(summaries, SUMMARY_MODES, "--summaries") if summaries else [])],
+    }
+
+
 def swept_param(strategy: str, name: str) -> str:
     """The parameter a sweep of ``name`` sets for ``strategy``: ``name`` itself, or, when the
     strategy has no such parameter, its declared size (``chunk_size`` sweeps paragraphs'
@@ -174,18 +201,64 @@ def sweep_label(column: str, name: str, size: int, adjustments: Sequence[Adjustm
     return f"{column} · " + ", ".join(f"{param}={value}" for param, value in [(name, size), *((a.param, a.scaled) for a in adjustments)])
 
 
+#: The metrics a technique's row is compared on with its plain twin (percentage points).
+DELTA_METRICS: tuple[str, ...] = ("recall", "iou", "reciprocal_rank")
+
+
+def plain_twins(results: Sequence[Result]) -> list[int | None]:
+    """For each result with a technique (enrichment, query mode or summaries), the position of
+    the result of the same chunking without any (same strategy, parameters, tokenizer and
+    placement); None for plain results and techniques evaluated without their plain twin."""
+    def key(config: Configuration) -> tuple[Any, ...]:
+        return (config.strategy, sorted(config.params.items()), config.tokenizer, config.placement)
+
+    plain = {}
+    for i, r in enumerate(results):
+        c = r.configuration
+        if c.enrich is None and c.query == "raw" and c.summaries is None:
+            plain.setdefault(repr(key(c)), i)
+    out: list[int | None] = []
+    for r in results:
+        c = r.configuration
+        technique = c.enrich is not None or c.query != "raw" or c.summaries is not None
+        out.append(plain.get(repr(key(c))) if technique else None)
+    return out
+
+
+def deltas(results: Sequence[Result]) -> list[dict[str, float] | None]:
+    """Per result, its mean minus its plain twin's for :data:`DELTA_METRICS`, in percentage
+    points (None: no twin; see :func:`plain_twins`)."""
+    summaries = [r.summary() for r in results]
+    out: list[dict[str, float] | None] = []
+    for i, twin in enumerate(plain_twins(results)):
+        if twin is None:
+            out.append(None)
+            continue
+        out.append({m: 100 * (summaries[i][m][0] - summaries[twin][m][0]) for m in DELTA_METRICS})
+    return out
+
+
 def table(results: Sequence[Result]) -> str:
-    """Mean ± standard deviation in percent per metric, one row per configuration."""
+    """Mean ± standard deviation in percent per metric, one row per configuration; when some
+    rows add a technique to a plain row of the same chunking, columns ``Δ recall``, ``Δ IoU``
+    and ``Δ MRR`` give the difference in points (``+3.1``; ``–`` on rows without a plain twin).
+    Every line of the table has the same width (columns may be appended to it)."""
+    changes = deltas(results)
+    shown = any(d is not None for d in changes)
     header = ["configuration", "chunks", "mean chars", *(TITLES[m] for m in METRICS_ORDER)]
+    if shown:
+        header += [f"Δ {TITLES[m]}" for m in DELTA_METRICS]
     rows = [header]
-    for result in results:
+    for result, change in zip(results, changes):
         summary = result.summary()
         rows.append([
             result.configuration.label(), f"{result.chunks:,}", f"{result.mean_chunk_chars:,.0f}",
             *(f"{100 * summary[m][0]:.1f} ± {100 * summary[m][1]:.1f}" for m in METRICS_ORDER),
         ])  # fmt: skip
+        if shown:
+            rows[-1] += [f"{change[m]:+.1f}" if change is not None else "–" for m in DELTA_METRICS]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))) for row in rows]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -269,3 +342,26 @@ def question_rows(result: Result, questions: Sequence[Any]) -> list[dict[str, An
         row.update({TITLES[m]: round(100 * getattr(scores, m), 1) for m in APP_METRICS if m != "reciprocal_rank"})
         rows.append(row)
     return rows
+
+
+def twin_question_rows(plain: Result, variant: Result, questions: Sequence[Any]) -> list[dict[str, Any]]:
+    """Per question, how a technique changed it against the plain twin: the question, the
+    characters its references span, the rank of the first hit and the recall (%) of each, and
+    the change. Broadest questions (longest references) first, so a summary index's effect on
+    broad questions is at the top."""
+    if len(plain.scores) != len(questions) or len(variant.scores) != len(questions):
+        raise ValueError(f"{len(questions)} questions for results of {len(plain.scores)} and {len(variant.scores)}")
+    label = " ".join(variant.configuration.tags()) or variant.configuration.label()
+    rows = []
+    for number, (question, a, b) in enumerate(zip(questions, plain.scores, variant.scores), start=1):
+        rows.append({
+            "#": number, "question": question.question, "reference chars": sum(r.end - r.start for r in question.references),
+            "first hit": _first_hit(a), f"first hit ({label})": _first_hit(b),
+            "recall %": round(100 * a.recall, 1), f"recall % ({label})": round(100 * b.recall, 1),
+            "Δ recall": round(100 * (b.recall - a.recall), 1),
+        })  # fmt: skip
+    return sorted(rows, key=lambda row: (-row["reference chars"], row["#"]))
+
+
+def _first_hit(scores: Any) -> int | None:
+    return round(1 / scores.reciprocal_rank) if scores.reciprocal_rank else None

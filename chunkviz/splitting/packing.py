@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
+from chunkviz.deadline import check_time
 from chunkviz.spancount import SpanCounter, best_cut
 from chunkviz.splitting.pieces import Piece
 from chunkviz.splitting.recursive import RecursiveSplitter
@@ -82,6 +83,7 @@ class _Packer:
         units: list[tuple[int, int]] = []  # (first unit, last unit exclusive) of each piece
         i = 0
         while i < n:
+            check_time()  # the app's time limit (a no-op without one)
             if count(cuts[i], cuts[i + 1]) > policy.max_tokens:
                 reason = policy.last_reason if i + 1 == n else Reason.UNIT_END
                 for piece in self.splitter().split_span(cuts[i], cuts[i + 1], reason):
@@ -108,6 +110,7 @@ class _Packer:
         cuts, count, policy = self.cuts, self.counter.count, self.policy
         n = len(cuts) - 1
         while j < n:
+            check_time()
             if policy.min_tokens is not None and count(cuts[first], cuts[j]) >= policy.min_tokens:
                 return j, Reason.MIN_SIZE
             if count(cuts[first], cuts[j + 1]) > policy.max_tokens:

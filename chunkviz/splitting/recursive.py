@@ -17,8 +17,13 @@ import json
 import re
 from typing import Iterable
 
-
-from chunkviz.document.structure import LINE_BREAK, LINE_BREAK_CHARS, PARAGRAPH_SEPARATOR
+from chunkviz.deadline import check_time
+from chunkviz.document.structure import (
+    LINE_BREAK,
+    LINE_BREAK_CHARS,
+    PARAGRAPH_SEPARATOR,
+    SpaceRuns,
+)
 from chunkviz.errors import InvalidParamError
 from chunkviz.spancount import SpanCounter, best_cut, shared_counter
 from chunkviz.splitting.pieces import Piece
@@ -229,6 +234,8 @@ class RecursiveSplitter:
         self.separators = separators
         self.cut_separator: dict[int, str] = {}
         self._finders = [_SeparatorFinder(text, sep) if sep else None for sep in separators]
+        self._spaces = SpaceRuns(text)
+        self._run_cuts: dict[tuple[int, int], int] = {}  # best_cut of each run met (one per run)
 
     # ---- public ------------------------------------------------------------------------
     def split_span(self, start: int, end: int, final_reason: Reason = Reason.SIZE_LIMIT) -> list[Piece]:
@@ -255,6 +262,7 @@ class RecursiveSplitter:
         size = self.chunk_size
         pos = start
         while pos < end:
+            check_time()  # the app's time limit (a no-op without one)
             chunk_start = pos
             if self.overlap and spans and spans[-1][1] == pos and not spans[-1][2]:
                 chunk_start = self._overlap_start(spans[-1][0], pos)
@@ -292,17 +300,17 @@ class RecursiveSplitter:
     def _run_of(self, occurrence: int, length: int) -> tuple[int, int]:
         """The whole whitespace run around a separator occurrence (so a line separator never
         cuts between the two line breaks of a paragraph break)."""
-        text = self.text
-        start, end = occurrence, occurrence + length
-        while start > 0 and text[start - 1].isspace():
-            start -= 1
-        while end < len(text) and text[end].isspace():
-            end += 1
-        return start, end
+        return self._spaces.start_before(occurrence), self._spaces.end_after(occurrence + length)
+
+    def _run_cut(self, run_start: int, run_end: int) -> int:
+        """``best_cut`` of a run, computed once per run (every separator inside a run shares it)."""
+        cut = self._run_cuts.get((run_start, run_end))
+        if cut is None:
+            cut = self._run_cuts[(run_start, run_end)] = best_cut(self.text, run_start, run_end, self.counter)
+        return cut
 
     def _cut_of(self, occurrence: int, length: int) -> int:
-        start, end = self._run_of(occurrence, length)
-        return best_cut(self.text, start, end, self.counter)
+        return self._run_cut(*self._run_of(occurrence, length))
 
     def _last_fitting_cut(self, chunk_start: int, pos: int, end: int, level: int) -> int | None:
         """Largest cut c in (pos, end] of this level with count(chunk_start, c) <= chunk_size."""
@@ -315,16 +323,14 @@ class RecursiveSplitter:
         if self.separators[level] == "":
             cut = limit
             while cut > pos and not fits(cut):
+                check_time()
                 cut -= 1
             while cut + 1 < end and fits(cut + 1):
                 cut += 1
             return cut if cut > pos else None
-        text = self.text
         # a separator whose whitespace run starts within the budget counts even if its line
         # breaks come after it: extend the search over the whitespace run at the budget's edge
-        search_end = limit
-        while search_end < end and text[search_end].isspace():
-            search_end += 1
+        search_end = min(self._spaces.end_after(limit), end) if limit < end else limit
         hi = min(end, search_end + len(self.separators[level]) + 2)
         for _ in range(256):
             found = self._last_match(level, pos, hi)
@@ -333,7 +339,7 @@ class RecursiveSplitter:
             best, best_end = found
             run_start, run_end = self._run_of(best, best_end - best)
             # the preferred cut of the run, else its start (the run's whitespace goes to the next piece)
-            for cut in (best_cut(text, run_start, run_end, self.counter), run_start):
+            for cut in (self._run_cut(run_start, run_end), run_start):
                 if pos < cut < end and fits(cut):
                     return cut
             hi = min(best, run_start)  # earlier occurrences only (outside this whitespace run)
@@ -350,12 +356,15 @@ class RecursiveSplitter:
         if self.separators[level] == "":
             return pos + 1
         finder = self._finders[level]
+        text = self.text
         at = pos
         while (found := finder.first(at, end)) is not None:  # type: ignore[union-attr]
-            cut = self._cut_of(found[0], found[1] - found[0])
+            run_start, run_end = self._run_of(found[0], found[1] - found[0])
+            cut = self._run_cut(run_start, run_end)
             if pos < cut < end:
                 return cut
-            at = found[1]
+            # every later occurrence inside the same whitespace run has the same run and cut
+            at = max(found[1], run_end) if text[found[0] : found[1]].isspace() else found[1]
         return end
 
     def _overlap_start(self, prev_start: int, end: int) -> int:

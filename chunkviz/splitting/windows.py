@@ -12,7 +12,9 @@ import bisect
 from dataclasses import dataclass
 from typing import Sequence
 
+from chunkviz.deadline import check_time
 from chunkviz.spancount import SpanCounter
+from chunkviz.vocabulary import Meta
 
 
 def window_starts(n_units: int, chunk_size: int, overlap: int) -> range:
@@ -81,6 +83,7 @@ class Window:
     first: int
     stop: int  # exclusive
     snapped: tuple[str, ...] = ()  # "start"/"end" snapped to a character start
+    merged: bool = False  # a cut inside it was dropped: it fell inside the one character before it
 
     @property
     def tokens(self) -> int:
@@ -96,24 +99,35 @@ def tiles(tokens: SpanTokens, size: int) -> list[Window]:
     if tokens.n == 0:
         return [Window(tokens.start, tokens.end, 0, 0)]
     cuts = [0]
+    merged: set[int] = set()  # windows (by their first token) that absorbed a dropped cut
     for k in range(size, tokens.n, size):
+        check_time()  # the app's time limit (a no-op without one)
         pos = tokens.char_at(k)
         if tokens.char_at(cuts[-1]) < pos < tokens.end:
             cuts.append(k)
+        else:
+            merged.add(cuts[-1])
     cuts.append(tokens.n)
     windows = []
     for first, stop in zip(cuts[:-1], cuts[1:]):
         snapped = tuple(side for side, k in (("start", first), ("end", stop)) if not tokens.exact_at(k))
-        windows.append(Window(tokens.char_at(first), tokens.char_at(stop), first, stop, snapped))
+        windows.append(Window(tokens.char_at(first), tokens.char_at(stop), first, stop, snapped, first in merged))
     return windows
 
 
 def overlapping_windows(tokens: SpanTokens, size: int, overlap: int) -> list[Window]:
-    """Windows like ``fixed_tokens`` (``size`` tokens, ``overlap`` shared), confined to the span."""
+    """Windows like ``fixed_tokens`` (``size`` tokens, ``overlap`` shared), confined to the span.
+
+    Without overlap these are :func:`tiles`: neighbours meet, and no character is in two windows
+    even where a boundary had to move to a character's start.
+    """
+    if overlap == 0:
+        return tiles(tokens, size)
     if tokens.n == 0:
         return [Window(tokens.start, tokens.end, 0, 0)]
     windows = []
     for first in window_starts(tokens.n, size, overlap):
+        check_time()
         stop = min(first + size, tokens.n)
         start, end = tokens.char_at(first), tokens.char_at(stop)
         snapped = [side for side, k in (("start", first), ("end", stop)) if not tokens.exact_at(k)]
@@ -128,4 +142,31 @@ def overlapping_windows(tokens: SpanTokens, size: int, overlap: int) -> list[Win
     return windows
 
 
-__all__ = ["SpanTokens", "Window", "document_tokens", "overlapping_windows", "tiles", "tokens_of_span", "window_starts"]
+#: Why a window whose cuts are exact token starts can still be over its size.
+RETOKENIZED_NOTE = "the window's text alone tokenizes to more tokens than the window held (a word cut inside it)"
+
+
+def window_metadata(window: Window, counter: SpanCounter, size: int, **extra: object) -> dict[str, object]:
+    """A window's metadata: ``token_count`` is the token count of the window's own text (not
+    ``stop - first``), and a window over ``size`` says so.
+
+    A window over ``size`` is flagged ``over_size_limit``. Where a boundary moved to a
+    character's start (``snapped_to_character``), or a cut inside it was dropped because it fell
+    inside one character, the window holds a whole character whose bytes were spread over
+    several tokens: it is over because that character cannot be cut (``indivisible``). Otherwise the window's text re-tokenizes on its own to more tokens (a
+    wordpiece tokenizer reading a word cut in the middle), which a note says.
+    """
+    count = counter.count(window.start, window.end)
+    metadata: dict[str, object] = {**extra, Meta.TOKEN_COUNT: count}
+    if window.snapped:
+        metadata[Meta.SNAPPED] = list(window.snapped)
+    if count > size:
+        metadata[Meta.OVER_SIZE_LIMIT] = True
+        if window.snapped or window.merged:
+            metadata[Meta.INDIVISIBLE] = True
+        else:
+            metadata[Meta.NOTE] = RETOKENIZED_NOTE
+    return metadata
+
+
+__all__ = ["RETOKENIZED_NOTE", "SpanTokens", "Window", "document_tokens", "overlapping_windows", "tiles", "tokens_of_span", "window_metadata", "window_starts"]

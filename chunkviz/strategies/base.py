@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import math
 import types
 import typing
 from dataclasses import dataclass
@@ -254,10 +255,9 @@ def _coerce(strategy: str, info: ParamInfo, value: Any) -> Any:
         if isinstance(value, int):
             return value
         if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                pass
+            whole = integral_number(value)
+            if whole is not None:
+                return whole
         raise InvalidParamError(strategy, info.name, f"must be an integer ({allowed}), got {value!r}")
     if kind == "float":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -275,6 +275,20 @@ def _coerce(strategy: str, info: ParamInfo, value: Any) -> Any:
             return value.strip().lower() in {"true", "1", "yes", "on"}
         raise InvalidParamError(strategy, info.name, f"must be true or false, got {value!r}")
     return value
+
+
+def integral_number(text: str) -> int | None:
+    """``"2"``, ``"2.0"`` and ``"2e3"`` as integers (the API accepts ``2.0`` for an int
+    parameter, so the CLI does too); None for anything else (``"2.5"``, ``"nan"``, ``"x"``)."""
+    try:
+        return int(text.strip())
+    except ValueError:
+        pass
+    try:
+        number = float(text.strip())
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else None
 
 
 def _check_type(strategy: str, info: ParamInfo, value: Any) -> None:
@@ -302,6 +316,10 @@ def _matches(kind: str, value: Any, info: ParamInfo) -> bool:
 
 
 def _check_range(strategy: str, info: ParamInfo, value: Any) -> None:
+    """Declared minimum, maximum and choices; NaN and infinities are refused (every comparison
+    with NaN is false, so it would pass any range)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidParamError(strategy, info.name, f"must be a finite number ({info.range_text()}), got {value!r}")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if (info.minimum is not None and value < info.minimum) or (info.maximum is not None and value > info.maximum):
             raise InvalidParamError(strategy, info.name, f"must be in {info.range_text()}, got {value!r}")
@@ -412,10 +430,10 @@ def temporary_strategy(
 
 
 def get_strategy(name: str) -> Strategy[Any]:
-    """The registered strategy ``name``; an unknown name lists the valid ones."""
+    """The registered strategy ``name``; an unknown name (or not a string) lists the valid ones."""
     try:
         return _REGISTRY[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable value such as a list
         raise UnknownStrategyError(name, sorted(_REGISTRY)) from None
 
 

@@ -2,7 +2,12 @@
 
 Chunk ``i`` covers units ``[i * step, i * step + chunk_size)`` with ``step = chunk_size - overlap``;
 the last window may be shorter. Token windows become character spans through the tokenizer's
-exact token offsets, never by decoding and searching.
+exact token offsets, never by decoding and searching. A token boundary inside a character (a
+byte-level BPE token that splits an emoji) moves to the character's start; without overlap the
+windows still tile the text (a window left empty by that move joins the one before). ``token_start``
+and ``token_end`` are the window's tokens in the document's tokenization; ``token_count`` is the
+count of the chunk's own text, and a chunk over ``chunk_size`` (a whole character whose tokens
+straddled a cut) is flagged ``over_size_limit``.
 """
 
 from __future__ import annotations
@@ -10,8 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chunkviz.document.model import Document
+from chunkviz.spancount import shared_counter
 from chunkviz.splitting import Piece, to_chunks
-from chunkviz.splitting.windows import window_starts
+from chunkviz.splitting.windows import (
+    document_tokens,
+    overlapping_windows,
+    window_metadata,
+    window_starts,
+)
 from chunkviz.strategies.base import check_overlap_below_size, param, register
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
@@ -43,28 +54,15 @@ class FixedCharsParams:
 )
 def fixed_tokens(document: Document, params: FixedTokensParams, tokenizer: Tokenizer) -> list[Chunk]:
     text = document.text
-    bounds = tokenizer.boundaries(text)
-    n = bounds.n_tokens
-    positions = bounds.positions
-    if n == 0:  # text the tokenizer ignores entirely (e.g. only zero-width characters): keep it
+    counter = shared_counter(text, tokenizer)
+    tokens = document_tokens(text, counter)
+    if tokens.n == 0:  # text the tokenizer ignores entirely (e.g. only zero-width characters): keep it
         return to_chunks(document, [Piece(0, len(text), Reason.END_OF_DOCUMENT, metadata={"token_start": 0, "token_end": 0, Meta.TOKEN_COUNT: 0})])
-    pieces: list[Piece] = []
-    for first in window_starts(n, params.chunk_size, params.overlap):
-        stop = min(first + params.chunk_size, n)
-        start = 0 if first == 0 else int(positions[first])
-        end = len(text) if stop == n else int(positions[stop])
-        snapped = []
-        if first > 0 and not bounds.exact[first]:
-            snapped.append("start")
-        if stop < n and not bounds.exact[stop]:
-            snapped.append("end")
-        if end <= start:  # a window inside one multibyte character: take the whole character
-            end = min(len(text), start + 1)
-            snapped.append("end")
-        metadata: dict[str, object] = {"token_start": first, "token_end": stop, Meta.TOKEN_COUNT: stop - first}
-        if snapped:
-            metadata[Meta.SNAPPED] = sorted(set(snapped))
-        pieces.append(Piece(start, end, Reason.SIZE_LIMIT, metadata=metadata))
+    pieces = [
+        Piece(w.start, w.end, Reason.SIZE_LIMIT,
+              metadata=window_metadata(w, counter, params.chunk_size, token_start=w.first, token_end=w.stop))
+        for w in overlapping_windows(tokens, params.chunk_size, params.overlap)
+    ]
     return to_chunks(document, pieces)
 
 

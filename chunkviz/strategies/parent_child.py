@@ -7,8 +7,10 @@ of the parent whose span contains it. Parents are token windows without overlap 
 document structure's leaf sections, split into windows when too long); children are token
 windows with ``child_overlap`` cut *inside* each parent, so a child never straddles two parents.
 Token windows become character spans through exact token offsets
-(:mod:`chunkviz.splitting.windows`, as in ``fixed_tokens``); sizes are real token counts, not the
-guide's word estimate.
+(:mod:`chunkviz.splitting.windows`, as in ``fixed_tokens``); ``token_count`` is the real count of
+each chunk's own text (not the guide's word estimate, nor the window's token count), and a chunk
+over its size is flagged ``over_size_limit`` (``indivisible`` when a whole character whose tokens
+straddled a cut makes it so).
 
 Reasons: parents ``size_limit`` (window full) or ``unit_end`` (a section ended), children
 ``size_limit`` or ``parent_end``; ``end_of_document`` at the end.
@@ -17,17 +19,24 @@ Reasons: parents ``size_limit`` (window full) or ``unit_end`` (a section ended),
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from chunkviz.document.model import Document
 from chunkviz.errors import InvalidParamError
 from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import Piece, to_chunks
-from chunkviz.splitting.windows import SpanTokens, Window, document_tokens, overlapping_windows, tiles, tokens_of_span
+from chunkviz.splitting.windows import (
+    SpanTokens,
+    Window,
+    document_tokens,
+    overlapping_windows,
+    tiles,
+    tokens_of_span,
+    window_metadata,
+)
 from chunkviz.strategies.base import param, register
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.vocabulary import Reason
 
 
 @dataclass(frozen=True)
@@ -70,20 +79,11 @@ class _Parent:
     tokens: SpanTokens  # the parent's own tokens
 
 
-def _window_metadata(window: Window, size: int, **extra: Any) -> tuple[dict[str, Any], bool]:
-    """A window's metadata and whether it is over ``size`` (only when snapping merged the
-    tokens of one character)."""
-    metadata: dict[str, Any] = {**extra, Meta.TOKEN_COUNT: window.tokens}
-    if window.snapped:
-        metadata[Meta.SNAPPED] = list(window.snapped)
-    return metadata, window.tokens > size
-
-
-def _parents_fixed(params: ParentChildParams, doc: SpanTokens) -> list[_Parent]:
+def _parents_fixed(params: ParentChildParams, doc: SpanTokens, counter: SpanCounter) -> list[_Parent]:
     parents = []
     for w in tiles(doc, params.parent_size):
-        metadata, over = _window_metadata(w, params.parent_size, token_start=w.first, token_end=w.stop)
-        piece = Piece(w.start, w.end, Reason.SIZE_LIMIT, over_limit=over, metadata=metadata)
+        metadata = window_metadata(w, counter, params.parent_size, token_start=w.first, token_end=w.stop)
+        piece = Piece(w.start, w.end, Reason.SIZE_LIMIT, metadata=metadata)
         parents.append(_Parent(piece, doc.slice(w.first, w.stop, w.start, w.end)))
     return parents
 
@@ -96,18 +96,18 @@ def _parents_sections(document: Document, params: ParentChildParams, doc: SpanTo
         windows = tiles(tokens, params.parent_size) if split else [Window(section.start, section.end, 0, tokens.n)]
         for k, w in enumerate(windows):
             reason = Reason.UNIT_END if k == len(windows) - 1 else Reason.SIZE_LIMIT
-            metadata, over = _window_metadata(w, params.parent_size, heading_path=list(section.path))
-            piece = Piece(w.start, w.end, reason, over_limit=over, split_unit=split, metadata=metadata)
+            metadata = window_metadata(w, counter, params.parent_size, heading_path=list(section.path))
+            piece = Piece(w.start, w.end, reason, split_unit=split, metadata=metadata)
             parents.append(_Parent(piece, tokens.slice(w.first, w.stop, w.start, w.end)))
     return parents
 
 
-def _children(parent: _Parent, index: int, params: ParentChildParams) -> list[Piece]:
-    """Overlapping child windows inside one parent."""
+def _children(parent: _Parent, index: int, params: ParentChildParams, counter: SpanCounter) -> list[Piece]:
+    """Child windows inside one parent (tiles without overlap)."""
     children = []
     for w in overlapping_windows(parent.tokens, params.child_size, params.child_overlap):
         reason = Reason.PARENT_END if w.end >= parent.piece.end else Reason.SIZE_LIMIT
-        metadata, _ = _window_metadata(w, params.child_size)
+        metadata = window_metadata(w, counter, params.child_size)
         children.append(Piece(w.start, w.end, reason, level=1, parent=index, metadata=metadata))
     return children
 
@@ -125,8 +125,8 @@ def parent_child(document: Document, params: ParentChildParams, tokenizer: Token
     if params.parents == "sections":
         parents = _parents_sections(document, params, doc, counter)
     else:
-        parents = _parents_fixed(params, doc)
-    children = [child for k, p in enumerate(parents) for child in _children(p, k, params)]
+        parents = _parents_fixed(params, doc, counter)
+    children = [child for k, p in enumerate(parents) for child in _children(p, k, params, counter)]
     return to_chunks(document, [p.piece for p in parents] + children)
 
 

@@ -40,8 +40,10 @@ from chunkviz.evaluation.report import (
     check_k,
     fit_to_size,
     parse_sizes,
+    plain_twins,
     question_rows,
     summary_rows,
+    twin_question_rows,
     sweep_label,
     swept_param,
 )
@@ -50,8 +52,22 @@ from chunkviz.render import RenderOptions, render_html
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import ColumnView, Hit, document_view, ribbon_cuts
 from chunkviz.ui.playground import PLAYGROUND_QUESTIONS
+from chunkviz.ui.techniques import (
+    Techniques,
+    choose_techniques,
+    expand,
+    generated_questions,
+    run_answers,
+    show_answers,
+    show_costs,
+    variant_suffix,
+    with_answer_cells,
+)
+from chunkviz.llm.client import LLMSettings
+from chunkviz.llm.answers import AnswerQuality
+from chunkviz.ui.llm import llm_session
 
-SAMPLE, UPLOAD, PLAYGROUND = "The sample's questions", "A question file", "The playground's questions"
+SAMPLE, UPLOAD, PLAYGROUND, MODEL = "The sample's questions", "A question file", "The playground's questions", "Written by the model (LLM)"
 COLUMNS, SWEEP = "The current columns", "A size sweep"
 #: What a sweep is called on the command line; each strategy maps it to its own size parameter.
 SWEEP_NAME = "chunk_size"
@@ -97,6 +113,7 @@ class EvalRun:
     failed: tuple[tuple[str, str], ...]  # (label, message)
     seconds: float
     swept: bool
+    answers: tuple[AnswerQuality, ...] | None = None  # answer quality per result, when asked for
 
 
 # ----------------------------------------------------------------------------- persistent widgets
@@ -110,7 +127,7 @@ def _remember(key: str, default: Any) -> None:
 
 
 # ----------------------------------------------------------------------------- questions
-def choose_questions(document: Document, doc_key: str, sample_path: Path | None) -> list[Question] | None:
+def choose_questions(document: Document, doc_key: str, sample_path: Path | None, settings: LLMSettings | None = None) -> list[Question] | None:
     """The questions to evaluate (None: none usable, with the reason on the page)."""
     sources = []
     sample_file = sample_questions_path(sample_path) if sample_path is not None else None
@@ -120,6 +137,7 @@ def choose_questions(document: Document, doc_key: str, sample_path: Path | None)
     playground = st.session_state.get(PLAYGROUND_QUESTIONS) or []
     if playground:
         sources.append(PLAYGROUND)
+    sources.append(MODEL)
     if st.session_state.get("_eval.source") not in sources:
         st.session_state.pop("_eval.source", None)
         st.session_state.pop("eval.source", None)
@@ -137,6 +155,11 @@ def choose_questions(document: Document, doc_key: str, sample_path: Path | None)
             if found is None:
                 return None
             questions, origin = found
+        elif source == MODEL:
+            written = generated_questions(document, doc_key, settings or LLMSettings.from_env())
+            if written is None:
+                return None
+            questions, origin = written
         else:
             questions, origin = playground_questions(playground, doc_key, len(document.text)), "the playground"
     except QuestionFileError as exc:
@@ -238,6 +261,15 @@ def sweep_column(column: EvalColumn, name: str, sizes: Sequence[int]) -> list[Pl
     return planned
 
 
+def with_techniques(planned: Sequence[Planned], techniques: Techniques) -> list[Planned]:
+    """Each planned configuration followed by its twins with the chosen techniques."""
+    out = []
+    for plan in planned:
+        for config in expand([plan.configuration], techniques):
+            out.append(Planned(plan.label + variant_suffix(config), plan.column, config, plan.size))
+    return out
+
+
 def choose_k() -> int | None:
     _remember("eval.k", 5)
     k = st.number_input(f"k: chunks retrieved per question (1–{MAX_K})", min_value=0, max_value=100, step=1, key="eval.k")
@@ -249,20 +281,22 @@ def choose_k() -> int | None:
 
 
 # ----------------------------------------------------------------------------- running
-def run_key(text: str, questions: Sequence[Question], planned: Sequence[Planned], k: int) -> str:
+def run_key(text: str, questions: Sequence[Question], planned: Sequence[Planned], k: int, extra: Any = None) -> str:
     """A fingerprint of everything a run depends on."""
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
     parts = {
         "questions": [[q.question, [[r.document, r.start, r.end] for r in q.references]] for q in questions],
-        "configs": [[p.label, p.configuration.strategy, p.configuration.params, p.configuration.tokenizer] for p in planned],
+        "configs": [[p.label, p.configuration.strategy, p.configuration.params, p.configuration.tokenizer, p.configuration.label()] for p in planned],
         "k": k,
+        "extra": extra,
     }
     digest.update(json.dumps(parts, sort_keys=True, default=str).encode())
     return digest.hexdigest()
 
 
 def run_evaluation(
-    document: Document, doc_key: str, questions: Sequence[Question], planned: Sequence[Planned], k: int, swept: bool
+    document: Document, doc_key: str, questions: Sequence[Question], planned: Sequence[Planned], k: int, swept: bool,
+    techniques: Techniques | None = None, settings: LLMSettings | None = None,
 ) -> EvalRun:
     """Evaluate each configuration on its own (one that fails leaves the others), with a progress bar."""
     began = time.perf_counter()
@@ -273,14 +307,29 @@ def run_evaluation(
     for i, plan in enumerate(planned):
         bar.progress(i / len(planned), text=f"{i + 1}/{len(planned)} · {plan.label}: chunking…")
         try:
-            (result,) = evaluate({doc_key: document}, questions, [plan.configuration], k=k, progress=_reporter(bar, i, len(planned), plan.label))
+            with llm_session(settings or LLMSettings.from_env(), progress=_llm_reporter(bar, i, len(planned), plan.label)):
+                (result,) = evaluate({doc_key: document}, questions, [plan.configuration], k=k, progress=_reporter(bar, i, len(planned), plan.label))
         except (ChunkvizError, ValueError) as exc:
             failed.append((plan.label, str(exc)))
             continue
         ok.append(plan)
         results.append(result)
+    answers = None
+    if techniques is not None and techniques.answers and results:
+        bar.progress(1.0, text="The model answers the questions from each configuration's chunks…")
+        answers, error = run_answers(results, [p.label for p in ok], questions, {doc_key: document}, k, techniques, settings or LLMSettings.from_env())
+        if error:
+            failed.append(("answer quality", error))
     bar.empty()
-    return EvalRun(tuple(ok), tuple(results), tuple(failed), time.perf_counter() - began, swept)
+    return EvalRun(tuple(ok), tuple(results), tuple(failed), time.perf_counter() - began, swept, answers)
+
+
+def _llm_reporter(bar: Any, i: int, n: int, label: str) -> Callable[[int, int], None]:
+    def progress(done: int, total: int) -> None:
+        if total:
+            bar.progress(min((i + done / total) / n, 1.0), text=f"{i + 1}/{n} · {label}: the model's answers {done:,}/{total:,}")
+
+    return progress
 
 
 def _reporter(bar: Any, i: int, n: int, label: str) -> Callable[[str, int, int], None]:
@@ -321,7 +370,7 @@ def show_results(run: EvalRun, k: int) -> None:
         f"{len(run.results)} configurations · k = {k} · all-MiniLM-L6-v2 embeddings (offline), exact cosine · "
         f"{run.seconds:.1f} s · scores are mean ± standard deviation over the questions, in %; ★ the best of each column"
     )
-    frame = pd.DataFrame(summary_rows(run.results, labels)).rename(columns={TITLES["recall_at_k"]: f"recall@{k}"})
+    frame = pd.DataFrame(with_answer_cells(summary_rows(run.results, labels), run.answers)).rename(columns={TITLES["recall_at_k"]: f"recall@{k}"})
     metric_columns = list(frame.columns[3:])
     styled = frame.style.map(lambda v: BEST_CELL if isinstance(v, str) and v.endswith("★") else "", subset=metric_columns)
     st.dataframe(styled, hide_index=True, key="eval.table", width="stretch", height=table_height(len(frame), 16))
@@ -344,8 +393,9 @@ def metric_figure(run: EvalRun, metric: str, title: str) -> Any:
         colours: dict[str, str] = {}
         for plan, result in zip(run.planned, run.results):
             mean, std = result.summary()[metric]
-            series.setdefault(plan.column.label, []).append((plan.size, mean, std))
-            colours[plan.column.label] = colour_of(plan)
+            name = plan.column.label + variant_suffix(plan.configuration)  # a technique's twin is its own line
+            series.setdefault(name, []).append((plan.size, mean, std))
+            colours[name] = colour_of(plan)
         return sweep_figure(series, title, colours, size_title="size setting (log scale)")
     values = {p.label: r.summary()[metric] for p, r in zip(run.planned, run.results)}
     return configuration_bars_figure(values, title, {p.label: colour_of(p) for p in run.planned})
@@ -373,6 +423,8 @@ def show_questions(run: EvalRun, questions: Sequence[Question], document: Docume
         st.session_state["eval.config"] = labels[0]
     chosen = st.selectbox("Scores of", labels, key="eval.config")
     result = run.results[labels.index(chosen)]
+    show_answers(run.answers, chosen)
+    show_twin(run, labels.index(chosen), questions)
     rows = question_rows(result, questions)
     st.caption("Click a row to see the question's reference and the chunks each configuration retrieved for it.")
     frame = pd.DataFrame(rows).rename(columns={TITLES["recall_at_k"]: f"recall@{result.k}"})
@@ -391,6 +443,17 @@ def show_questions(run: EvalRun, questions: Sequence[Question], document: Docume
     if not picked:
         return
     show_question(run, questions, picked[0], document, chosen)
+
+
+def show_twin(run: EvalRun, c: int, questions: Sequence[Question]) -> None:
+    """For a technique's row: per question, what it changed against the same chunks without it
+    (broadest questions first: do they hit now?)."""
+    twin = plain_twins(run.results)[c]
+    if twin is None:
+        return
+    with st.expander(f"What {variant_suffix(run.planned[c].configuration).lstrip(' ·')} changed, per question (broadest first)"):
+        frame = pd.DataFrame(twin_question_rows(run.results[twin], run.results[c], questions))
+        st.dataframe(frame, hide_index=True, width="stretch", height=table_height(len(frame), 10))
 
 
 def show_question(run: EvalRun, questions: Sequence[Question], q: int, document: Document, chosen: str) -> None:
@@ -431,7 +494,9 @@ def question_view(run: EvalRun, c: int, q: int, document: Document, position: in
 
 
 # ----------------------------------------------------------------------------- the view
-def show_evaluate(document: Document, doc_name: str, columns: Sequence[EvalColumn], sample_path: Path | None) -> None:
+def show_evaluate(
+    document: Document, doc_name: str, columns: Sequence[EvalColumn], sample_path: Path | None, settings: LLMSettings | None = None
+) -> None:
     """The Evaluate view (``doc_name``: the document's name; ``sample_path``: the sample file it
     was read from, whose question file is offered, or None)."""
     doc_key = Path(doc_name).name or "document.txt"
@@ -439,18 +504,23 @@ def show_evaluate(document: Document, doc_name: str, columns: Sequence[EvalColum
         "Which cut retrieves best: each configuration's chunks are embedded, every question retrieves its top k "
         "chunks, and the retrieved text is scored against the question's reference spans."
     )
-    questions = choose_questions(document, doc_key, sample_path)
+    settings = settings or LLMSettings.from_env()
+    questions = choose_questions(document, doc_key, sample_path, settings)
     left, right = st.columns([3, 1])
     with left:
         configured = choose_configurations(columns)
     with right:
         k = choose_k()
-    if questions is None or configured is None or k is None:
+    techniques = choose_techniques(settings)
+    if questions is None or configured is None or k is None or techniques is None:
         return
     planned, swept = configured
-    key = run_key(document.text, questions, planned, k)
+    planned = with_techniques(planned, techniques)
+    key = run_key(document.text, questions, planned, k, [techniques.key(), settings.public() if techniques.calls_model else None])
+    if not show_costs(document, questions, [p.configuration for p in planned], techniques, settings):
+        return
     if st.button(f"Run the evaluation ({len(planned)} configurations × {len(questions)} questions)", type="primary", key="eval.run"):
-        store_run(key, run_evaluation(document, doc_key, questions, planned, k, swept))
+        store_run(key, run_evaluation(document, doc_key, questions, planned, k, swept, techniques, settings))
     run = stored_run(key)
     if run is None:
         st.info("Press Run to embed the chunks and score each configuration (the first run loads the model; "

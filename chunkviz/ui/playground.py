@@ -32,7 +32,11 @@ from chunkviz.evaluation.playground import (
     search,
     trim_span,
 )
+from chunkviz.evaluation.playground import query_variants, search_variants
 from chunkviz.evaluation.questions import Question
+from chunkviz.llm.client import LLMSettings
+from chunkviz.llm.queries import QUERY_MODE_LABELS, QUERY_MODES
+from chunkviz.ui.llm import llm_session, not_configured_help
 from chunkviz.strategies.base import get_strategy
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import Hit, answer_from_state
@@ -200,6 +204,71 @@ def playground_hits(columns: Sequence[PlaygroundColumn], query: str, k: int) -> 
         return {}
     slot.empty()
     return out
+
+
+VARIANTS_KEY = "playground.variants"
+DRAWN_KEY = "playground.drawn"
+
+
+def playground_variant_hits(
+    columns: Sequence[PlaygroundColumn], query: str, k: int, settings: LLMSettings
+) -> tuple[dict[str, dict[int, list[Hit]]], dict[str, str]]:
+    """With "compare query forms" on: per query form ("raw", "rewrite", "hyde"), each column's
+    top-k hits, and the text each form embedded; off (or no query): ({}, {})."""
+    if not query or not st.session_state.get(VARIANTS_KEY):
+        return {}, {}
+    if not settings.configured:
+        st.warning(not_configured_help())
+        return {}, {}
+    from chunkviz.evaluation.evaluate import default_encoder  # noqa: PLC0415 - loads the model only with a query
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL  # noqa: PLC0415
+
+    encode = default_encoder(DEFAULT_MODEL)
+    try:
+        with st.spinner("Asking the model to rewrite the query and write a hypothetical passage…"), llm_session(settings) as session:
+            variants = query_variants(query, QUERY_MODES, DEFAULT_MODEL, encode, session.client())
+        out: dict[str, dict[int, list[Hit]]] = {v.mode: {} for v in variants}
+        for column in (c for c in columns if c.run is not None):
+            returns_parents = get_strategy(column.config.strategy).returns_parents
+            for mode, hits in search_variants(column.run.chunks, returns_parents, variants, k, DEFAULT_MODEL, encode).items():
+                out[mode][column.i] = hits
+    except (ChunkvizError, OSError) as exc:
+        st.warning(f"The query forms cannot be compared: {exc}")
+        return {}, {}
+    return out, {v.mode: v.text for v in variants}
+
+
+def query_forms_control(query: str) -> str:
+    """The "compare query forms" switch (2 model calls per new query) and which form's hits the
+    document view draws; returns that form ("raw" when off)."""
+    on = st.checkbox(
+        "Compare query forms (LLM): also search with a rewritten query and a hypothetical passage (HyDE) — 2 calls per new query, cached",
+        key=VARIANTS_KEY, disabled=not query,
+    )  # fmt: skip
+    if not on or not query:
+        return "raw"
+    st.session_state.setdefault(DRAWN_KEY, "raw")
+    drawn = st.segmented_control(
+        "Hits drawn in the document", list(QUERY_MODES), key=DRAWN_KEY, format_func=lambda m: QUERY_MODE_LABELS[m],
+    )  # fmt: skip
+    return drawn or "raw"
+
+
+def show_query_forms(
+    columns: Sequence[PlaygroundColumn], by_mode: dict[str, dict[int, list[Hit]]], texts: dict[str, str],
+    answer: tuple[int, int] | None, k: int,
+) -> None:
+    """The query forms side by side: the text each embedded, and each column's hits and scores."""
+    if not by_mode:
+        return
+    panes = st.columns(len(by_mode))
+    for pane, (mode, hits) in zip(panes, by_mode.items()):
+        with pane:
+            st.markdown(f"**{QUERY_MODE_LABELS[mode]}**")
+            st.caption(markdown_literal(texts[mode]))
+            scores = playground_scores(columns, hits, answer)
+            rows = [score_row(c.label, hits[c.i], scores.get(c.i)) for c in columns if c.i in hits]
+            st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"playground.table.{mode}")
 
 
 def playground_scores(columns: Sequence[PlaygroundColumn], hits: dict[int, list[Hit]], answer: tuple[int, int] | None) -> dict[int, Scores]:

@@ -11,6 +11,10 @@ from chunkviz.errors import DocumentError
 
 FORMATS_EXTRA_INSTALL = "pip install 'chunkviz[formats]'"
 
+#: Most characters a reader may produce (HTML, DOCX and PDF expand their input; the limit is on
+#: what they expand to, as :data:`~chunkviz.document.read.MAX_BYTES` is on the input).
+MAX_TEXT_CHARS = 20_000_000
+
 
 def needs_formats_extra(what: str) -> DocumentError:
     """The error for a reader whose library is not installed (``what``: "reading PDF")."""
@@ -21,3 +25,11 @@ def one_line(exc: BaseException) -> str:
     """An exception's message on one line (its type name when it has no message)."""
     message = " ".join(str(exc).split())
     return message or type(exc).__name__
+
+
+def too_much_text(what: str, chars: int, limit: int = MAX_TEXT_CHARS) -> DocumentError:
+    """The error for a reader whose text would exceed ``limit`` characters."""
+    return DocumentError(
+        f"{what} expands to more than {limit:,} characters of text ({chars:,} so far); "
+        "split the document into smaller files"
+    )

@@ -14,9 +14,10 @@ import threading
 import warnings
 from typing import Any
 
+from chunkviz.deadline import check_time_now
 from chunkviz.document.blocks import Block
 from chunkviz.document.model import Document
-from chunkviz.document.readers import needs_formats_extra, one_line
+from chunkviz.document.readers import MAX_TEXT_CHARS, needs_formats_extra, one_line, too_much_text
 from chunkviz.errors import DocumentError
 
 try:
@@ -113,7 +114,9 @@ def _page_texts(pages: list[Any], name: str) -> tuple[list[str], list[int]]:
     """Every page's text, and the numbers of the pages whose text could not be extracted."""
     texts: list[str] = []
     failed: list[int] = []
+    total = 0
     for number, page in enumerate(pages, 1):
+        check_time_now()  # the app's time limit for reading (a no-op without one)
         try:
             page_text = page.extract_text() or ""
         except DependencyError:
@@ -122,6 +125,9 @@ def _page_texts(pages: list[Any], name: str) -> tuple[list[str], list[int]]:
             page_text = ""
             failed.append(number)
         texts.append(page_text.replace("\x00", ""))
+        total += len(texts[-1]) + len(_PAGE_SEPARATOR)
+        if total > MAX_TEXT_CHARS:  # stop extracting: the limit is on what the PDF expands to
+            raise too_much_text(f"{name} (by page {number} of {len(pages)})", total, MAX_TEXT_CHARS)
     return texts, failed
 
 

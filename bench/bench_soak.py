@@ -1,0 +1,520 @@
+#!/usr/bin/env python
+"""Soak: many browser sessions on one app server for several minutes (issue 13 item 8).
+
+One ``streamlit run app.py`` on loopback (a free port, uploads capped at 5 MiB as ``./dev app``
+does) and N sessions in Debian's headless Chromium (one browser, one context per session,
+Playwright's async API), arriving one per second. Each session opens the app with three columns
+from the URL (every third session with a ``semantic`` column), uploads its own document (a
+variant of a sample or a real document: its paragraphs rotated, a session line added, so no two
+sessions share a cached run) and then, for ``--minutes`` from the moment its upload shows,
+changes parameters with a pause of 1-3 s between changes: column 1's chunk size, then column
+2's strategy (semantic among them), in turn.
+
+While the sessions run, one more session uploads the three hostile files of
+``tests/test_app_limits.py`` (5 MB of one letter, a DOCX that inflates to a gigabyte, a PDF of
+10,000 empty pages) and times how long each takes to show its outcome.
+
+It prints:
+  rss         the server's resident memory (with its child processes) every ~10 s
+  latency     per interaction, from the change to the updated document view (p50/p90/max,
+              per kind of interaction and overall)
+  errors      page errors, Streamlit exception boxes, error boxes and interactions that timed out
+              (expected: 0)
+  memory      whether the RSS is flat after warm-up: the slope of a least-squares line over the
+              second half of the samples, in MB per minute, and that half's rise
+  hostile     seconds from each hostile upload to its message
+  load        the machine's load average at the start and the end (the numbers depend on it)
+
+Exit status 1 when an error was seen. Skips (exit 0, with the reason) without Chromium or playwright.
+
+    .venv/bin/python bench/bench_soak.py [--sessions 30] [--minutes 5] [--no-hostile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+for _path in (REPO, REPO / "tests"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from browser_support import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    VIEWPORT,
+    ServerError,
+    _wait_healthy,
+    free_port,
+    stop,
+)
+
+SAMPLES = REPO / "sample_docs"
+REALDOCS = REPO.parent / "shared" / "realdocs"
+#: Documents longer than this are cut (at a paragraph) so that 30 sessions fit on a small machine.
+MAX_DOCUMENT_CHARS = 40_000
+SIZES = [80, 120, 200, 300, 160, 240]
+COLUMN2_STRATEGIES = ["sentences", "semantic", "paragraphs", "recursive", "headings", "semantic"]
+COLUMN3 = {True: "semantic", False: "paragraphs"}
+#: An interaction that has not updated the view after this long counts as an error.
+INTERACTION_TIMEOUT_S = 300
+RSS_EVERY_S = 10
+ROOT_JS = "document.querySelector('[data-testid=stBidiComponentIsolated]')?.shadowRoot?.querySelector('.cvd-root')"
+#: What the document view shows: per column, its header ("2. sentences") and chunk ends.
+SIGNATURE_JS = f"""() => {{
+    const root = {ROOT_JS};
+    if (!root) return null;
+    const labels = [...root.querySelectorAll('.cvd-label')].map(e => e.textContent);
+    return [...root.querySelectorAll('.cv-doc')].map((d, i) => (labels[i] || d.dataset.strategy) + ':' +
+        [...d.querySelectorAll('[data-chunk-index]')].map(e => e.dataset.end).join(',')).join('|');
+}}"""
+RUNNING = '[data-testid="stStatusWidget"]'
+EXCEPTION_BOX = '[data-testid="stException"]'
+ERROR_BOX = '[data-testid="stAlertContentError"]'
+
+
+# ----------------------------------------------------------------------------- documents
+def base_documents() -> list[tuple[str, str]]:
+    """(name, text) of the prose samples and the real documents (when the shared folder exists)."""
+    paths = [p for p in sorted(SAMPLES.iterdir()) if p.suffix in (".md", ".txt") and p.name != "README.md"]
+    if REALDOCS.is_dir():
+        paths += [p for p in sorted(REALDOCS.iterdir()) if p.suffix in (".md", ".txt", ".rst") and p.name not in ("SOURCES.md", "README.md")]
+    return [(p.name, p.read_text(encoding="utf-8", errors="replace")) for p in paths]
+
+
+def variant(name: str, text: str, session: int) -> tuple[str, bytes]:
+    """Session ``session``'s own version of a document: paragraphs rotated by the session
+    number, a first line naming the session, at most MAX_DOCUMENT_CHARS characters."""
+    paragraphs = [p for p in text.split("\n\n") if p.strip()]
+    k = session % max(len(paragraphs), 1)
+    rotated = paragraphs[k:] + paragraphs[:k]
+    out, size = [f"Session {session} reads {name}."], 0
+    for paragraph in rotated:
+        if size + len(paragraph) > MAX_DOCUMENT_CHARS and len(out) > 1:
+            break
+        out.append(paragraph)
+        size += len(paragraph) + 2
+    stem, suffix = os.path.splitext(name)
+    return f"{stem}.session{session}{suffix if suffix in ('.md', '.txt') else '.txt'}", ("\n\n".join(out) + "\n").encode("utf-8")
+
+
+# ----------------------------------------------------------------------------- the server and its memory
+def start_server(log_dir: Path, cache_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", CHUNKVIZ_CACHE_DIR=str(cache_dir))
+    env.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
+        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--server.maxUploadSize", "5", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    log_path = log_dir / "server.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(process, url, log_path)
+    except ServerError:
+        stop(process)
+        raise
+    return process, url
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        tree.setdefault(ppid, []).append(int(entry))
+    return tree
+
+
+def _family(pid: int) -> list[int]:
+    tree, found, todo = _children(), [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(tree.get(current, []))
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` and all its descendants, in MB (from /proc/PID/status)."""
+    total = 0
+    for member in _family(pid):
+        try:
+            with open(f"/proc/{member}/status") as handle:
+                for line in handle:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of ``pid`` and its descendants so far (from /proc/PID/stat)."""
+    ticks = 0
+    for member in _family(pid):
+        try:
+            with open(f"/proc/{member}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+# ----------------------------------------------------------------------------- what was seen
+@dataclass
+class Report:
+    began: float = field(default_factory=time.monotonic)
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    rss: list[tuple[float, float]] = field(default_factory=list)
+    cpu: list[tuple[float, float]] = field(default_factory=list)  # (elapsed, the server's CPU seconds so far)
+    hostile: list[tuple[str, float, str]] = field(default_factory=list)
+    hostile_running: bool = False
+    during_hostile: list[float] = field(default_factory=list)  # other sessions' changes begun while a hostile upload ran
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.began
+
+    def latency(self, kind: str, seconds: float) -> None:
+        self.latencies.setdefault(kind, []).append(seconds)
+
+    def error(self, session: int, what: str) -> None:
+        self.errors.append(f"session {session}: {what}")
+        print(f"  [{self.elapsed():6.0f} s] ERROR session {session}: {what}", flush=True)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def slope_per_minute(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, MB), in MB per minute."""
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    var = sum((x - mx) ** 2 for x in xs)
+    return 60 * sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / var if var else 0.0
+
+
+# ----------------------------------------------------------------------------- one session
+async def signature(page: Any) -> str | None:
+    try:
+        return await page.evaluate(SIGNATURE_JS)
+    except Exception:  # noqa: BLE001 - the view is being replaced
+        return None
+
+
+async def settled(page: Any, before: str | None, timeout: float) -> bool:
+    """Until the document view differs from ``before`` and no script runs; False on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        now = await signature(page)
+        if now is not None and now != before and await page.locator(RUNNING).count() == 0:
+            return True
+        await asyncio.sleep(0.25)
+    return False
+
+
+async def check_page(page: Any, session: int, report: Report, seen: dict[str, int]) -> None:
+    """Report page errors and Streamlit exception or error boxes that appeared since the last check."""
+    while len(page.page_errors) > seen["page"]:
+        report.error(session, f"page error: {page.page_errors[seen['page']][:200]}")
+        seen["page"] += 1
+    for selector, kind in ((EXCEPTION_BOX, "exception box"), (ERROR_BOX, "error box")):
+        boxes = page.locator(selector)
+        count = await boxes.count()
+        if count and count != seen.get(kind, 0):
+            text = (await boxes.first.inner_text())[:200].replace("\n", " ")
+            report.error(session, f"{kind}: {text}")
+        seen[kind] = count
+
+
+async def new_page(browser: Any) -> Any:
+    context = await browser.new_context(viewport=VIEWPORT)
+    page = await context.new_page()
+    page.set_default_timeout(INTERACTION_TIMEOUT_S * 1000)
+    page.page_errors = []
+    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
+    page.on("dialog", lambda d: asyncio.ensure_future(d.dismiss()))
+    return page
+
+
+async def open_app(page: Any, url: str, semantic: bool, session: int) -> None:
+    query = {
+        "n": "3",
+        "s0": "fixed_tokens",
+        "s1": ["recursive", "sentences", "paragraphs"][session % 3],
+        "s2": COLUMN3[semantic],
+    }
+    await page.goto(url + "/?" + urllib.parse.urlencode(query))
+    await page.wait_for_selector("[data-chunk-index]")
+
+
+async def upload(page: Any, name: str, data: bytes, mime: str) -> None:
+    await page.locator('[data-testid="stSidebar"] [role="radiogroup"] label').filter(has_text="Upload").first.click()
+    file_input = page.locator('[data-testid="stSidebar"] input[type="file"]')
+    await file_input.wait_for(state="attached")
+    await file_input.set_input_files({"name": name, "mimeType": mime, "buffer": data})
+
+
+def column_expander(page: Any, number: int) -> Any:
+    return page.locator('[data-testid="stSidebar"] [data-testid="stExpander"]').filter(has_text=f"Column {number}").first
+
+
+async def set_chunk_size(page: Any, value: int) -> None:
+    field = column_expander(page, 1).get_by_role("spinbutton", name="chunk size", exact=True)
+    await field.fill(str(value))
+    await field.press("Enter")
+
+
+async def set_strategy(page: Any, column: int, strategy: str) -> None:
+    expander = column_expander(page, column)
+    if await expander.locator('[data-testid="stSelectbox"]').count() == 0 or not await expander.locator('[data-testid="stSelectbox"]').first.is_visible():
+        await expander.locator("summary").first.click()
+    box = expander.locator('[data-testid="stSelectbox"]').first
+    await box.click()
+    await page.keyboard.type(strategy)
+    await page.keyboard.press("Enter")
+
+
+def next_strategy(shown: str | None, step: int, session: int) -> str:
+    """Column 2's next strategy in the session's cycle, never the one it shows (``2. name:``)."""
+    current = next((part.split(":")[0].split(". ", 1)[-1] for part in (shown or "").split("|") if part.startswith("2. ")), None)
+    for offset in range(len(COLUMN2_STRATEGIES)):
+        strategy = COLUMN2_STRATEGIES[(step // 2 + session + offset) % len(COLUMN2_STRATEGIES)]
+        if strategy != current:
+            return strategy
+    return COLUMN2_STRATEGIES[0]
+
+
+async def run_session(browser: Any, url: str, session: int, document: tuple[str, bytes], minutes: float, report: Report) -> None:
+    """Open the app, upload the session's document, then change parameters for ``minutes``."""
+    semantic = session % 3 == 0
+    rng = random.Random(session)
+    page = await new_page(browser)
+    seen = {"page": 0}
+    try:
+        began = time.monotonic()
+        await open_app(page, url, semantic, session)
+        report.latency("open", time.monotonic() - began)
+        before = await signature(page)
+        began = time.monotonic()
+        await upload(page, document[0], document[1], "text/markdown" if document[0].endswith(".md") else "text/plain")
+        if await settled(page, before, INTERACTION_TIMEOUT_S):
+            report.latency("upload", time.monotonic() - began)
+        else:
+            report.error(session, "the upload did not show in the document view")
+        await check_page(page, session, report, seen)
+        step = 0
+        until = time.monotonic() + 60 * minutes
+        while time.monotonic() < until:
+            await asyncio.sleep(rng.uniform(1, 3))
+            before = await signature(page)
+            began = time.monotonic()
+            if step % 2 == 0:
+                kind = "chunk size"
+                await set_chunk_size(page, SIZES[(step // 2 + session) % len(SIZES)])
+            else:
+                strategy = next_strategy(before, step, session)
+                kind = f"strategy ({'semantic' if strategy == 'semantic' else 'other'})"
+                await set_strategy(page, 2, strategy)
+            during_hostile = report.hostile_running
+            if await settled(page, before, INTERACTION_TIMEOUT_S):
+                report.latency(kind, time.monotonic() - began)
+                if during_hostile:
+                    report.during_hostile.append(time.monotonic() - began)
+            else:
+                report.error(session, f"{kind}: the view did not update in {INTERACTION_TIMEOUT_S} s")
+            await check_page(page, session, report, seen)
+            step += 1
+    except Exception as exc:  # noqa: BLE001 - a session that broke is an error to report, not a crash
+        report.error(session, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    finally:
+        await page.context.close()
+
+
+async def hostile_session(browser: Any, url: str, start_after: float, report: Report) -> None:
+    """Upload the hostile files one after the other, timing each until its outcome shows."""
+    from test_app_limits import hostile_uploads
+
+    files = hostile_uploads()
+    await asyncio.sleep(start_after)
+    page = await new_page(browser)
+    try:
+        await page.goto(url)
+        await page.wait_for_selector("[data-chunk-index]")
+        report.hostile_running = True
+        for name, (data, mime) in files.items():
+            before = await signature(page)
+            began = time.monotonic()
+            await upload(page, name, data, mime)
+            outcome = await hostile_outcome(page, name, before)
+            seconds = time.monotonic() - began
+            report.hostile.append((name, seconds, outcome))
+            print(f"  [{report.elapsed():6.0f} s] hostile {name}: {seconds:.1f} s -> {outcome}", flush=True)
+            if outcome.startswith("nothing after"):
+                report.error(-1, f"hostile {name}: {outcome}")
+            if await page.locator(EXCEPTION_BOX).count():
+                report.error(-1, f"hostile {name}: an exception box")
+    except Exception as exc:  # noqa: BLE001
+        report.error(-1, f"hostile session: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    finally:
+        report.hostile_running = False
+        await page.context.close()
+
+
+async def hostile_outcome(page: Any, name: str, before: str | None) -> str:
+    """What the upload of ``name`` ended with: an error or warning naming the problem, or chunks."""
+    deadline = time.monotonic() + INTERACTION_TIMEOUT_S
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.25)
+        if await page.locator(RUNNING).count():
+            continue
+        for selector in (ERROR_BOX, '[data-testid="stAlertContentWarning"]'):
+            boxes = page.locator(selector)
+            for i in range(await boxes.count()):
+                text = " ".join((await boxes.nth(i).inner_text()).split())
+                if name in text or "nothing to chunk" in text or "stopped after" in text:
+                    return text[:160]
+        now = await signature(page)
+        if now is not None and now != before:
+            return "chunked: " + ", ".join(f"{part.split(':')[0]} {len(part.split(':')[1].split(','))} chunks" for part in now.split("|"))
+    return f"nothing after {INTERACTION_TIMEOUT_S} s"
+
+
+# ----------------------------------------------------------------------------- the run
+def sample(pid: int, report: Report, note: str = "") -> None:
+    """One line: the server's RSS, its CPU share since the last line (100% = one core), the load."""
+    mb, cpu, now = rss_mb(pid), cpu_seconds(pid), report.elapsed()
+    share = 100 * (cpu - report.cpu[-1][1]) / max(now - report.cpu[-1][0], 1e-6) if report.cpu else 0.0
+    report.rss.append((now, mb))
+    report.cpu.append((now, cpu))
+    print(f"  [{now:6.0f} s] server RSS {mb:7.1f} MB  CPU {share:4.0f}%  load {os.getloadavg()[0]:.1f}{note}", flush=True)
+
+
+async def sample_rss(pid: int, done: asyncio.Event, report: Report) -> None:
+    while not done.is_set():
+        sample(pid, report)
+        try:
+            await asyncio.wait_for(done.wait(), RSS_EVERY_S)
+        except asyncio.TimeoutError:
+            pass
+    sample(pid, report, " (all sessions done)")
+
+
+async def soak(args: argparse.Namespace, url: str, pid: int, report: Report) -> None:
+    from playwright.async_api import async_playwright
+
+    bases = base_documents()
+    documents = [variant(*bases[k % len(bases)], k) for k in range(args.sessions)]
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            done = asyncio.Event()
+            sampler = asyncio.create_task(sample_rss(pid, done, report))
+            tasks = []
+            if not args.no_hostile:  # once every session has arrived, early: the memory is judged on the second half
+                tasks.append(asyncio.create_task(hostile_session(browser, url, args.sessions * args.arrival + 10, report)))
+            for k in range(args.sessions):  # users arrive one after another
+                tasks.append(asyncio.create_task(run_session(browser, url, k, documents[k], args.minutes, report)))
+                await asyncio.sleep(args.arrival)
+            await asyncio.gather(*tasks)
+            done.set()
+            await sampler
+        finally:
+            await browser.close()
+
+
+def summary(args: argparse.Namespace, report: Report, load_before: tuple[float, float, float]) -> None:
+    print(f"\n{args.sessions} sessions, {args.minutes:g} min; load average before {load_before[0]:.1f}/{load_before[1]:.1f}, "
+          f"after {os.getloadavg()[0]:.1f}/{os.getloadavg()[1]:.1f} (1/5 min) on {os.cpu_count()} cores")  # fmt: skip
+    print("\nlatency (s)              n     p50     p90     max")
+    every: list[float] = []
+    for kind, values in sorted(report.latencies.items()):
+        every += values if kind not in ("open", "upload") else []
+        print(f"  {kind:<20} {len(values):4d} {percentile(values, .5):7.2f} {percentile(values, .9):7.2f} {max(values):7.2f}")
+    if report.during_hostile:
+        values = report.during_hostile
+        print(f"  {'  while hostile ran':<20} {len(values):4d} {percentile(values, .5):7.2f} {percentile(values, .9):7.2f} {max(values):7.2f}")
+    if every:
+        print(f"  {'all changes':<20} {len(every):4d} {percentile(every, .5):7.2f} {percentile(every, .9):7.2f} {max(every):7.2f}")
+    if report.rss:
+        second_half = [p for p in report.rss if p[0] >= report.rss[-1][0] / 2]
+        mbs = [mb for _, mb in report.rss]
+        print(f"\nserver RSS: start {mbs[0]:.0f} MB, peak {max(mbs):.0f} MB, end {mbs[-1]:.0f} MB")
+        if len(second_half) >= 3:
+            slope = slope_per_minute(second_half)
+            rise = second_half[-1][1] - second_half[0][1]
+            flat = slope * (second_half[-1][0] - second_half[0][0]) / 60 < max(50.0, 0.05 * statistics.fmean(mbs))
+            print(f"second half: slope {slope:+.1f} MB/min, {second_half[0][1]:.0f} -> {second_half[-1][1]:.0f} MB ({rise:+.0f} MB): "
+                  f"{'flat' if flat else 'GROWING'} after warm-up")  # fmt: skip
+    if len(report.cpu) >= 2:
+        (t0, c0), (t1, c1) = report.cpu[0], report.cpu[-1]
+        print(f"server CPU: {c1 - c0:.0f} s in {t1 - t0:.0f} s ({100 * (c1 - c0) / max(t1 - t0, 1e-6):.0f}% of one core on average)")
+    if report.hostile:
+        print("\nhostile uploads (while the others ran):")
+        for name, seconds, outcome in report.hostile:
+            print(f"  {name:<16} {seconds:6.1f} s  {outcome}")
+    timeouts = sum("Timeout" in e or "did not" in e or "nothing after" in e for e in report.errors)
+    print(f"\nerrors: {len(report.errors)} ({timeouts} of them timeouts; the rest page errors, exception or error boxes, server tracebacks)")
+    for line in report.errors[:40]:
+        print(f"  {line}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=30, help="browser sessions (default 30)")
+    parser.add_argument("--minutes", type=float, default=5, help="how long each session changes parameters once its upload shows (default 5)")
+    parser.add_argument("--arrival", type=float, default=1.0, help="seconds between two sessions' arrivals (default 1)")
+    parser.add_argument("--no-hostile", action="store_true", help="skip the hostile uploads")
+    args = parser.parse_args(argv)
+    if not CHROMIUM.exists():
+        print(f"skipped: Chromium not found at {CHROMIUM}")
+        return 0
+    try:
+        import playwright.async_api  # noqa: F401
+    except ImportError:
+        print("skipped: the playwright package is not installed")
+        return 0
+    load_before = os.getloadavg()
+    report = Report()
+    with tempfile.TemporaryDirectory(prefix="chunkviz-soak-") as tmp:
+        process, url = start_server(Path(tmp), Path(tmp) / "cache")
+        try:
+            print(f"server {url} (pid {process.pid}); {args.sessions} sessions for {args.minutes:g} min", flush=True)
+            asyncio.run(soak(args, url, process.pid, report))
+        finally:
+            stop(process)
+            log = (Path(tmp) / "server.log").read_text(errors="replace")
+            tracebacks = log.count("Traceback")
+            if tracebacks:
+                report.errors.append(f"server log: {tracebacks} tracebacks")
+                print(log[-3000:])
+    summary(args, report, load_before)
+    return 1 if report.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

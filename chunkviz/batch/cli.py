@@ -1,0 +1,84 @@
+"""``chunkviz batch``: the subcommand's parser and handler (wired into :mod:`chunkviz.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from chunkviz.batch.engines import ENGINES
+from chunkviz.batch.state import OUTPUT_FORMATS
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, got {text!r}") from None
+    if not 1 <= value <= 1024:
+        raise argparse.ArgumentTypeError(f"must be in 1..1024, got {value}")
+    return value
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    """The batch command's arguments (on any parser: the CLI's subparser, or a test's)."""
+    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="files, folders (read recursively) and glob patterns ('docs/**/*.md')")
+    parser.add_argument("--config", required=True, metavar="FILE", help="the chunkviz.json to run (downloaded from the app)")
+    parser.add_argument("--column", type=int, default=None, metavar="N", help="which column of a configuration with several (1 = the first)")
+    parser.add_argument(
+        "--out", required=True, metavar="DIR_OR_FILE",
+        help="output file, or a folder that gets chunks.jsonl / chunks.parquet; a rerun to the same place resumes",
+    )
+    parser.add_argument(
+        "--format", choices=OUTPUT_FORMATS, default=None,
+        help="jsonl (chunk records with their source), parquet, langchain (Document JSONL) or llamaindex "
+        "(TextNode JSONL); default: parquet for an --out ending in .parquet, else jsonl",
+    )
+    parser.add_argument(
+        "--workers", type=_workers, default=max(1, min(4, os.cpu_count() or 1)), metavar="N",
+        help="processes (local) or actors (ray) chunking at once; each loads its models once (default: CPUs, at most 4)",
+    )
+    parser.add_argument("--engine", choices=ENGINES, default="local", help="local processes (default) or Ray Data (extra 'scale')")
+    parser.add_argument(
+        "--ray-address", metavar="ADDRESS",
+        help="a Ray cluster to run on (e.g. ray://head:10001 or auto); default: a local Ray for this run",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress line (skipped documents are still reported)")
+
+
+def add_batch_parser(commands: Any) -> argparse.ArgumentParser:
+    """Add ``batch`` to the CLI's subparsers; returns its parser."""
+    parser = commands.add_parser(
+        "batch",
+        help="run a chunkviz.json over many documents (resumable; local processes or Ray)",
+        description="Chunk every document with a saved configuration into one output file. Documents that "
+        "fail are reported and skipped; rerunning the same command resumes where a killed run stopped.",
+    )
+    add_batch_arguments(parser)
+    return parser
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    """Run the batch; the summary goes to stderr. Exit 0, or 1 when no document could be read."""
+    from chunkviz.batch.run import run_batch
+
+    if args.ray_address and args.engine != "ray":
+        raise ValueError("--ray-address is for --engine ray")
+    summary = run_batch(
+        args.inputs, args.config, args.out, fmt=args.format, column=args.column, workers=args.workers,
+        engine=args.engine, ray_address=args.ray_address, progress=None if args.quiet else sys.stderr,
+    )
+    if args.quiet:
+        for source, error in summary.failures:
+            print(f"skipped {source}: {error}", file=sys.stderr)
+    print(summary.line(), file=sys.stderr)
+    if summary.documents and summary.failed == summary.documents:
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+__all__ = ["add_batch_arguments", "add_batch_parser", "cmd_batch"]

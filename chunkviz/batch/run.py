@@ -1,0 +1,186 @@
+"""``run_batch``: a configuration over many documents, resumable, with one output file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from chunkviz.batch.engines import ENGINES, run_local, run_ray
+from chunkviz.batch.inputs import expand_inputs
+from chunkviz.batch.progress import Progress
+from chunkviz.batch.state import (
+    Layout,
+    Manifest,
+    ManifestEntry,
+    make_layout,
+    output_format,
+    part_path,
+    temporary_beside,
+)
+from chunkviz.batch.worker import DocResult, Plan
+from chunkviz.config import ChunkvizConfig, column_hash, load_config, normalized
+
+#: Parquet columns (the JSONL record's keys; ``metadata`` as a JSON string).
+PARQUET_COLUMNS = (
+    "source", "index", "start", "end", "text", "reason", "boundary", "parent", "level", "added_text", "token_count", "metadata",
+)
+_PARQUET_ROWS_PER_GROUP = 50_000
+
+
+@dataclass
+class BatchSummary:
+    """What a batch run did."""
+
+    output: Path
+    documents: int = 0
+    chunked: int = 0
+    kept: int = 0
+    failed: int = 0
+    chunks: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    #: worker process id -> chunkers built in it (1 everywhere: each loaded its models once)
+    workers: dict[int, int] = field(default_factory=dict)
+
+    def line(self) -> str:
+        rate = self.chunked / self.seconds if self.seconds > 0 else 0.0
+        mb = self.bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
+        done_before = f", {self.kept:,} done before" if self.kept else ""
+        failed = f", {self.failed:,} skipped (failed)" if self.failed else ""
+        return (
+            f"batch: {self.documents:,} documents ({self.chunked:,} chunked{done_before}{failed}) -> "
+            f"{self.chunks:,} records in {self.output} ({self.seconds:.1f} s, {rate:,.1f} documents/s, {mb:,.2f} MB/s)"
+        )
+
+
+def run_batch(
+    inputs: Sequence[str],
+    config: ChunkvizConfig | str | Path,
+    out: str | Path,
+    *,
+    fmt: str | None = None,
+    column: int | None = None,
+    workers: int = 1,
+    engine: str = "local",
+    ray_address: str | None = None,
+    progress: TextIO | None = sys.stderr,
+) -> BatchSummary:
+    """Chunk every file ``inputs`` names (files, folders, globs) with one column of ``config``
+    and write the records to ``out`` (a file, or a folder that gets ``chunks.<ext>``).
+
+    Documents an earlier run finished with the same configuration and content are not chunked
+    again (see :mod:`chunkviz.batch.state`); a document that fails is reported on ``progress``
+    and left out. The output lists documents in sorted path order, each one's chunks in order,
+    so it is the same bytes however the run was split or interrupted, and whichever engine ran it.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    if not isinstance(config, ChunkvizConfig):
+        config = load_config(config)
+    config = normalized(config)
+    chosen = config.column(column)
+    out_text = str(out)
+    fmt = output_format(fmt, out_text)
+    from chunkviz import __version__
+
+    run_key = column_hash(config, chosen, f"format={fmt}", f"chunkviz={__version__}")
+    layout = make_layout(out_text, fmt, run_key)
+    sources = expand_inputs(inputs, exclude=[layout.output, layout.state_root])
+    manifest = Manifest(layout.manifest, {"run": run_key, "format": fmt, "column": column, "config": config.to_dict()})
+    done = manifest.done_parts(layout.parts)
+    plan = Plan(config.to_dict(), column, fmt, str(layout.parts))
+    layout.parts.mkdir(parents=True, exist_ok=True)
+
+    meter = Progress(len(sources), progress)
+    summary = BatchSummary(layout.output, documents=len(sources))
+    results: dict[str, DocResult] = {}
+
+    def on_result(result: DocResult) -> None:
+        results[result.source] = result
+        if result.status != "kept":
+            manifest.append(
+                ManifestEntry(result.source, result.content_sha256, result.status, result.part, result.chunks, result.bytes, result.error)
+            )
+        if result.status == "failed":
+            summary.failures.append((result.source, result.error or "failed"))
+            meter.note(f"skipped {result.source}: {result.error}")
+        if result.worker:
+            summary.workers[result.worker] = max(result.setups, summary.workers.get(result.worker, 0))
+        meter.update(result)
+
+    if engine == "ray":
+        run_ray(sources, plan, done, workers, on_result, address=ray_address)
+    else:
+        run_local(sources, plan, done, workers, on_result)
+    meter.finish()
+
+    assemble(layout, [results[s] for s in sources if s in results], fmt)
+    summary.chunked, summary.kept, summary.failed = meter.chunked, meter.kept, meter.failed
+    summary.chunks, summary.bytes, summary.seconds = meter.chunks, meter.bytes, meter.elapsed()
+    return summary
+
+
+def assemble(layout: Layout, ordered: Sequence[DocResult], fmt: str) -> None:
+    """The output file from the parts of ``ordered`` (failed documents have none), written to a
+    temporary file renamed over the output."""
+    parts = [part_path(layout.parts, r.part) for r in ordered if r.status != "failed" and r.part]
+    tmp = temporary_beside(layout.output)
+    try:
+        if fmt == "parquet":
+            _write_parquet(Path(tmp), parts)
+        else:
+            with open(tmp, "wb") as out:
+                for part in parts:
+                    with part.open("rb") as handle:
+                        shutil.copyfileobj(handle, out)
+        os.replace(tmp, layout.output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _records(parts: Sequence[Path]) -> Iterator[dict[str, Any]]:
+    for part in parts:
+        with part.open("r", encoding="utf-8") as handle:
+            for line in handle:
+                yield json.loads(line)
+
+
+def _write_parquet(path: Path, parts: Sequence[Path]) -> None:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        from chunkviz.batch.engines import EngineUnavailable
+
+        raise EngineUnavailable("--format parquet needs pyarrow: pip install 'chunkviz[scale]'") from None
+    schema = pa.schema(
+        [
+            ("source", pa.string()), ("index", pa.int64()), ("start", pa.int64()), ("end", pa.int64()),
+            ("text", pa.string()), ("reason", pa.string()), ("boundary", pa.string()), ("parent", pa.int64()),
+            ("level", pa.int64()), ("added_text", pa.string()), ("token_count", pa.int64()), ("metadata", pa.string()),
+        ]
+    )
+    with pq.ParquetWriter(path, schema) as writer:
+        batch: list[dict[str, Any]] = []
+        for record in _records(parts):
+            record = dict(record)
+            record["metadata"] = json.dumps(record.get("metadata", {}), ensure_ascii=False, sort_keys=True, default=str)
+            batch.append({name: record.get(name) for name in PARQUET_COLUMNS})
+            if len(batch) >= _PARQUET_ROWS_PER_GROUP:
+                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                batch = []
+        if batch:
+            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+
+
+__all__ = ["PARQUET_COLUMNS", "BatchSummary", "assemble", "run_batch"]

@@ -1,0 +1,198 @@
+"""Where a batch keeps its work, so that a killed run resumes and never leaves a half-written file.
+
+For ``--out DIR`` the output is ``DIR/chunks.<ext>`` and the work ``DIR/.chunkviz-batch/<run>/``;
+for ``--out FILE`` the work is ``.<FILE name>.chunkviz-batch/<run>/`` next to it. ``<run>`` is the
+start of the run key (the hash of the column's configuration, the output format and the chunkviz
+version), so runs of another configuration never mix with it. In the work folder:
+
+* ``parts/xx/<key>.jsonl``: one document's output lines, written to a temporary file and renamed
+  (a part exists whole or not at all); ``<key>`` hashes the document's source and content.
+* ``manifest.jsonl``: one line per finished document (source, content hash, part, status,
+  chunks, error), appended after its part is in place. The manifest is what a rerun trusts:
+  a document whose line says ``done`` for the same source and content, and whose part exists,
+  is not chunked again. A line cut short by a kill is ignored.
+
+The output file is assembled from the parts in the order of the sorted inputs, into a
+temporary file renamed over the output, so it is byte-identical however often the run was
+interrupted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+STATE_DIR = ".chunkviz-batch"
+MANIFEST = "manifest.jsonl"
+PARTS = "parts"
+
+#: Output formats and the extension of the file each writes.
+FORMAT_EXTENSIONS = {"jsonl": ".jsonl", "parquet": ".parquet", "langchain": ".jsonl", "llamaindex": ".jsonl"}
+OUTPUT_FORMATS = tuple(FORMAT_EXTENSIONS)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The output file and the work folder of one run."""
+
+    output: Path
+    state_root: Path
+    work: Path
+
+    @property
+    def manifest(self) -> Path:
+        return self.work / MANIFEST
+
+    @property
+    def parts(self) -> Path:
+        return self.work / PARTS
+
+
+def output_format(fmt: str | None, out: str) -> str:
+    """``fmt`` when given, else ``parquet`` for an output named ``*.parquet``, else ``jsonl``."""
+    if fmt is not None:
+        if fmt not in FORMAT_EXTENSIONS:
+            raise ValueError(f"unknown batch format {fmt!r}; choose one of: {', '.join(OUTPUT_FORMATS)}")
+        return fmt
+    return "parquet" if out.lower().endswith(".parquet") else "jsonl"
+
+
+def is_directory_target(out: str) -> bool:
+    """An ``--out`` that names a folder: an existing one, one ending in a separator, or a name
+    without an extension."""
+    return out.endswith(("/", os.sep)) or os.path.isdir(out) or not Path(out).suffix
+
+
+def make_layout(out: str, fmt: str, run_key: str) -> Layout:
+    """Where the output and the work of run ``run_key`` go (nothing is created here)."""
+    if is_directory_target(out):
+        folder = Path(out)
+        output = folder / f"chunks{FORMAT_EXTENSIONS[fmt]}"
+        state_root = folder / STATE_DIR
+    else:
+        output = Path(out)
+        state_root = output.parent / f".{output.name}{STATE_DIR}"
+    return Layout(output, state_root, state_root / run_key[:16])
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def part_key(source: str, content_sha256: str) -> str:
+    """The name of a document's part: its source and content (the run key is the folder)."""
+    return hashlib.sha256(f"{source}\0{content_sha256}".encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def part_path(parts: Path, key: str) -> Path:
+    """Parts spread over 256 sub-folders, so millions of documents do not fill one folder."""
+    return parts / key[:2] / f"{key}.jsonl"
+
+
+def _file_mode() -> int:
+    """The mode a new file gets (0o666 less the umask); mkstemp's own is 0o600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+FILE_MODE = _file_mode()
+
+
+def temporary_beside(path: Path) -> Path:
+    """A new empty temporary file in ``path``'s folder (same file system: the rename is atomic),
+    with the mode an ordinary new file would get."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(fd, FILE_MODE)
+    os.close(fd)
+    return Path(tmp)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """``data`` at ``path``, or nothing: a temporary file in the same folder, renamed over it."""
+    tmp = temporary_beside(path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One finished document."""
+
+    source: str
+    content_sha256: str | None
+    status: str  # "done" or "failed"
+    part: str | None = None
+    chunks: int = 0
+    bytes: int = 0
+    error: str | None = None
+
+
+class Manifest:
+    """The append-only record of finished documents of one run (see the module docstring)."""
+
+    def __init__(self, path: Path, header: dict[str, Any]) -> None:
+        self.path = path
+        self.header = header
+
+    def entries(self) -> Iterator[ManifestEntry]:
+        """The complete entry lines so far (a line cut short by a kill is skipped)."""
+        if not self.path.exists():
+            return
+        with self.path.open("r", encoding="utf-8", errors="surrogateescape") as handle:
+            for line in handle:
+                if not line.endswith("\n"):
+                    continue
+                try:
+                    data = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(data, dict) and "status" in data and "source" in data:
+                    yield ManifestEntry(**{k: data.get(k) for k in ManifestEntry.__dataclass_fields__ if k in data})
+
+    def done_parts(self, parts: Path) -> dict[str, int]:
+        """Part keys of documents done earlier whose part is still there, with their chunk counts."""
+        done: dict[str, int] = {}
+        for entry in self.entries():
+            if entry.status == "done" and entry.part and part_path(parts, entry.part).exists():
+                done[entry.part] = entry.chunks
+        return done
+
+    def append(self, entry: ManifestEntry) -> None:
+        """One line, written in one call and flushed (the part it names is already in place)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        line = json.dumps(asdict(entry), ensure_ascii=False, sort_keys=True) + "\n"
+        if new:
+            line = json.dumps({"manifest": self.header}, ensure_ascii=False, sort_keys=True) + "\n" + line
+        with self.path.open("a", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(line)
+            handle.flush()
+
+
+__all__ = [
+    "FORMAT_EXTENSIONS",
+    "OUTPUT_FORMATS",
+    "Layout",
+    "Manifest",
+    "ManifestEntry",
+    "content_hash",
+    "is_directory_target",
+    "make_layout",
+    "output_format",
+    "part_key",
+    "part_path",
+    "temporary_beside",
+    "write_atomic",
+]

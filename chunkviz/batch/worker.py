@@ -1,0 +1,162 @@
+"""The per-document function every engine runs: bytes in, one part file out.
+
+A :class:`DocumentChunker` is built once per worker process (local) or actor (Ray): it validates
+the configuration and loads the tokenizer (and, through a first small run, whatever the strategy
+loads: spaCy, the embedding model), so nothing is loaded again per document. ``process`` then
+reads a document, chunks it exactly as ``chunkviz chunk --config`` would, enriches it when the
+configuration says so, and writes its output lines as one part (atomically). Any error in one
+document becomes a ``failed`` result naming it; it never ends the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chunkviz.api import chunk
+from chunkviz.batch.state import content_hash, part_key, part_path, write_atomic
+from chunkviz.config import config_from_dict
+from chunkviz.document.read import MAX_BYTES, read_bytes
+from chunkviz.errors import ChunkvizError
+from chunkviz.export import chunk_records
+from chunkviz.interop import interop_records
+from chunkviz.limits import check_chunk_count, check_chunk_count_bound
+from chunkviz.strategies.base import get_strategy
+from chunkviz.tokenizers import get_tokenizer
+
+#: How many times a DocumentChunker was built in this process (one per worker).
+SETUPS = 0
+
+_WARM_UP_TEXT = "# Warm-up\n\nA first sentence loads the models. A second one follows.\n"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every worker needs (plain data, cheap to send to a process or an actor)."""
+
+    config: Mapping[str, Any]  # the configuration's dict (ChunkvizConfig.to_dict())
+    column: int | None  # 1-based, None when the configuration has one column
+    fmt: str
+    parts: str  # the run's parts folder
+
+
+@dataclass(frozen=True)
+class DocResult:
+    """What happened to one document. ``status``: ``done`` (chunked now), ``kept`` (done by an
+    earlier run of the same configuration on the same content) or ``failed``."""
+
+    source: str
+    status: str
+    content_sha256: str | None = None
+    part: str | None = None
+    chunks: int = 0
+    bytes: int = 0
+    error: str | None = None
+    worker: int = 0  # the process id of the worker
+    setups: int = 0  # chunkers built in that process so far (1: its models loaded once)
+
+
+class DocumentChunker:
+    """The configured chunker of one worker (see the module docstring)."""
+
+    def __init__(self, plan: Plan, done: Mapping[str, int] | None = None) -> None:
+        global SETUPS
+        SETUPS += 1
+        self.plan = plan
+        self.done = dict(done or {})
+        self.parts = Path(plan.parts)
+        config = config_from_dict(dict(plan.config), source="the batch configuration")
+        column = config.column(plan.column)
+        self.strategy = get_strategy(column.strategy)
+        self.params = dict(column.params)
+        self.validated = self.strategy.make_params(self.params)
+        self.tokenizer = get_tokenizer(config.tokenizer_of(column))
+        self.enrichment = config.enrichment
+        self.pid = os.getpid()
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Load what the strategy loads lazily (sentence segmenter, embedding model) now, once."""
+        try:
+            self._chunks(read_bytes(_WARM_UP_TEXT.encode(), name="warm-up.md"), "warm-up.md")
+        except ChunkvizError:
+            pass  # e.g. a parameter the tiny text cannot satisfy: real documents report it
+
+    def process_path(self, source: str) -> DocResult:
+        """Read ``source`` from disk and :meth:`process` it."""
+        try:
+            size = os.path.getsize(source)
+            if size > MAX_BYTES:
+                return self._failed(source, None, size, _size_message(source, size))
+            with open(source, "rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+        except OSError as exc:
+            return self._failed(source, None, 0, f"cannot read {source}: {exc.strerror or exc}")
+        return self.process(source, data)
+
+    def process(self, source: str, data: bytes) -> DocResult:
+        """Chunk one document's bytes into its part (or find it done already)."""
+        digest = content_hash(data)
+        key = part_key(source, digest)
+        if key in self.done and part_path(self.parts, key).exists():
+            return DocResult(source, "kept", digest, key, self.done[key], len(data), worker=self.pid, setups=SETUPS)
+        try:
+            document = read_bytes(data, name=source)
+            lines = self._lines(document, source)
+        except Exception as exc:  # noqa: BLE001 - one document's failure never ends the run
+            return self._failed(source, digest, len(data), _message(exc))
+        write_atomic(part_path(self.parts, key), "".join(lines).encode("utf-8"))
+        return DocResult(source, "done", digest, key, len(lines), len(data), worker=self.pid, setups=SETUPS)
+
+    def _chunks(self, document: Any, source: str) -> list[Any]:
+        if not document.text.strip():
+            return []
+        check_chunk_count_bound(self.strategy, self.validated, document.text, self.tokenizer)
+        chunks = chunk(document, self.strategy.name, tokenizer=self.tokenizer, **self.params)
+        check_chunk_count(self.strategy, self.validated, chunks)
+        if self.enrichment is not None:
+            chunks = self.enrichment.apply(document, chunks, source=source, tokenizer=self.tokenizer)
+        return chunks
+
+    def _lines(self, document: Any, source: str) -> list[str]:
+        """The document's output lines in the plan's format."""
+        chunks = self._chunks(document, source)
+        if self.plan.fmt in ("langchain", "llamaindex"):
+            records = interop_records(document, chunks, self.plan.fmt, source=source)
+        else:
+            records = [{"source": source, **r} for r in chunk_records(chunks, self.tokenizer, document.text)]
+        return [_json_line(r) for r in records]
+
+    def _failed(self, source: str, digest: str | None, size: int, message: str) -> DocResult:
+        return DocResult(source, "failed", digest, None, 0, size, message, self.pid, SETUPS)
+
+
+def _json_line(record: Mapping[str, Any]) -> str:
+    """One JSON line; a lone surrogate (text read with undecodable bytes) is written as a
+    ``\\udXXX`` escape, so the line stays valid UTF-8."""
+    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(record, ensure_ascii=True, default=str) + "\n"
+    return line
+
+
+def _message(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if isinstance(exc, ChunkvizError):
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _size_message(source: str, size: int) -> str:
+    from chunkviz.document.read import format_size
+
+    return f"{source} is too large: {size:,} bytes; the limit is {format_size(MAX_BYTES)} ({MAX_BYTES:,} bytes)"
+
+
+__all__ = ["SETUPS", "DocResult", "DocumentChunker", "Plan"]

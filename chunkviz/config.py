@@ -1,0 +1,449 @@
+"""``chunkviz.json``: a tuned configuration, saved from the app and run by every chunking command.
+
+Schema, version 1 (every key but ``columns`` optional)::
+
+    {
+      "version": 1,
+      "tokenizer": "cl100k_base",              # the size unit and the token counts
+      "embedding_model": "all-MiniLM-L6-v2",   # the over-model-limit check (default model when absent)
+      "enrichment": {"kind": "metadata", "title": null, "date": null,
+                     "include": ["title", "section", "date"]},   # or null: no enrichment
+      "columns": [
+        {"strategy": "recursive", "params": {"chunk_size": 256, "overlap": 32}, "tokenizer": "chars"}
+      ]
+    }
+
+A column's ``tokenizer`` (optional) replaces the top-level one for that column. A file with one
+column may also say ``"strategy"`` and ``"params"`` at the top level instead of ``columns``.
+Loading validates everything (strategy names, each parameter against the strategy's ranges,
+tokenizer and model names, enrichment parts) and a problem is a :class:`ConfigError` naming the
+file and the field, e.g. ``chunkviz.json: columns[1].params: recursive: parameter 'overlap' ...``.
+:func:`config_hash` is the same for equivalent files (parameters are compared with their
+defaults filled in), so a batch run can tell whether its earlier output is still valid.
+
+On the command line, :func:`add_config_argument` adds ``--config FILE`` and ``--column N``;
+:func:`apply_config` then fills the strategy, parameters, tokenizer and enrichment from the file
+(flags given on the command line win for parameters and tokenizer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chunkviz.compare import ColumnConfig, full_params
+from chunkviz.enrich import PARTS, enrich
+from chunkviz.errors import ChunkvizError, InvalidParamError, UnknownStrategyError
+from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
+from chunkviz.strategies.base import get_strategy
+from chunkviz.tokenizers import DEFAULT_TOKENIZER, Tokenizer, tokenizer_names
+from chunkviz.types import Chunk
+
+#: The schema version this chunkviz writes and reads.
+CONFIG_VERSION = 1
+#: The file name the app offers for download.
+CONFIG_FILE_NAME = "chunkviz.json"
+#: Enrichment kinds a configuration may name.
+ENRICHMENT_KINDS = ("metadata",)
+
+_TOP_KEYS = ("version", "tokenizer", "embedding_model", "enrichment", "columns", "strategy", "params")
+_COLUMN_KEYS = ("strategy", "params", "tokenizer")
+_ENRICHMENT_KEYS = ("kind", "title", "date", "include")
+
+
+class ConfigError(ChunkvizError, ValueError):
+    """A configuration file that cannot be used; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Enrichment:
+    """Metadata enrichment (:func:`chunkviz.enrich.enrich`): a "Document / Section / Date"
+    prefix as added text. ``title`` None: the first level-1 heading, else the file name."""
+
+    kind: str = "metadata"
+    title: str | None = None
+    date: str | None = None
+    include: tuple[str, ...] = PARTS
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "title": self.title, "date": self.date, "include": list(self.include)}
+
+    def apply(self, document: Any, chunks: Sequence[Chunk], *, source: str, tokenizer: str | Tokenizer) -> list[Chunk]:
+        """``chunks`` enriched for ``document`` (read from ``source``)."""
+        if not chunks:
+            return list(chunks)
+        return enrich(document, chunks, source=source, title=self.title, date=self.date, include=self.include, tokenizer=tokenizer)
+
+
+@dataclass(frozen=True)
+class ChunkvizConfig:
+    """A loaded, validated configuration: one or several columns and what they share."""
+
+    columns: tuple[ColumnConfig, ...]
+    tokenizer: str = DEFAULT_TOKENIZER
+    enrichment: Enrichment | None = None
+    embedding_model: str | None = None
+    version: int = CONFIG_VERSION
+    #: where it was read from (for messages); not part of the configuration
+    source: str = field(default=CONFIG_FILE_NAME, compare=False)
+
+    def column(self, number: int | None = None) -> ColumnConfig:
+        """Column ``number`` (1-based); None is allowed only when there is one column."""
+        n = len(self.columns)
+        if number is None:
+            if n == 1:
+                return self.columns[0]
+            listed = ", ".join(f"{i + 1} = {c.strategy}" for i, c in enumerate(self.columns))
+            raise ConfigError(f"{self.source} has {n} columns ({listed}); choose one with --column 1..{n}")
+        if not 1 <= number <= n:
+            raise ConfigError(f"--column {number}: {self.source} has {n} column{'s' if n > 1 else ''}; choose 1..{n}")
+        return self.columns[number - 1]
+
+    def tokenizer_of(self, column: ColumnConfig) -> str:
+        """The tokenizer ``column`` chunks and counts with (its own, else the shared one)."""
+        return column.tokenizer or self.tokenizer
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready configuration (the file's content)."""
+        data: dict[str, Any] = {"version": self.version, "tokenizer": self.tokenizer}
+        if self.embedding_model:
+            data["embedding_model"] = self.embedding_model
+        data["enrichment"] = self.enrichment.to_dict() if self.enrichment else None
+        data["columns"] = [_column_dict(c) for c in self.columns]
+        return data
+
+
+def _column_dict(column: ColumnConfig) -> dict[str, Any]:
+    data: dict[str, Any] = {"strategy": column.strategy, "params": dict(column.params)}
+    if column.tokenizer:
+        data["tokenizer"] = column.tokenizer
+    return data
+
+
+# --------------------------------------------------------------------------- building and reading
+
+
+def config_from_columns(
+    columns: Sequence[ColumnConfig],
+    enrich: Mapping[str, Any] | str | None = None,
+    *,
+    tokenizer: str = DEFAULT_TOKENIZER,
+    embedding_model: str | None = None,
+) -> dict[str, Any]:
+    """The ``chunkviz.json`` content for the app's columns (parameters with their defaults
+    filled in, so the file pins every value). ``enrich`` is what the app passes to ``enrich``
+    (a dict or its JSON, ``None``/``"null"`` when off); its per-document ``source`` is left out.
+    Raises :class:`ConfigError` for a column that does not validate."""
+    if isinstance(enrich, str):
+        enrich = json.loads(enrich)
+    enrichment = None
+    if enrich:
+        unknown = [k for k in enrich if k not in ("source", "title", "date", "include")]
+        if unknown:
+            raise ConfigError(f"enrichment: unknown option(s) {', '.join(map(repr, unknown))}")
+        include = tuple(enrich.get("include") or PARTS)
+        enrichment = Enrichment(title=enrich.get("title") or None, date=enrich.get("date") or None, include=include)
+    model = embedding_model if embedding_model and embedding_model != DEFAULT_EMBEDDING_MODEL else None
+    raw = {
+        "version": CONFIG_VERSION,
+        "tokenizer": tokenizer,
+        **({"embedding_model": model} if model else {}),
+        "enrichment": enrichment.to_dict() if enrichment else None,
+        "columns": [_column_dict(c) for c in columns],
+    }
+    config = config_from_dict(raw, source="the app's columns")
+    return normalized(config).to_dict()
+
+
+def config_json(data: ChunkvizConfig | Mapping[str, Any]) -> str:
+    """The file's text: indented JSON with a final newline (what the app's download holds)."""
+    mapping = data.to_dict() if isinstance(data, ChunkvizConfig) else dict(data)
+    return json.dumps(mapping, indent=2, ensure_ascii=False) + "\n"
+
+
+def save_config(config: ChunkvizConfig | Mapping[str, Any], path: str | Path) -> Path:
+    """Write ``config`` to ``path`` atomically (a temporary file renamed over it)."""
+    target = Path(path)
+    text = config_json(config)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path("."))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def load_config(path: str | Path) -> ChunkvizConfig:
+    """Read and validate a configuration file (:class:`ConfigError` saying what to fix)."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"configuration file not found: {name} (the app's 'Download chunkviz.json' writes one)") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{name} is a directory; --config expects a chunkviz.json file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{name} is not UTF-8 text; --config expects a chunkviz.json file") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {name}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{name} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    return config_from_dict(data, source=name)
+
+
+def config_from_dict(data: Any, *, source: str = CONFIG_FILE_NAME) -> ChunkvizConfig:
+    """Validate a parsed configuration (see the module's schema)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a JSON object with \"columns\", got {_json_type(data)}")
+    _check_keys(source, "", data, _TOP_KEYS)
+    version = data.get("version", CONFIG_VERSION)
+    if version != CONFIG_VERSION or isinstance(version, bool):
+        raise ConfigError(
+            f"{source}: version: this chunkviz reads version {CONFIG_VERSION}, the file says {version!r} "
+            "(save it again from this version's app, or upgrade chunkviz)"
+        )
+    tokenizer = _tokenizer(source, "tokenizer", data.get("tokenizer", DEFAULT_TOKENIZER))
+    model = data.get("embedding_model")
+    if model is not None and model not in EMBEDDING_MODELS:
+        raise ConfigError(f"{source}: embedding_model: unknown model {model!r}; choose one of: {', '.join(EMBEDDING_MODELS)}")
+    return ChunkvizConfig(
+        columns=_columns(source, data),
+        tokenizer=tokenizer,
+        enrichment=_enrichment(source, data.get("enrichment")),
+        embedding_model=model,
+        source=source,
+    )
+
+
+def _columns(source: str, data: dict[str, Any]) -> tuple[ColumnConfig, ...]:
+    if "columns" in data:
+        if "strategy" in data or "params" in data:
+            raise ConfigError(f"{source}: give either \"columns\" or a top-level \"strategy\" (with \"params\"), not both")
+        raw = data["columns"]
+        if not isinstance(raw, list) or not raw:
+            raise ConfigError(f"{source}: columns: expected a non-empty list of {{\"strategy\": ..., \"params\": {{...}}}}")
+        return tuple(_column(source, f"columns[{i}]", item) for i, item in enumerate(raw))
+    if "strategy" not in data:
+        raise ConfigError(f"{source}: no \"columns\" (or top-level \"strategy\"): say which strategy to run")
+    return (_column(source, "", {k: data[k] for k in ("strategy", "params") if k in data}),)
+
+
+def _column(source: str, where: str, item: Any) -> ColumnConfig:
+    prefix = f"{where}." if where else ""
+    if not isinstance(item, dict):
+        raise ConfigError(f"{source}: {where}: expected an object with \"strategy\" and \"params\", got {_json_type(item)}")
+    _check_keys(source, where, item, _COLUMN_KEYS)
+    name = item.get("strategy")
+    if not isinstance(name, str):
+        raise ConfigError(f"{source}: {prefix}strategy: expected a strategy name (see 'chunkviz strategies'), got {name!r}")
+    try:
+        get_strategy(name)
+    except UnknownStrategyError as exc:
+        raise ConfigError(f"{source}: {prefix}strategy: {exc}") from None
+    params = item.get("params", {})
+    if not isinstance(params, dict):
+        raise ConfigError(f"{source}: {prefix}params: expected an object of parameter values, got {_json_type(params)}")
+    try:
+        full_params(name, params)
+    except InvalidParamError as exc:
+        raise ConfigError(f"{source}: {prefix}params: {exc}") from None
+    column_tokenizer = item.get("tokenizer")
+    if column_tokenizer is not None:
+        column_tokenizer = _tokenizer(source, f"{prefix}tokenizer", column_tokenizer)
+    return ColumnConfig(name, dict(params), column_tokenizer)
+
+
+def _enrichment(source: str, raw: Any) -> Enrichment | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: enrichment: expected null or an object like {{\"kind\": \"metadata\"}}, got {_json_type(raw)}")
+    _check_keys(source, "enrichment", raw, _ENRICHMENT_KEYS)
+    kind = raw.get("kind", "metadata")
+    if kind not in ENRICHMENT_KINDS:
+        raise ConfigError(f"{source}: enrichment.kind: unknown kind {kind!r}; choose one of: {', '.join(ENRICHMENT_KINDS)}")
+    for key in ("title", "date"):
+        if raw.get(key) is not None and not isinstance(raw[key], str):
+            raise ConfigError(f"{source}: enrichment.{key}: expected a string or null, got {_json_type(raw[key])}")
+    include = raw.get("include", list(PARTS))
+    if not isinstance(include, list) or not all(isinstance(p, str) for p in include):
+        raise ConfigError(f"{source}: enrichment.include: expected a list of names from: {', '.join(PARTS)}")
+    unknown = [p for p in include if p not in PARTS]
+    if unknown:
+        raise ConfigError(f"{source}: enrichment.include: unknown part(s) {', '.join(map(repr, unknown))}; choose from: {', '.join(PARTS)}")
+    return Enrichment(kind, raw.get("title") or None, raw.get("date") or None, tuple(include))
+
+
+def _tokenizer(source: str, where: str, name: Any) -> str:
+    names = tokenizer_names()
+    if name not in names:
+        raise ConfigError(f"{source}: {where}: unknown tokenizer {name!r}; choose one of: {', '.join(names)}")
+    return str(name)
+
+
+def _check_keys(source: str, where: str, data: dict[str, Any], allowed: Sequence[str]) -> None:
+    unknown = [k for k in data if k not in allowed]
+    if unknown:
+        at = f"{where}: " if where else ""
+        raise ConfigError(f"{source}: {at}unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}")
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false", int: "a number", float: "a number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def normalized(config: ChunkvizConfig) -> ChunkvizConfig:
+    """The same configuration with every column's parameters complete (defaults filled in)."""
+    columns = tuple(dataclasses.replace(c, params=full_params(c.strategy, c.params)) for c in config.columns)
+    return dataclasses.replace(config, columns=columns)
+
+
+def column_hash(config: ChunkvizConfig, column: ColumnConfig, *extra: str) -> str:
+    """A SHA-256 of what decides one column's chunks: its strategy, complete parameters and
+    tokenizer, the enrichment and the embedding model (plus ``extra`` strings, e.g. the output
+    format). Equivalent files give the same hash; the file's other columns do not count."""
+    identity = {
+        "version": config.version,
+        "strategy": column.strategy,
+        "params": full_params(column.strategy, column.params),
+        "tokenizer": config.tokenizer_of(column),
+        "enrichment": config.enrichment.to_dict() if config.enrichment else None,
+        "embedding_model": config.embedding_model or DEFAULT_EMBEDDING_MODEL,
+        "extra": list(extra),
+    }
+    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def config_hash(config: ChunkvizConfig) -> str:
+    """A SHA-256 of the whole (normalized) configuration."""
+    canonical = json.dumps(normalized(config).to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def add_config_argument(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE`` and ``--column N`` for a command that chunks."""
+    parser.add_argument(
+        "--config", metavar="FILE",
+        help="a chunkviz.json (downloaded from the app): strategy, parameters, tokenizer and enrichment; "
+        "-p and --tokenizer given on the command line win",
+    )
+    parser.add_argument(
+        "--column", type=_column_number, metavar="N",
+        help="which column of a configuration with several (1 = the first)",
+    )
+
+
+def _column_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a column number (1, 2, ...), got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"columns are numbered from 1, got {value}")
+    return value
+
+
+def apply_config(args: argparse.Namespace, strategy: str | None = None) -> None:
+    """Fill ``args`` from ``args.config`` (when given), in place, before the command chunks.
+
+    Sets ``args.strategy`` (the column's; a different ``-s`` is an error), ``args.tokenizer``
+    (the command line's when given, else the column's, else the file's, else the default),
+    ``args.config_params`` (the column's parameters: merge the ``-p`` values over them, see
+    :func:`merged_params`) and ``args.enrichment`` (an :class:`Enrichment` or None, see
+    :func:`enrich_chunks`). ``strategy`` is the strategy a command always runs (e.g.
+    ``similarities``: ``semantic``). Without ``--config`` only the defaults are filled in, and a
+    missing ``-s`` is reported.
+    """
+    path = getattr(args, "config", None)
+    given = getattr(args, "strategy", None)
+    args.config_params = {}
+    args.enrichment = None
+    if path is None:
+        if getattr(args, "column", None) is not None:
+            raise ConfigError("--column chooses a column of --config FILE; give the file too")
+        if getattr(args, "tokenizer", None) is None:
+            args.tokenizer = DEFAULT_TOKENIZER
+        if strategy is None and hasattr(args, "strategy") and not given:
+            raise ConfigError("choose a strategy with -s NAME (see 'chunkviz strategies'), or give --config chunkviz.json")
+        return
+    config = load_config(path)
+    column = config.column(getattr(args, "column", None))
+    wanted = strategy or given
+    if wanted and wanted != column.strategy:
+        raise ConfigError(
+            f"{config.source}: the column runs {column.strategy!r}, the command {wanted!r}; "
+            "drop -s to use the file, or choose another --column"
+        )
+    if hasattr(args, "strategy") or strategy is None:
+        args.strategy = column.strategy
+    if getattr(args, "tokenizer", None) is None:
+        args.tokenizer = config.tokenizer_of(column)
+    args.config_params = dict(column.params)
+    args.enrichment = config.enrichment
+
+
+def merged_params(args: argparse.Namespace, command_line: Mapping[str, Any]) -> dict[str, Any]:
+    """The configuration's parameters with the command line's ``-p`` values on top."""
+    return {**getattr(args, "config_params", {}), **dict(command_line)}
+
+
+def enrich_chunks(args: argparse.Namespace, document: Any, chunks: Sequence[Chunk], tokenizer: str | Tokenizer) -> list[Chunk]:
+    """``chunks`` enriched as the configuration says (unchanged without enrichment)."""
+    enrichment: Enrichment | None = getattr(args, "enrichment", None)
+    if enrichment is None:
+        return list(chunks)
+    return enrichment.apply(document, chunks, source=getattr(document, "name", "") or "", tokenizer=tokenizer)
+
+
+def eval_configurations(config: ChunkvizConfig) -> list[Any]:
+    """One :class:`chunkviz.evaluation.evaluate.Configuration` per column (its tokenizer; the
+    ``metadata`` enrichment when the file has one), for ``chunkviz eval --config``."""
+    from chunkviz.evaluation.evaluate import Configuration
+
+    enrich_kind = "metadata" if config.enrichment else None
+    return [
+        Configuration(c.strategy, dict(c.params), config.tokenizer_of(c), enrich=enrich_kind) for c in config.columns
+    ]
+
+
+__all__ = [
+    "CONFIG_FILE_NAME",
+    "CONFIG_VERSION",
+    "ChunkvizConfig",
+    "ConfigError",
+    "Enrichment",
+    "add_config_argument",
+    "apply_config",
+    "column_hash",
+    "config_from_columns",
+    "config_from_dict",
+    "config_hash",
+    "config_json",
+    "enrich_chunks",
+    "eval_configurations",
+    "load_config",
+    "merged_params",
+    "normalized",
+    "save_config",
+]

@@ -1,0 +1,145 @@
+"""How many chunks a run may produce, checked from the parameters before chunking.
+
+Every chunk costs about 1-2.5 kB of memory on top of the text (the Chunk, its text, its
+metadata, its token count; more in diagnostics and exports), so a run of one chunk per
+character (``fixed_chars`` with ``chunk_size=1``) needs about a thousand times the document's
+size. A run is therefore limited to :data:`MAX_CHUNKS` chunks, which bounds that part of the
+memory (about 250 MB at the limit) whatever the parameters.
+
+The check comes first, from the parameters: a strategy whose chunks hold at most ``size``
+units (its smallest size cap: ``chunk_size``, ``max_tokens``, ``child_size`` ...) must cut a
+document of ``units`` units into at least ``ceil(units / size)`` chunks, since its chunks cover
+the document. With an overlap of ``overlap`` units each chunk adds at most ``size - overlap``
+new units, so the estimate is ``ceil((units - overlap) / (size - overlap))``: exact for the
+fixed windows, and for strategies that overlap less than asked (``recursive`` keeps overlaps
+word-aligned) an estimate. When the estimate is over the limit the run is refused before any
+chunking, and the message names the parameter to raise and the value that fits. Strategies whose chunk count the
+parameters do not bound (e.g. ``semantic``, or many short paragraphs) are checked on the
+result, before diagnostics or exports multiply the cost.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, is_dataclass
+from typing import Any
+
+from chunkviz.errors import ChunkvizError
+from chunkviz.strategies.base import ParamInfo, Strategy
+from chunkviz.tokenizers import Tokenizer
+
+#: Most chunks one run may produce.
+MAX_CHUNKS = 100_000
+
+_SIZE_UNITS = ("tokens", "chars")
+
+
+class TooManyChunksError(ChunkvizError, ValueError):
+    """A run that would produce more than :data:`MAX_CHUNKS` chunks; the message says which
+    parameter to raise."""
+
+
+@dataclass(frozen=True)
+class ChunkBound:
+    """How many chunks a size-capped strategy cuts a document into, from its parameters: at
+    least ``ceil(units / size)``, and ``ceil((units - overlap) / (size - overlap))`` when the
+    overlap is kept as asked (see the module docstring)."""
+
+    param: str  #: the size cap, e.g. ``chunk_size``
+    size: int  #: its value
+    overlap: int  #: the overlap in the same unit (0 without one)
+    unit: str  #: ``tokens`` or ``chars``
+    units: int  #: the document's length in that unit
+    chunks: int
+
+    @property
+    def fewest(self) -> int:
+        """The count no chunking can go below, overlap or not."""
+        return math.ceil(self.units / self.size) if self.units else 0
+
+    def size_for(self, max_chunks: int) -> int:
+        """The smallest value of :attr:`param` that keeps the estimate within ``max_chunks``."""
+        return self.overlap + math.ceil(max(self.units - self.overlap, 1) / max_chunks)
+
+
+def size_cap(strategy: Strategy[Any], values: dict[str, Any]) -> tuple[ParamInfo, int] | None:
+    """The strategy's smallest size cap in tokens or characters (the size target, a ``max_*``
+    or ``*_size`` parameter) and its value; None when no parameter caps the chunk size."""
+    caps = [
+        (info, values[info.name])
+        for info in strategy.params_info()
+        if info.unit in _SIZE_UNITS
+        and (info.size_target or info.name.startswith("max_") or info.name.endswith("_size"))
+        and isinstance(values.get(info.name), int)
+        and values[info.name] > 0
+    ]
+    return min(caps, key=lambda cap: cap[1]) if caps else None
+
+
+def estimated_chunk_count(
+    strategy: Strategy[Any], params: Any, text: str, tokenizer: Tokenizer, max_chunks: int = MAX_CHUNKS
+) -> ChunkBound | None:
+    """How many chunks ``strategy`` with ``params`` cuts ``text`` into, from the parameters
+    (see :class:`ChunkBound`); None when the parameters cap no size. Tokens are counted only when the
+    document's UTF-8 length (at least its token count) could be over ``max_chunks`` windows."""
+    values = asdict(params) if is_dataclass(params) else dict(params)
+    found = size_cap(strategy, values)
+    if found is None:
+        return None
+    info, size = found
+    overlap_info = strategy.overlap_param()
+    overlap = 0
+    if overlap_info is not None and overlap_info.overlap_unit == info.unit:
+        overlap = min(int(values.get(overlap_info.name) or 0), size - 1)
+    step = size - overlap
+    if info.unit == "chars":
+        units = len(text)
+    elif math.ceil(len(text.encode("utf-8", "surrogatepass")) / step) <= max_chunks:
+        return None  # a token spans at least one byte: within the limit without counting
+    else:
+        units = tokenizer.count(text)
+    estimate = max(math.ceil(max(units - overlap, 0) / step), 1) if units else 0
+    return ChunkBound(info.name, size, overlap, info.unit, units, estimate)
+
+
+def check_chunk_count_bound(
+    strategy: Strategy[Any], params: Any, text: str, tokenizer: Tokenizer, max_chunks: int = MAX_CHUNKS
+) -> None:
+    """Refuse, before chunking, a run that must produce more than ``max_chunks`` chunks."""
+    bound = estimated_chunk_count(strategy, params, text, tokenizer, max_chunks)
+    if bound is None or bound.chunks <= max_chunks:
+        return
+    overlap = f" with overlap {bound.overlap}" if bound.overlap else ""
+    about = "about" if bound.overlap else "at least"
+    lower = " (or lower the overlap)" if bound.overlap else ""
+    raise TooManyChunksError(
+        f"{strategy.name}: {bound.param}={bound.size}{overlap} would cut this document "
+        f"({bound.units:,} {bound.unit}) into {about} {bound.chunks:,} chunks; a run may produce "
+        f"at most {max_chunks:,}. Raise {bound.param} to at least {bound.size_for(max_chunks):,}{lower}, "
+        "or chunk a smaller document"
+    )
+
+
+def check_chunk_count(strategy: Strategy[Any], params: Any, chunks: Sequence[Any], max_chunks: int = MAX_CHUNKS) -> None:
+    """Refuse a result of more than ``max_chunks`` chunks (strategies the parameters do not bound)."""
+    if len(chunks) <= max_chunks:
+        return
+    values = asdict(params) if is_dataclass(params) else dict(params)
+    found = size_cap(strategy, values)
+    hint = f"raise {found[0].name} (now {found[1]:,})" if found else "change the parameters"
+    raise TooManyChunksError(
+        f"{strategy.name} cut this document into {len(chunks):,} chunks; a run may produce at most "
+        f"{max_chunks:,}: {hint}, or chunk a smaller document"
+    )
+
+
+__all__ = [
+    "MAX_CHUNKS",
+    "ChunkBound",
+    "TooManyChunksError",
+    "check_chunk_count",
+    "check_chunk_count_bound",
+    "estimated_chunk_count",
+    "size_cap",
+]

@@ -1,0 +1,37 @@
+"""LLM techniques on any OpenAI-compatible endpoint: one cached, retried client and its session.
+
+Nothing here imports ``openai`` (the ``llm`` extra) until a call is made, and nothing needs an
+endpoint until a technique runs: without one, :class:`LLMNotConfigured` says what to set.
+"""
+
+from chunkviz.llm.client import (
+    CallEstimate,
+    CallStats,
+    LLMClient,
+    LLMError,
+    LLMNotConfigured,
+    LLMPackageMissing,
+    LLMSettings,
+    LLMSettingsError,
+    OLLAMA_EXAMPLE,
+    OPENAI_EXAMPLE,
+    Prompt,
+)
+from chunkviz.llm.session import LLMSession, active_session, use_llm
+
+__all__ = [
+    "CallEstimate",
+    "CallStats",
+    "LLMClient",
+    "LLMError",
+    "LLMNotConfigured",
+    "LLMPackageMissing",
+    "LLMSession",
+    "LLMSettings",
+    "LLMSettingsError",
+    "OLLAMA_EXAMPLE",
+    "OPENAI_EXAMPLE",
+    "Prompt",
+    "active_session",
+    "use_llm",
+]

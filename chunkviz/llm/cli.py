@@ -1,0 +1,103 @@
+"""Command-line flags for the LLM endpoint, and the session a command runs in.
+
+``add_llm_arguments(parser)`` adds ``--llm-base-url``, ``--llm-model``, ``--llm-timeout``,
+``--llm-concurrency`` and ``--llm-retries`` (the API key is read only from ``OPENAI_API_KEY``:
+a key on the command line would end up in shell history and process lists).
+``settings_from_args(args)`` turns them into :class:`LLMSettings` over the environment, and
+``cli_llm_session(args)`` opens the session a command runs in: the estimate before the calls,
+progress while they run and the calls made vs cached afterwards go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import Any, Iterator, TextIO
+
+from chunkviz.llm.client import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, CallEstimate, LLMSettings
+from chunkviz.llm.session import LLMSession, use_llm
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
+    return value
+
+
+def _int_in(low: int, high: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be in {low}..{high}, got {value}")
+        return value
+
+    return parse
+
+
+def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
+    """The LLM endpoint flags, in their own help group."""
+    defaults = LLMSettings()
+    group = parser.add_argument_group(
+        "LLM endpoint", f"any OpenAI-compatible chat-completions server; the API key is read only from {ENV_API_KEY}"
+    )
+    group.add_argument("--llm-base-url", metavar="URL", help=f"e.g. http://localhost:11434/v1 for Ollama (default: ${ENV_BASE_URL}, else OpenAI)")
+    group.add_argument("--llm-model", metavar="NAME", help=f"model name at that endpoint, e.g. llama3.1 (default: ${ENV_MODEL})")
+    group.add_argument(
+        "--llm-timeout", type=_positive_float, metavar="SECONDS", help=f"seconds to wait for one answer (default {defaults.timeout:g})"
+    )
+    group.add_argument(
+        "--llm-concurrency", type=_int_in(1, 64), metavar="N", help=f"requests in flight at once (default {defaults.concurrency})"
+    )
+    group.add_argument(
+        "--llm-retries", type=_int_in(0, 20), metavar="N",
+        help=f"retries after a rate limit, server error or timeout, with backoff (default {defaults.max_retries})",
+    )
+
+
+def settings_from_args(args: argparse.Namespace) -> LLMSettings:
+    """Settings from the environment, with the flags that were given on top."""
+    return LLMSettings.from_env(
+        base_url=getattr(args, "llm_base_url", None),
+        model=getattr(args, "llm_model", None),
+        timeout=getattr(args, "llm_timeout", None),
+        concurrency=getattr(args, "llm_concurrency", None),
+        max_retries=getattr(args, "llm_retries", None),
+    )
+
+
+@contextlib.contextmanager
+def cli_llm_session(args: argparse.Namespace, stream: TextIO | None = None) -> Iterator[LLMSession]:
+    """The session of one command: ``llm: ...`` lines on stderr before, during and after the
+    calls (nothing at all when the command calls no model)."""
+    out = stream if stream is not None else sys.stderr
+
+    def on_estimate(what: str, estimate: CallEstimate) -> None:
+        print(f"llm: {what}: {estimate.summary()} (model {session.settings.model} at {session.settings.endpoint})", file=out, flush=True)
+
+    open_line = False  # a progress line that is not finished yet
+
+    def progress(done: int, total: int) -> None:
+        nonlocal open_line
+        if total:
+            open_line = done < total
+            print(f"\rllm: {done:,}/{total:,} answers", end="" if open_line else "\n", file=out, flush=True)
+
+    with use_llm(settings_from_args(args), progress=progress, on_estimate=on_estimate) as session:
+        try:
+            yield session
+        finally:
+            if open_line:  # the calls stopped early: end the progress line before anything else
+                print(file=out, flush=True)
+            if session.used and (session.stats.made or session.stats.cached or session.stats.failed):
+                print(f"llm: {session.stats.summary()}", file=out, flush=True)
+
+
+__all__ = ["add_llm_arguments", "cli_llm_session", "settings_from_args"]
