@@ -438,3 +438,55 @@ def test_tokenizer_counts_are_memoized() -> None:
 def test_boundaries_arrays_are_numpy() -> None:
     bounds = CL100K.boundaries("abc def")
     assert isinstance(bounds.positions, np.ndarray) and isinstance(bounds.exact, np.ndarray)
+
+
+def _whole_text_minilm(text: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """MiniLM's token starts, exactness and count from one encoding of the whole text (the
+    reference that block-wise encoding must reproduce)."""
+    backend = get_tokenizer("minilm")._tokenizer
+    offsets = backend.encode(tokmod.surrogate_safe(text), add_special_tokens=False).offsets
+    positions = np.array([*(start for start, _ in offsets), len(text)], dtype=np.int64)
+    np.maximum.accumulate(positions, out=positions)
+    exact = np.ones(len(positions), dtype=bool)
+    if len(offsets) > 1:
+        ends = np.maximum.accumulate(np.array([end for _, end in offsets], dtype=np.int64))
+        exact[1:-1] = positions[1:-1] >= ends[:-1]
+    return positions, exact, len(offsets)
+
+
+def _assert_minilm_blocks_match_whole_text(text: str) -> None:
+    minilm = get_tokenizer("minilm")
+    positions, exact, count = _whole_text_minilm(text)
+    bounds = minilm.boundaries(text)
+    assert bounds.positions.tolist() == positions.tolist()
+    assert bounds.exact.tolist() == exact.tolist()
+    assert minilm._count(text) == count
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.sampled_from(ADVERSARIAL_PIECES + ["ab", " ", "\n", "\u2028", "e\u0301", "\ud800", "한국", "😀"]), max_size=40).map("".join))
+def test_minilm_encodes_long_texts_in_whitespace_blocks_with_the_same_tokens(text: str) -> None:
+    """Memory: a 20 MB document is encoded in blocks cut at whitespace, not in one encoding of
+    ~165 bytes a character; the tokens must be those of the whole (blocks of 3 characters here)."""
+    original = tokmod._HF_BLOCK_CHARS
+    tokmod._HF_BLOCK_CHARS = 3
+    try:
+        _assert_minilm_blocks_match_whole_text(text)
+    finally:
+        tokmod._HF_BLOCK_CHARS = original
+
+
+def test_minilm_blocks_match_the_whole_text_on_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokmod, "_HF_BLOCK_CHARS", 64)
+    samples = Path(__file__).resolve().parent.parent / "sample_docs"
+    paths = sorted(p for p in samples.iterdir() if p.is_file() and p.name != "README.md")
+    assert paths
+    for path in paths:
+        _assert_minilm_blocks_match_whole_text(path.read_text(encoding="utf-8"))
+
+
+def test_whitespace_blocks_cut_before_whitespace_and_cover_the_text() -> None:
+    text = "aaaa bbbb\ncccc\tdddd" + "x" * 50
+    blocks = tokmod._whitespace_blocks(text, 3)
+    assert blocks == [(0, 4), (4, 9), (9, 14), (14, len(text))]
+    assert tokmod._whitespace_blocks("", 3) == [(0, 0)]
