@@ -111,6 +111,25 @@ def test_embeddings_are_cached_per_text_across_configurations_and_runs() -> None
     assert [r.summary() for r in again] == [r.summary() for r in evaluate({"doc": TEXT}, QUESTIONS, configs, k=2, model="words", encode=encode_words)]
 
 
+def test_vectors_in_memory_stay_under_the_limit_and_the_oldest_go_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", "")  # memory only: a forgotten vector is embedded again
+    embedcache.clear_memory()
+    one = encode_words(["probe"]).nbytes
+    monkeypatch.setattr(embedcache, "MEMORY_LIMIT_BYTES", 3 * one)
+    calls.clear()
+    embedcache.embed_texts(["alpha", "beta", "gamma"], "words", encode_words)
+    embedcache.embed_texts(["alpha"], "words", encode_words)  # used again: now the newest
+    embedcache.embed_texts(["delta"], "words", encode_words)  # over the limit: "beta" goes
+    assert embedcache.memory_bytes() == 3 * one
+    calls.clear()
+    embedcache.embed_texts(["alpha", "gamma", "delta"], "words", encode_words)
+    assert calls == []
+    embedcache.embed_texts(["beta"], "words", encode_words)
+    assert calls == [["beta"]]
+    embedcache.clear_memory()
+    assert embedcache.memory_bytes() == 0
+
+
 def test_results_serialize_to_json() -> None:
     import json
 

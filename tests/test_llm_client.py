@@ -312,3 +312,17 @@ def test_a_503_with_retry_after_is_retried(llm_server: LoopbackLLM, tmp_path: Pa
     llm_server.play(Reply("again"))
     assert client.complete(ECHO, {"word": "y"}) == "again"  # a closed client reconnects when used again
     assert llm_server.calls == 3
+
+
+def test_answers_in_memory_are_bounded_and_the_disk_still_has_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chunkviz.llm import cache as answer_cache
+
+    clear_memory()
+    monkeypatch.setattr(answer_cache, "MEMORY_MAX_ANSWERS", 2)
+    store = answer_cache.AnswerCache(tmp_path)
+    for key in ("a", "b", "c"):
+        store.put(key, f"answer {key}", "prompt", 1, "model")
+    assert list(answer_cache._MEMORY) == ["b", "c"]
+    assert store.get("a") == "answer a"  # read from disk again, and now the newest in memory
+    assert list(answer_cache._MEMORY) == ["c", "a"]
+    clear_memory()

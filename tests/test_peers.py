@@ -242,6 +242,29 @@ def test_langchain_semantic_rejoins_sentences_and_its_running_sum_drifts(semanti
     assert [c.metadata[TRUE_SPAN_KEY] for c in run.chunks] == [[0, 35], [36, 47], [49, 74]]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in ("langchain_semantic", "chonkie_semantic") if installed(n)] or [pytest.param("none", marks=pytest.mark.skip(reason="no semantic peer installed"))])
+def test_a_semantic_peer_rerun_with_other_parameters_embeds_nothing_again(name: str, semantic_cache_dir: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app re-runs a column on every parameter change: the peers' sentence vectors come from
+    chunkviz's embedding cache the second time, as ours do (and give the same chunks)."""
+    from sentence_transformers import SentenceTransformer
+
+    from chunkviz.evaluation import embedcache
+
+    text = "Cats purr. Cats nap all day.\n\nRain falls. Snow melts in spring.\n\nTaxes rise. Prices grow fast."
+    threshold = {"langchain_semantic": "breakpoint_threshold_amount", "chonkie_semantic": "threshold"}[name]
+    first = chunkviz.chunk(text, name)
+    embedcache.clear_memory()  # the disk cache alone answers, as in a new process
+
+    def no_encoding(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("embedded again")
+
+    monkeypatch.setattr(SentenceTransformer, "encode", no_encoding)
+    assert chunkviz.chunk(text, name) == first
+    other = {"langchain_semantic": 60.0, "chonkie_semantic": 0.5}[name]
+    assert chunkviz.chunk(text, name, **{threshold: other})  # another threshold: same sentences, no model call
+
+
 # ----------------------------------------------------------------------------- every peer, every document
 
 
@@ -264,7 +287,7 @@ REALDOC_PATHS = realdoc_paths()
 @pytest.mark.parametrize("path", REALDOC_PATHS, ids=lambda p: p.name)
 def test_peer_on_real_documents(name: str, path: Path, semantic_cache_dir: Any) -> None:
     if name in SEMANTIC_PEERS and path.stat().st_size > 20_000:
-        pytest.skip("a semantic peer over a document over 20 kB (10-40 s each, no cache): covered by bench/bench_peers.py --semantic")
+        pytest.skip("a semantic peer over a document over 20 kB (10-40 s of embedding each): covered by bench/bench_peers.py --semantic")
     document = document_of(path)
     run = run_peer(document, name)
     check_drawn(document.text, run.chunks)

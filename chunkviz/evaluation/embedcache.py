@@ -3,7 +3,8 @@
 A sweep embeds the same chunks again and again (a size 256 and a size 512 chunking share many
 paragraphs; a re-run shares everything): each text is embedded once per model and kept in one
 SQLite file per model under ``CHUNKVIZ_CACHE_DIR`` (``~/.cache/chunkviz`` by default; an empty
-value keeps vectors in memory only, for this process).
+value keeps vectors in memory only, for this process). In memory, the most recently used vectors
+are kept up to :data:`MEMORY_LIMIT_BYTES` (an app server embeds for every session).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -23,7 +25,10 @@ Progress = Callable[[int, int], None]
 Encoder = Callable[[Sequence[str], "Progress | None"], np.ndarray]
 
 _VERSION = "1"
-_MEMORY: dict[tuple[str, str], np.ndarray] = {}
+#: Bytes of vectors kept in memory (64 MiB: ~43,000 MiniLM vectors); older ones are read from disk again.
+MEMORY_LIMIT_BYTES = 64 * 1024 * 1024
+_MEMORY: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_MEMORY_BYTES = {"total": 0}
 _LOCK = threading.Lock()
 
 
@@ -65,6 +70,8 @@ def embed_texts(texts: Sequence[str], model: str, encode: Encoder, progress: Pro
 def _lookup(model: str, keys: set[str]) -> dict[str, np.ndarray]:
     with _LOCK:
         found = {k: _MEMORY[(model, k)] for k in keys if (model, k) in _MEMORY}
+        for k in found:
+            _MEMORY.move_to_end((model, k))
     path = store_path(model)
     wanted = [k for k in keys if k not in found]
     if path is None or not wanted or not path.exists():
@@ -78,14 +85,32 @@ def _lookup(model: str, keys: set[str]) -> dict[str, np.ndarray]:
                     found[key] = np.frombuffer(data, dtype=np.float32)
     except sqlite3.Error:
         pass  # a damaged or locked cache: embed again
-    with _LOCK:
-        _MEMORY.update({(model, k): v for k, v in found.items()})
+    _remember(model, found)
     return found
 
 
-def _store(model: str, vectors: dict[str, np.ndarray]) -> None:
+def _remember(model: str, vectors: dict[str, np.ndarray]) -> None:
+    """Keep ``vectors`` in memory, forgetting the least recently used beyond the limit."""
     with _LOCK:
-        _MEMORY.update({(model, k): v for k, v in vectors.items()})
+        for key, vector in vectors.items():
+            old = _MEMORY.pop((model, key), None)
+            if old is not None:
+                _MEMORY_BYTES["total"] -= old.nbytes
+            _MEMORY[(model, key)] = vector
+            _MEMORY_BYTES["total"] += vector.nbytes
+        while _MEMORY_BYTES["total"] > MEMORY_LIMIT_BYTES and _MEMORY:
+            _, old = _MEMORY.popitem(last=False)
+            _MEMORY_BYTES["total"] -= old.nbytes
+
+
+def memory_bytes() -> int:
+    """Bytes of vectors held in memory now (at most :data:`MEMORY_LIMIT_BYTES`)."""
+    with _LOCK:
+        return _MEMORY_BYTES["total"]
+
+
+def _store(model: str, vectors: dict[str, np.ndarray]) -> None:
+    _remember(model, vectors)
     path = store_path(model)
     if path is None:
         return
@@ -104,3 +129,4 @@ def _store(model: str, vectors: dict[str, np.ndarray]) -> None:
 def clear_memory() -> None:
     with _LOCK:
         _MEMORY.clear()
+        _MEMORY_BYTES["total"] = 0

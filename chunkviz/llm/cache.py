@@ -16,12 +16,23 @@ import os
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Sequence
 
 _VERSION = "1"
-_MEMORY: dict[str, str] = {}
+#: Answers kept in memory, most recently used first out last (the rest are read from disk again).
+MEMORY_MAX_ANSWERS = 20_000
+_MEMORY: OrderedDict[str, str] = OrderedDict()
 _LOCK = threading.Lock()
+
+
+def _remember(key: str, answer: str) -> None:
+    """Keep ``answer`` in memory (caller holds the lock), forgetting the oldest beyond the limit."""
+    _MEMORY[key] = answer
+    _MEMORY.move_to_end(key)
+    while len(_MEMORY) > MEMORY_MAX_ANSWERS:
+        _MEMORY.popitem(last=False)
 
 
 def default_cache_dir() -> Path | None:
@@ -49,11 +60,12 @@ class AnswerCache:
     def get(self, key: str) -> str | None:
         with _LOCK:
             if key in _MEMORY:
+                _MEMORY.move_to_end(key)
                 return _MEMORY[key]
         found = self._read(key)
         if found is not None:
             with _LOCK:
-                _MEMORY[key] = found
+                _remember(key, found)
         return found
 
     def contains(self, key: str) -> bool:
@@ -61,7 +73,7 @@ class AnswerCache:
 
     def put(self, key: str, answer: str, prompt_name: str, prompt_version: int, model: str) -> None:
         with _LOCK:
-            _MEMORY[key] = answer
+            _remember(key, answer)
         if self.path is None:
             return
         try:

@@ -18,6 +18,8 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from chunkviz.tokenizers import TiktokenTokenizer, Tokenizer
 
 
@@ -82,34 +84,62 @@ def chonkie_tokenizer(tokenizer: Tokenizer) -> Any:
     return ChunkvizTokenizer()
 
 
+def _cached_encoder(key: str, encode: Any) -> Any:
+    """``encode(texts) -> vectors`` through chunkviz's embedding cache (per model and text, in
+    memory and on disk, as the evaluation uses it): a peer's semantic column re-run after a
+    parameter change embeds nothing again, as ours does. ``key`` names the vectors' kind."""
+    from chunkviz.evaluation.embedcache import embed_texts
+
+    def cached(texts: list[str]) -> np.ndarray:
+        return embed_texts(list(texts), key, lambda missing, _progress: np.asarray(encode(list(missing)), dtype=np.float32))
+
+    return cached
+
+
 def langchain_embeddings(model_name: str | None = None) -> Any:
-    """The offline embedding model as a LangChain ``Embeddings`` (``embed_documents``/``embed_query``)."""
+    """The offline embedding model as a LangChain ``Embeddings`` (``embed_documents``/``embed_query``),
+    its vectors cached per text like the rest of chunkviz's."""
     from langchain_core.embeddings import Embeddings
 
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL, load_model
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model, load_model
 
-    model = load_model(model_name or DEFAULT_MODEL)
+    name = canonical_model(model_name or DEFAULT_MODEL)
+    model = load_model(name)
+    encode = _cached_encoder(name, model.encode)  # the same unit vectors as the evaluation's
 
     class ChunkvizEmbeddings(Embeddings):
         """chunkviz's offline sentence-transformers model for LangChain."""
 
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return model.encode(list(texts)).tolist() if texts else []
+            return encode(texts).tolist() if texts else []
 
         def embed_query(self, text: str) -> list[float]:
-            return model.encode([text])[0].tolist()
+            return encode([text])[0].tolist()
 
     return ChunkvizEmbeddings()
 
 
 def chonkie_embeddings(model_name: str | None = None) -> Any:
     """The offline embedding model as Chonkie's ``SentenceTransformerEmbeddings`` (given the loaded
-    model object, so Chonkie loads nothing by name)."""
+    model object, so Chonkie loads nothing by name); its ``embed_batch`` vectors (Chonkie's own:
+    not normalized) are cached per text under their own key."""
     from chonkie.embeddings import SentenceTransformerEmbeddings
 
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL, load_model
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model, load_model
 
-    return SentenceTransformerEmbeddings(load_model(model_name or DEFAULT_MODEL).model)
+    name = canonical_model(model_name or DEFAULT_MODEL)
+
+    class CachedSentenceTransformerEmbeddings(SentenceTransformerEmbeddings):
+        """Chonkie's embeddings of the offline model, each text embedded once."""
+
+        def __init__(self, model: Any) -> None:
+            super().__init__(model)
+            self._cached_batch = _cached_encoder(f"{name}#chonkie", super().embed_batch)
+
+        def embed_batch(self, texts: list[str]) -> Any:
+            return self._cached_batch(texts) if texts else super().embed_batch(texts)
+
+    return CachedSentenceTransformerEmbeddings(load_model(name).model)
 
 
 __all__ = ["PieceCodec", "chonkie_embeddings", "chonkie_tokenizer", "langchain_embeddings", "native_tiktoken"]
