@@ -80,6 +80,10 @@ MAX_COLUMNS = 4
 RUN_TIME_LIMIT_S = 60
 #: A column that calls a language model waits for its answers: it gets this many times longer.
 LLM_TIME_FACTOR = 10
+#: A strategy's preparation (embedding every sentence, asking the model), shown with a progress
+#: bar and cached, has its own limit, this many times the run's: on a busy server embedding a
+#: long document takes minutes, and stopping it would throw that work away.
+PREPARE_TIME_FACTOR = 10
 DEFAULT_COLUMNS = ("fixed_tokens", "recursive", "paragraphs")
 COMPARE, TUNE, EVALUATE = "Compare strategies", "Tune semantic", "Evaluate retrieval"
 HINT = "Strategies and settings: in the sidebar (››). Hover a chunk: why it ends; click: select it."
@@ -323,9 +327,10 @@ def run_columns(columns: list[Column], document: Document, tokenizer: str, enric
                 continue
             limit = RUN_TIME_LIMIT_S * (LLM_TIME_FACTOR if column.uses_llm else 1)
             what = f"column {column.i + 1} ({column.config.strategy})"
-            with llm_session(column.llm or LLMSettings.from_env()) as session, time_limit(limit, what):
-                prepare_with_progress(column.config, document, tokenizer, status)
-                with status.container():
+            with llm_session(column.llm or LLMSettings.from_env()) as session:
+                with time_limit(RUN_TIME_LIMIT_S * PREPARE_TIME_FACTOR, f"{what}: preparing (embedding or asking the model)"):
+                    prepare_with_progress(column.config, document, tokenizer, status)
+                with time_limit(limit, what), status.container():
                     with st.spinner(f"Chunking with {column.config.strategy}…"):
                         column.run = cached_run(
                             document.text, document.format, column.config.strategy, column.params_json, tokenizer,
