@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chunkviz.argtypes import whole_number
 from chunkviz.compare import ColumnConfig, full_params
 from chunkviz.enrich import PARTS, enrich
 from chunkviz.errors import ChunkvizError, InvalidParamError, UnknownStrategyError
@@ -350,19 +351,9 @@ def add_config_argument(parser: argparse.ArgumentParser) -> None:
         "-p and --tokenizer given on the command line win",
     )
     parser.add_argument(
-        "--column", type=_column_number, metavar="N",
+        "--column", type=whole_number(1, what="a column number (1, 2, ...)"), metavar="N",
         help="which column of a configuration with several (1 = the first)",
     )
-
-
-def _column_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a column number (1, 2, ...), got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"columns are numbered from 1, got {value}")
-    return value
 
 
 def apply_config(args: argparse.Namespace, strategy: str | None = None) -> None:

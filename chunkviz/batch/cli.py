@@ -7,21 +7,12 @@ import os
 import sys
 from typing import Any
 
+from chunkviz.argtypes import whole_number
 from chunkviz.batch.engines import ENGINES
 from chunkviz.batch.state import OUTPUT_FORMATS
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
-
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of processes, got {text!r}") from None
-    if not 1 <= value <= 1024:
-        raise argparse.ArgumentTypeError(f"must be in 1..1024, got {value}")
-    return value
 
 
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +30,7 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "(TextNode JSONL); default: parquet for an --out ending in .parquet, else jsonl",
     )
     parser.add_argument(
-        "--workers", type=_workers, default=max(1, min(4, os.cpu_count() or 1)), metavar="N",
+        "--workers", type=whole_number(1, 1024, "a number of processes"), default=max(1, min(4, os.cpu_count() or 1)), metavar="N",
         help="processes (local) or actors (ray) chunking at once; each loads its models once (default: CPUs, at most 4)",
     )
     parser.add_argument("--engine", choices=ENGINES, default="local", help="local processes (default) or Ray Data (extra 'scale')")

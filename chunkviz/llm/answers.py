@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from chunkviz.argtypes import whole_number
 from chunkviz.llm.client import CallEstimate, LLMClient, Prompt, count_tokens
 from chunkviz.llm.jsonanswer import read_json_answer
 from chunkviz.llm.session import LLMSession, active_session
@@ -459,17 +460,7 @@ def add_answer_arguments(parser: argparse.ArgumentParser) -> None:
         "--judge", action="store_true",
         help="also let the model judge each answer correct / partially correct / incorrect (one more call each; implies --answers)",
     )
-    group.add_argument("--answer-k", type=_at_least_one, metavar="N", help="chunks the model reads per question (default: all retrieved, --k)")
-
-
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
+    group.add_argument("--answer-k", type=whole_number(1), metavar="N", help="chunks the model reads per question (default: all retrieved, --k)")
 
 
 def answers_requested(args: argparse.Namespace) -> bool:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import Any, Iterator, TextIO
+from typing import Iterator, TextIO
 
+from chunkviz.argtypes import whole_number
 from chunkviz.llm.client import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, CallEstimate, LLMSettings
 from chunkviz.llm.session import LLMSession, use_llm
 
@@ -29,19 +30,6 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _int_in(low: int, high: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be in {low}..{high}, got {value}")
-        return value
-
-    return parse
-
-
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     """The LLM endpoint flags, in their own help group."""
     defaults = LLMSettings()
@@ -54,10 +42,10 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
         "--llm-timeout", type=_positive_float, metavar="SECONDS", help=f"seconds to wait for one answer (default {defaults.timeout:g})"
     )
     group.add_argument(
-        "--llm-concurrency", type=_int_in(1, 64), metavar="N", help=f"requests in flight at once (default {defaults.concurrency})"
+        "--llm-concurrency", type=whole_number(1, 64, "an integer"), metavar="N", help=f"requests in flight at once (default {defaults.concurrency})"
     )
     group.add_argument(
-        "--llm-retries", type=_int_in(0, 20), metavar="N",
+        "--llm-retries", type=whole_number(0, 20, "an integer"), metavar="N",
         help=f"retries after a rate limit, server error or timeout, with backoff (default {defaults.max_retries})",
     )
 

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
+from chunkviz.argtypes import whole_number
 from chunkviz.evaluation.questions import (
     Question,
     Reference,
@@ -376,19 +377,6 @@ def generate_questions(
 
 
 # ---- the command ---------------------------------------------------------------------------------
-def _whole_number(low: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be {low} or more, got {value}")
-        return value
-
-    return parse
-
-
 def add_questions_parser(commands: Any) -> argparse.ArgumentParser:
     """The ``questions`` subcommand on ``commands`` (the parser's subparsers), with the LLM flags."""
     from chunkviz.llm.cli import add_llm_arguments
@@ -404,12 +392,12 @@ def add_questions_parser(commands: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("documents", nargs="+", metavar="DOC", help="the documents to write questions about")
     p.add_argument("--out", required=True, metavar="FILE", help="the question file to write (JSONL; '-' for standard output)")
-    p.add_argument("-n", "--count", type=_whole_number(1), default=10, metavar="N", help="questions per document (default 10)")
+    p.add_argument("-n", "--count", type=whole_number(1), default=10, metavar="N", help="questions per document (default 10)")
     p.add_argument(
-        "--window-chars", type=_whole_number(MIN_WINDOW_CHARS), default=WINDOW_CHARS, metavar="N",
+        "--window-chars", type=whole_number(MIN_WINDOW_CHARS), default=WINDOW_CHARS, metavar="N",
         help=f"characters the model reads per call (default {WINDOW_CHARS}, as in the study)",
     )
-    p.add_argument("--rounds", type=_whole_number(1), default=ROUNDS, metavar="N", help=f"ask again while questions are missing, at most N rounds in all (default {ROUNDS})")
+    p.add_argument("--rounds", type=whole_number(1), default=ROUNDS, metavar="N", help=f"ask again while questions are missing, at most N rounds in all (default {ROUNDS})")
     add_llm_arguments(p)
     return p
 
