@@ -76,16 +76,18 @@ def _lookup(model: str, keys: set[str]) -> dict[str, np.ndarray]:
     wanted = [k for k in keys if k not in found]
     if path is None or not wanted or not path.exists():
         return found
+    from_disk: dict[str, np.ndarray] = {}
     try:
         with sqlite3.connect(path) as db:
             for start in range(0, len(wanted), 500):
                 block = wanted[start : start + 500]
                 rows = db.execute(f"SELECT key, data FROM vectors WHERE key IN ({','.join('?' * len(block))})", block)
                 for key, data in rows:
-                    found[key] = np.frombuffer(data, dtype=np.float32)
+                    from_disk[key] = np.frombuffer(data, dtype=np.float32)
     except sqlite3.Error:
         pass  # a damaged or locked cache: embed again
-    _remember(model, found)
+    _remember(model, from_disk)
+    found.update(from_disk)
     return found
 
 
