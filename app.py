@@ -21,6 +21,7 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
+from chunkviz.api import chunk as chunkviz_chunk
 from chunkviz.charts import token_distribution_figure
 from chunkviz.compare import (
     ColumnConfig,
@@ -30,36 +31,43 @@ from chunkviz.compare import (
     config_from_query,
     config_to_query,
     document_stats,
-    model_from_query,
     flag_summary,
+    model_from_query,
     outline_html,
     run_strategy,
     stats_row,
     token_counts,
 )
+from chunkviz.config import CONFIG_FILE_NAME, config_from_columns, config_json
 from chunkviz.deadline import RunTimeLimitExceeded, time_limit
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
 from chunkviz.document import Document
 from chunkviz.document.model import as_document
 from chunkviz.document.read import MAX_BYTES, read_bytes
 from chunkviz.errors import ChunkvizError, DocumentError
-from chunkviz.config import CONFIG_FILE_NAME, config_from_columns, config_json
+from chunkviz.evaluation.metrics import Scores
+from chunkviz.evaluation.retrieval import searchable
 from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
 from chunkviz.interop import INTEROP_FORMATS, interop_text
+from chunkviz.llm.client import CallEstimate, LLMSettings
+from chunkviz.llm.contextual import estimate_contexts
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.palette import column_hue, strategy_colour
 from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present, render_html, stylesheet
 from chunkviz.strategies.base import get_strategy, registered
-from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
-from chunkviz.evaluation.metrics import Scores
-from chunkviz.ui.docview import ColumnView, DocViewEvent, Hit, document_view, event_from_state, ribbon_cuts
-from chunkviz.api import chunk as chunkviz_chunk
-from chunkviz.evaluation.retrieval import searchable
-from chunkviz.llm.client import CallEstimate, LLMSettings
-from chunkviz.llm.contextual import estimate_contexts
 from chunkviz.strategies.llm import estimate_llm
+from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
+from chunkviz.ui.docview import ColumnView, DocViewEvent, Hit, document_view, event_from_state, ribbon_cuts
 from chunkviz.ui.evaluation import EvalColumn, show_evaluate
-from chunkviz.ui.llm import LLM_STRATEGIES, calls_caption, confirmed, endpoint_controls, llm_session, safe_estimate, settings_json
+from chunkviz.ui.llm import (
+    LLM_STRATEGIES,
+    calls_caption,
+    confirmed,
+    endpoint_controls,
+    llm_session,
+    safe_estimate,
+    settings_json,
+)
 from chunkviz.ui.playground import (
     playground_hits,
     playground_row,
@@ -120,8 +128,15 @@ def _the_document(text: str, fmt: str, document: Document | None) -> Document:
 # cost more than the chunking).
 @st.cache_resource(max_entries=64, show_spinner=False)
 def cached_run(
-    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null",
-    settings_json: str = "{}", _document: Document | None = None, _llm: LLMSettings | None = None,
+    text: str,
+    fmt: str,
+    strategy: str,
+    params_json: str,
+    tokenizer: str,
+    enrich_json: str = "null",
+    settings_json: str = "{}",
+    _document: Document | None = None,
+    _llm: LLMSettings | None = None,
 ) -> StrategyRun:
     document = _the_document(text, fmt, _document)
     settings = json.loads(settings_json)
@@ -132,8 +147,16 @@ def cached_run(
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_html(
-    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, label: str, hue: int,
-    enrich_json: str = "null", settings_json: str = "{}", _document: Document | None = None,
+    text: str,
+    fmt: str,
+    strategy: str,
+    params_json: str,
+    tokenizer: str,
+    label: str,
+    hue: int,
+    enrich_json: str = "null",
+    settings_json: str = "{}",
+    _document: Document | None = None,
 ) -> str:
     run = cached_run(text, fmt, strategy, params_json, tokenizer, enrich_json, settings_json, _document)
     gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
@@ -160,8 +183,14 @@ def cached_pasted(text: str) -> Document:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def cached_exports(
-    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, enrich_json: str = "null",
-    settings_json: str = "{}", _document: Document | None = None,
+    text: str,
+    fmt: str,
+    strategy: str,
+    params_json: str,
+    tokenizer: str,
+    enrich_json: str = "null",
+    settings_json: str = "{}",
+    _document: Document | None = None,
 ) -> dict[str, str]:
     run = cached_run(text, fmt, strategy, params_json, tokenizer, enrich_json, settings_json, _document)
     records = chunk_records(run.chunks, load_tokenizer(tokenizer), text)
@@ -205,7 +234,9 @@ def read_input() -> tuple[Document | None, str, bool]:
         if given is not None:
             names = [str(given), *names]
         if st.session_state.get("sample") not in names:
-            st.session_state["sample"] = str(given) if given is not None else DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0]
+            st.session_state["sample"] = (
+                str(given) if given is not None else DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0]
+            )
         name = sidebar.selectbox("Sample document", names, key="sample")
         path = Path(name) if Path(name).is_absolute() else SAMPLES / name
         shown = str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
@@ -263,7 +294,11 @@ def choose_columns(tokenizer: str) -> list[ColumnConfig]:
         with sidebar.expander(f"Column {i + 1}", expanded=i == 0):
             name = st.selectbox("Strategy", names, key=key, help=get_strategy(st.session_state[key]).description)
             choice = column_controls(
-                f"col{i}", get_strategy(name), url_params.get(i, {}), tokenizer=tokenizer, given_tokenizer=url_tokenizers.get(i)
+                f"col{i}",
+                get_strategy(name),
+                url_params.get(i, {}),
+                tokenizer=tokenizer,
+                given_tokenizer=url_tokenizers.get(i),
             )
         columns.append(ColumnConfig(name, choice.params, choice.tokenizer))
     return columns
@@ -284,7 +319,8 @@ def model_settings() -> dict[str, Any]:
     )
     st.session_state.setdefault("tiny_on", True)
     tiny = sidebar.checkbox(
-        "Flag tiny chunks (under a quarter of the size asked for)", key="tiny_on",
+        "Flag tiny chunks (under a quarter of the size asked for)",
+        key="tiny_on",
         help="Small chunks carry little context and retrieve worse; the rule is relative to each strategy's size setting.",
     )
     return {"embedding_model": model, "tiny_fraction": DEFAULT_TINY_FRACTION if tiny else None}
@@ -295,7 +331,12 @@ class Column:
     """One configured column and what running it gave (its run, or the error to show)."""
 
     def __init__(
-        self, i: int, config: ColumnConfig, settings: dict[str, Any], llm: LLMSettings | None = None, contextual: bool = False
+        self,
+        i: int,
+        config: ColumnConfig,
+        settings: dict[str, Any],
+        llm: LLMSettings | None = None,
+        contextual: bool = False,
     ) -> None:
         self.i = i
         self.config = config
@@ -328,13 +369,22 @@ def run_columns(columns: list[Column], document: Document, tokenizer: str, enric
             limit = RUN_TIME_LIMIT_S * (LLM_TIME_FACTOR if column.uses_llm else 1)
             what = f"column {column.i + 1} ({column.config.strategy})"
             with llm_session(column.llm or LLMSettings.from_env()) as session:
-                with time_limit(RUN_TIME_LIMIT_S * PREPARE_TIME_FACTOR, f"{what}: preparing (embedding or asking the model)"):
+                with time_limit(
+                    RUN_TIME_LIMIT_S * PREPARE_TIME_FACTOR, f"{what}: preparing (embedding or asking the model)"
+                ):
                     prepare_with_progress(column.config, document, tokenizer, status)
                 with time_limit(limit, what), status.container():
                     with st.spinner(f"Chunking with {column.config.strategy}…"):
                         column.run = cached_run(
-                            document.text, document.format, column.config.strategy, column.params_json, tokenizer,
-                            enrich_json, column.settings_json, document, column.llm,
+                            document.text,
+                            document.format,
+                            column.config.strategy,
+                            column.params_json,
+                            tokenizer,
+                            enrich_json,
+                            column.settings_json,
+                            document,
+                            column.llm,
                         )
             column.llm_note = remembered_note(column, calls_caption(session))
         except RunTimeLimitExceeded as exc:
@@ -349,7 +399,9 @@ TIMED_OUT = "_timed_out"  # runs stopped by the time limit, by configuration: no
 
 
 def _run_identity(column: Column, document: Document) -> str:
-    return json.dumps([hash(document.text), len(document.text), column.config.strategy, column.params_json, column.settings_json])
+    return json.dumps(
+        [hash(document.text), len(document.text), column.config.strategy, column.params_json, column.settings_json]
+    )
 
 
 def timed_out(column: Column, document: Document) -> str | None:
@@ -385,7 +437,14 @@ def llm_confirmed(column: Column, document: Document, tokenizer: str) -> bool:
     if estimate is None:
         column.error = error
         return True
-    what = " and ".join(w for w, on in (("llm chunking", column.config.strategy in LLM_STRATEGIES), ("contextual retrieval", column.contextual)) if on)
+    what = " and ".join(
+        w
+        for w, on in (
+            ("llm chunking", column.config.strategy in LLM_STRATEGIES),
+            ("contextual retrieval", column.contextual),
+        )
+        if on
+    )
     return confirmed(f"Column {column.label} ({what})", estimate, settings, column.key)
 
 
@@ -395,7 +454,9 @@ def column_estimate(column: Column, document: Document, tokenizer: str, session:
     spec = get_strategy(column.config.strategy)
     if column.config.strategy in LLM_STRATEGIES:
         return estimate_llm(document, spec.make_params(column.config.params), load_tokenizer(tokenizer))
-    chunks = chunkviz_chunk(document, column.config.strategy, tokenizer=column.config.tokenizer or tokenizer, **dict(column.config.params))
+    chunks = chunkviz_chunk(
+        document, column.config.strategy, tokenizer=column.config.tokenizer or tokenizer, **dict(column.config.params)
+    )
     return estimate_contexts(session.client(), document, searchable(chunks))
 
 
@@ -419,7 +480,11 @@ def prepare_with_progress(config: ColumnConfig, document: Document, tokenizer: s
 
 # --- compare view -------------------------------------------------------------------------------
 def column_view(
-    column: Column, document: Document, tokenizer: str, enrich_json: str, hits: list[Hit] | None = None,
+    column: Column,
+    document: Document,
+    tokenizer: str,
+    enrich_json: str,
+    hits: list[Hit] | None = None,
     scores: Scores | None = None,
 ) -> ColumnView:
     """What the linked document view shows for one column (with a query: its hits, and with an
@@ -427,19 +492,41 @@ def column_view(
     selected = st.session_state.get(f"{column.key}.selected")
     if column.run is None:
         message = f"Not run: {column.error}"
-        return ColumnView(column.label, render_html(document.text, (), RenderOptions(column.key, hue=column.hue)), column.hue, message, (), None)
+        return ColumnView(
+            column.label,
+            render_html(document.text, (), RenderOptions(column.key, hue=column.hue)),
+            column.hue,
+            message,
+            (),
+            None,
+        )
     html = cached_html(
-        document.text, document.format, column.config.strategy, column.params_json, tokenizer, column.key, column.hue,
-        enrich_json, column.settings_json, document,
+        document.text,
+        document.format,
+        column.config.strategy,
+        column.params_json,
+        tokenizer,
+        column.key,
+        column.hue,
+        enrich_json,
+        column.settings_json,
+        document,
     )
     summary = flag_summary(column.run)
     if scores is not None:
         summary = f"answer: recall {100 * scores.recall:.0f}% · IoU {100 * scores.iou:.1f}% · {summary}"
-    return ColumnView(column.label, html, column.hue, summary, ribbon_cuts(column.run.chunks), selected, tuple(hits or ()))
+    return ColumnView(
+        column.label, html, column.hue, summary, ribbon_cuts(column.run.chunks), selected, tuple(hits or ())
+    )
 
 
 def show_compare(
-    columns: list[Column], document: Document, tokenizer: str, enrich_json: str, doc_name: str, llm: LLMSettings | None = None
+    columns: list[Column],
+    document: Document,
+    tokenizer: str,
+    enrich_json: str,
+    doc_name: str,
+    llm: LLMSettings | None = None,
 ) -> None:
     for column in columns:  # before the views are built: they show the selection of this run
         if column.run is not None:
@@ -457,8 +544,13 @@ def show_compare(
     views = [column_view(c, document, tokenizer, enrich_json, hits.get(c.i), scores.get(c.i)) for c in columns]
     legend = legend_html(set().union(*(marks_of(c.run) for c in columns if c.run is not None)))
     document_view(
-        views, length=len(document.text), key=DOCVIEW_KEY, height_px=VIEW_HEIGHT_PX, legend=legend,
-        references=[answer] if answer else (), answer_selection=bool(query),
+        views,
+        length=len(document.text),
+        key=DOCVIEW_KEY,
+        height_px=VIEW_HEIGHT_PX,
+        legend=legend,
+        references=[answer] if answer else (),
+        answer_selection=bool(query),
     )
     if by_mode:
         show_query_forms(columns, by_mode, texts, answer, k)
@@ -473,9 +565,13 @@ def show_compare(
     runs = {c.label: c.run for c in columns if c.run is not None}
     if runs:
         st.header("Compare")
-        st.dataframe(pd.DataFrame([stats_row(label, run) for label, run in runs.items()]), hide_index=True, key="compare")
+        st.dataframe(
+            pd.DataFrame([stats_row(label, run) for label, run in runs.items()]), hide_index=True, key="compare"
+        )
         colours = {c.label: strategy_colour(c.hue) for c in columns if c.run is not None}
-        figure = token_distribution_figure({label: token_counts(run) for label, run in runs.items()}, tokenizer, colours=colours)
+        figure = token_distribution_figure(
+            {label: token_counts(run) for label, run in runs.items()}, tokenizer, colours=colours
+        )
         st.plotly_chart(figure, key="sizes")
 
 
@@ -517,12 +613,23 @@ def show_details(column: Column, document: Document, tokenizer: str, enrich_json
     selected = st.session_state.get(f"{column.key}.selected")
     if selected is not None and 0 <= selected < len(run.chunks):
         show_focus(run, selected)
-    exports = cached_exports(text, document.format, column.config.strategy, column.params_json, tokenizer, enrich_json, column.settings_json, document)
+    exports = cached_exports(
+        text,
+        document.format,
+        column.config.strategy,
+        column.params_json,
+        tokenizer,
+        enrich_json,
+        column.settings_json,
+        document,
+    )
     stem = f"{Path(doc_name).stem or 'document'}.{column.config.strategy}"
     kinds = (("jsonl", "JSONL", "jsonl", "application/jsonl"), ("json", "JSON", "json", "application/json"), ("csv", "CSV", "csv", "text/csv"),
              ("langchain", "LangChain", "langchain.jsonl", "application/jsonl"), ("llamaindex", "LlamaIndex", "llamaindex.json", "application/json"))  # fmt: skip
     for col, (kind, label, suffix, mime) in zip(st.columns(len(kinds)), kinds):
-        col.download_button(label, exports[kind], file_name=f"{stem}.{suffix}", mime=mime, key=f"{column.key}.download.{kind}")
+        col.download_button(
+            label, exports[kind], file_name=f"{stem}.{suffix}", mime=mime, key=f"{column.key}.download.{kind}"
+        )
 
 
 def show_table(column: Column, run: StrategyRun) -> None:
@@ -532,8 +639,12 @@ def show_table(column: Column, run: StrategyRun) -> None:
     frame: Any = pd.DataFrame(rows)
     if selected is not None and 0 <= selected < len(rows):  # the selected chunk's row is highlighted
         frame = frame.style.apply(lambda row: [SELECTED_ROW if row["index"] == selected else ""] * len(row), axis=1)
-    table = st.dataframe(frame, key=f"{column.key}.table", on_select="rerun", selection_mode="single-row", hide_index=True, height=240)
-    picked = [r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)]
+    table = st.dataframe(
+        frame, key=f"{column.key}.table", on_select="rerun", selection_mode="single-row", hide_index=True, height=240
+    )
+    picked = [
+        r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)
+    ]
     if picked != st.session_state.get(f"{column.key}.table_seen", []):  # the user (un)ticked a row
         st.session_state[f"{column.key}.table_seen"] = picked
         new_selected = rows[picked[0]]["index"] if picked else None
@@ -555,10 +666,18 @@ def forget_stale_selection(column: Column, text: str, tokenizer: str) -> None:
 def show_explanation(column: Column, document: Document, tokenizer: str) -> None:
     """A strategy's own analysis (any strategy with an ``explain`` hook): its summary as a
     caption, its figures as charts. Nothing here knows which strategy it is."""
-    explanation = cached_explanation(document.text, document.format, column.config.strategy, column.params_json, tokenizer, document)
+    explanation = cached_explanation(
+        document.text, document.format, column.config.strategy, column.params_json, tokenizer, document
+    )
     st.caption(explanation.summary())
     if column.config.strategy == "semantic":
-        st.button("Tune the threshold by eye →", key=f"{column.key}.tune", on_click=open_tuning, args=(column.label,), help=f"Opens the {TUNE} view")
+        st.button(
+            "Tune the threshold by eye →",
+            key=f"{column.key}.tune",
+            on_click=open_tuning,
+            args=(column.label,),
+            help=f"Opens the {TUNE} view",
+        )
     for item in explanation.figures(column.run.chunks):
         if item.caption:
             st.caption(item.caption)
@@ -597,7 +716,9 @@ def show_tune(columns: list[Column], document: Document, tokenizer: str, enrich_
 
     semantic = [c for c in columns if c.config.strategy == "semantic"]
     if not semantic:
-        st.info("No column uses the semantic strategy. Choose 'semantic' for a column in the sidebar to tune its threshold here.")
+        st.info(
+            "No column uses the semantic strategy. Choose 'semantic' for a column in the sidebar to tune its threshold here."
+        )
         return
     if len(semantic) > 1:
         labels = {c.label: c for c in semantic}
@@ -611,15 +732,27 @@ def show_tune(columns: list[Column], document: Document, tokenizer: str, enrich_
     if column.run is None:
         st.error(column.error or "not run")
         return
-    explanation = cached_explanation(document.text, document.format, "semantic", column.params_json, tokenizer, document)
+    explanation = cached_explanation(
+        document.text, document.format, "semantic", column.params_json, tokenizer, document
+    )
     html = cached_html(
-        document.text, document.format, "semantic", column.params_json, tokenizer, column.key, column.hue,
-        enrich_json, column.settings_json, document,
+        document.text,
+        document.format,
+        "semantic",
+        column.params_json,
+        tokenizer,
+        column.key,
+        column.hue,
+        enrich_json,
+        column.settings_json,
+        document,
     )
     params = get_strategy("semantic").make_params(column.config.params)
     widget = f"{column.key}.semantic.{CONTROLS[params.threshold_type].param}"
     tuning_panel(
-        tuning_data(explanation, column.run.chunks), html, key=f"tune.{column.key}",
+        tuning_data(explanation, column.run.chunks),
+        html,
+        key=f"tune.{column.key}",
         on_change=_copy_amount_to(widget, f"tune.{column.key}"),
     )
     st.caption(flag_summary(column.run))
@@ -678,7 +811,12 @@ def main() -> None:
         return
     left, right = st.columns([1, 1], vertical_alignment="center")  # three views fit beside the document line
     with left:
-        view = st.segmented_control("View", [COMPARE, TUNE, EVALUATE], key="view", default=COMPARE, label_visibility="collapsed") or COMPARE
+        view = (
+            st.segmented_control(
+                "View", [COMPARE, TUNE, EVALUATE], key="view", default=COMPARE, label_visibility="collapsed"
+            )
+            or COMPARE
+        )
     right.caption(
         f"{Path(doc_name).name} · {stats['characters']:,} characters · {stats['words']:,} words · "
         f"{stats['tokens']:,} tokens ({tokenizer})"
@@ -692,7 +830,9 @@ def main() -> None:
         show_tune(columns, document, tokenizer, enrich_json)
     elif view == EVALUATE:
         sample_path = Path(doc_name) if st.session_state.get("source") == "Sample" else None
-        show_evaluate(document, doc_name, [EvalColumn.of(c.label, c.hue, c.config, tokenizer) for c in columns], sample_path, llm)
+        show_evaluate(
+            document, doc_name, [EvalColumn.of(c.label, c.hue, c.config, tokenizer) for c in columns], sample_path, llm
+        )
     else:
         run_columns(columns, document, tokenizer, enrich_json)
         show_compare(columns, document, tokenizer, enrich_json, doc_name, llm)
@@ -729,19 +869,33 @@ def config_download(tokenizer: str, columns: list[ColumnConfig], model: str, enr
     """The columns as chunkviz.json (strategy, every parameter, tokenizer, enrichment) for
     ``chunkviz chunk/batch --config``."""
     options = json.loads(enrich_json) or {}
-    metadata = {k: v for k, v in options.items() if k in ("source", "title", "date")} if options.get("metadata", True) and options else None
+    metadata = (
+        {k: v for k, v in options.items() if k in ("source", "title", "date")}
+        if options.get("metadata", True) and options
+        else None
+    )
     try:
         text = config_json(config_from_columns(columns, metadata, tokenizer=tokenizer, embedding_model=model))
     except ChunkvizError as exc:
         st.caption(f"chunkviz.json cannot be written for these columns: {exc}")
         return
     left, right = st.columns([1, 3], vertical_alignment="center")
-    left.download_button("Download chunkviz.json", text, file_name=CONFIG_FILE_NAME, mime="application/json", key="share.config")
-    note = " Contextual retrieval is not in the file: it needs the LLM endpoint (chunkviz eval --enrich contextual)." if options.get("contextual") else ""
-    right.caption(f"Every column's strategy, parameters and tokenizer, and the enrichment: `chunkviz batch DOCS... --config {CONFIG_FILE_NAME} --out out/` runs them over a corpus (one column: `--column N`).{note}")
+    left.download_button(
+        "Download chunkviz.json", text, file_name=CONFIG_FILE_NAME, mime="application/json", key="share.config"
+    )
+    note = (
+        " Contextual retrieval is not in the file: it needs the LLM endpoint (chunkviz eval --enrich contextual)."
+        if options.get("contextual")
+        else ""
+    )
+    right.caption(
+        f"Every column's strategy, parameters and tokenizer, and the enrichment: `chunkviz batch DOCS... --config {CONFIG_FILE_NAME} --out out/` runs them over a corpus (one column: `--column N`).{note}"
+    )
 
 
-def share(doc_name: str, shareable: bool, tokenizer: str, columns: list[ColumnConfig], model: str, enrich_json: str = "null") -> None:
+def share(
+    doc_name: str, shareable: bool, tokenizer: str, columns: list[ColumnConfig], model: str, enrich_json: str = "null"
+) -> None:
     """The configuration in the URL (the document's name only for samples), as a chunkviz.json
     file every command reads, and as code."""
     st.header("Share and reproduce")
@@ -751,7 +905,9 @@ def share(doc_name: str, shareable: bool, tokenizer: str, columns: list[ColumnCo
     if shareable:
         st.caption("The page URL now holds this configuration; copy it to share.")
     else:
-        st.caption("The page URL holds the strategies and settings; the document itself is not shared (only samples are).")
+        st.caption(
+            "The page URL holds the strategies and settings; the document itself is not shared (only samples are)."
+        )
     for i, config in enumerate(columns):
         with st.expander(f"Column {i + 1}: {config.strategy}"):
             column_tokenizer = config.tokenizer or tokenizer

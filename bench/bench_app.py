@@ -78,7 +78,11 @@ def chunk_views(at: Any) -> dict[int, str]:
 
 def component_payload_bytes(at: Any) -> int:
     """Everything the document view component receives (its JSON data), in bytes."""
-    return sum(len(e.proto.json.encode("utf-8")) for e in at.get("bidi_component") if e.proto.component_name == "chunkviz_docview")
+    return sum(
+        len(e.proto.json.encode("utf-8"))
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "chunkviz_docview"
+    )
 
 
 def new_app(text: str) -> Any:
@@ -124,7 +128,9 @@ def breakdown(text: str, tokenizer: str, chunk_size: int) -> dict[str, float]:
     out["diagnose()"] = time.perf_counter() - t
     run = StrategyRun("recursive", params, tokenizer, chunks, diagnostics)
     t = time.perf_counter()
-    render_html(text, chunks, RenderOptions("col1", tokenizer, None, annotations(run), diagnostics.coverage.content_gaps))
+    render_html(
+        text, chunks, RenderOptions("col1", tokenizer, None, annotations(run), diagnostics.coverage.content_gaps)
+    )
     out["render_html()"] = time.perf_counter() - t
     t = time.perf_counter()
     chunk_table(run)
@@ -155,9 +161,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"document: {stats['words']:,} words, {n_chars:,} characters, {stats['bytes']:,} UTF-8 bytes")
     print(f"columns: {', '.join(COLUMNS)} (app defaults); tokenizer cl100k_base; source Paste")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"machine: {os.cpu_count()} CPUs, 1-minute load average {load:.2f} at start (timings are wall time; other load inflates them)")
+    print(
+        f"machine: {os.cpu_count()} CPUs, 1-minute load average {load:.2f} at start (timings are wall time; other load inflates them)"
+    )
     print()
-
 
     results: dict[str, Any] = {"words": stats["words"], "characters": n_chars}
 
@@ -189,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
         f"  re-run after col1 recursive chunk_size 128 -> 300          {change:8.2f} s   "
         f"target < {TARGET_PARAM_CHANGE_S:g} s: {verdict(change < TARGET_PARAM_CHANGE_S)}"
     )
-    print(f"    more values (350, 400, 450): {', '.join(f'{x:.2f}' for x in more)} s; median {statistics.median(more):.2f} s")
+    print(
+        f"    more values (350, 400, 450): {', '.join(f'{x:.2f}' for x in more)} s; median {statistics.median(more):.2f} s"
+    )
     print(f"  re-run with no change (median of 3)                        {statistics.median(nochange):8.2f} s")
     results.update(
         first_run_cold_s=cold, first_run_warm_s=warm, param_change_s=change, param_change_more_s=more,
@@ -202,7 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     sizes = {i: len(views[i].encode("utf-8")) for i in sorted(views)}
     total = sum(sizes.values())
     print("HTML of the chunk views (in the document view component's data)")
-    print(f"  {'column':<22} {'chunks':>7} {'bytes':>12} {'bytes/char':>11} {'tags':>8} {'tags/chunk':>11}   target < {TARGET_BYTES_PER_CHAR:g} B/char")
+    print(
+        f"  {'column':<22} {'chunks':>7} {'bytes':>12} {'bytes/char':>11} {'tags':>8} {'tags/chunk':>11}   target < {TARGET_BYTES_PER_CHAR:g} B/char"
+    )
     per_column = []
     all_ok = True
     for i, size in sizes.items():
@@ -211,19 +222,39 @@ def main(argv: list[str] | None = None) -> int:
         ratio = size / n_chars
         ok = ratio < TARGET_BYTES_PER_CHAR
         all_ok &= ok
-        per_column.append({"column": i, "strategy": strategy, "chunks": counts[i], "bytes": size, "bytes_per_char": ratio, "tags": tags})
+        per_column.append(
+            {
+                "column": i,
+                "strategy": strategy,
+                "chunks": counts[i],
+                "bytes": size,
+                "bytes_per_char": ratio,
+                "tags": tags,
+            }
+        )
         label = f"{i + 1}. {strategy}" + (" (size 300)" if i == 1 else "")
-        print(f"  {label:<22} {counts[i]:>7,} {size:>12,} {ratio:>11.2f} {tags:>8,} {tags / max(counts[i], 1):>11.1f}   {verdict(ok)}")
+        print(
+            f"  {label:<22} {counts[i]:>7,} {size:>12,} {ratio:>11.2f} {tags:>8,} {tags / max(counts[i], 1):>11.1f}   {verdict(ok)}"
+        )
     print(f"  {'total':<22} {sum(counts):>7,} {total:>12,} {total / n_chars:>11.2f}")
     payload = component_payload_bytes(at)
     ok = payload / n_chars / max(len(sizes), 1) < TARGET_BYTES_PER_CHAR
     all_ok &= ok
-    print(f"  whole component payload (HTML, ribbon cuts, labels, legend as JSON): {payload:,} bytes, "
-          f"{payload / n_chars / max(len(sizes), 1):.2f} B/char per column   {verdict(ok)}")
-    results.update(html=per_column, html_total_bytes=total, html_total_bytes_per_char=total / n_chars, component_payload_bytes=payload)
+    print(
+        f"  whole component payload (HTML, ribbon cuts, labels, legend as JSON): {payload:,} bytes, "
+        f"{payload / n_chars / max(len(sizes), 1):.2f} B/char per column   {verdict(ok)}"
+    )
+    results.update(
+        html=per_column,
+        html_total_bytes=total,
+        html_total_bytes_per_char=total / n_chars,
+        component_payload_bytes=payload,
+    )
 
     print()
-    print("where the parameter-change re-run goes (same calls outside Streamlit, recursive chunk_size 300, count memos cleared)")
+    print(
+        "where the parameter-change re-run goes (same calls outside Streamlit, recursive chunk_size 300, count memos cleared)"
+    )
     parts = breakdown(text, "cl100k_base", 300)
     total_parts = sum(v for k, v in parts.items() if not k.startswith(" "))
     for name, seconds in parts.items():

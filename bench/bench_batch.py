@@ -44,7 +44,11 @@ CONFIG = {
     "enrichment": {"kind": "metadata"},
     "columns": [{"strategy": "recursive", "params": {"chunk_size": 256, "overlap": 32}}],
 }
-SEMANTIC = {"version": 1, "tokenizer": "cl100k_base", "columns": [{"strategy": "semantic", "params": {"max_tokens": 256}}]}
+SEMANTIC = {
+    "version": 1,
+    "tokenizer": "cl100k_base",
+    "columns": [{"strategy": "semantic", "params": {"max_tokens": 256}}],
+}
 DOCUMENTS_TARGET = 2_000_000
 
 
@@ -67,8 +71,10 @@ def timed_run(label: str, corpus: Path, config: Path, out: Path, **kwargs: Any) 
     summary = run_batch([str(corpus)], config, out, progress=None, **kwargs)
     rate = summary.chunked / summary.seconds
     kb = summary.bytes / 1e3 / summary.seconds
-    print(f"  {label:<22} {summary.documents:>6,} docs  {summary.seconds:7.1f} s  {rate:8.1f} documents/s  {kb / 1e3:6.2f} MB/s"
-          f"  ({kb:,.1f} kB/s)  {summary.chunks:,} chunks, {summary.failed} failed")
+    print(
+        f"  {label:<22} {summary.documents:>6,} docs  {summary.seconds:7.1f} s  {rate:8.1f} documents/s  {kb / 1e3:6.2f} MB/s"
+        f"  ({kb:,.1f} kB/s)  {summary.chunks:,} chunks, {summary.failed} failed"
+    )
     return summary
 
 
@@ -130,7 +136,9 @@ def main() -> int:
             ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False, logging_level="ERROR")
             print(f"  (ray.init: {time.perf_counter() - started:.1f} s, not counted)")
             try:
-                runs["ray, 2 actors"] = timed_run("ray, 2 actors", corpus, config, root / "out3", engine="ray", workers=2)
+                runs["ray, 2 actors"] = timed_run(
+                    "ray, 2 actors", corpus, config, root / "out3", engine="ray", workers=2
+                )
             finally:
                 ray.shutdown()
         outputs = {label: (root / f"out{i + 1}" / "chunks.jsonl").read_bytes() for i, label in enumerate(runs)}
@@ -145,9 +153,13 @@ def main() -> int:
 
         chunk_mb = one.bytes / 1e6 / one.seconds
         token_mb = tokenization_rate(corpus, 10_000_000)
-        print(f"tokenization alone (tiktoken cl100k_base, 10 MB): {token_mb:.2f} MB/s = {chunk_mb / token_mb * 100:.0f}% of one worker's chunking time")
+        print(
+            f"tokenization alone (tiktoken cl100k_base, 10 MB): {token_mb:.2f} MB/s = {chunk_mb / token_mb * 100:.0f}% of one worker's chunking time"
+        )
         semantic_config = save_config(SEMANTIC, root / "semantic.json")
-        sem = timed_run("semantic, 1 worker", corpus / "copy0000" / "sample_docs", semantic_config, root / "out-semantic", workers=1)
+        sem = timed_run(
+            "semantic, 1 worker", corpus / "copy0000" / "sample_docs", semantic_config, root / "out-semantic", workers=1
+        )
         print(f"reading the files (page cache): {read_rate(corpus):.0f} MB/s")
 
         per_doc = size / documents
@@ -156,8 +168,10 @@ def main() -> int:
         rates = {"recursive": one.bytes / one.seconds, "semantic (CPU)": sem.bytes / sem.seconds}
         print(f"output: {output_ratio:.2f} bytes of JSONL per input byte")
         print()
-        print(f"estimate for {DOCUMENTS_TARGET:,} documents of {per_doc / 1e3:.1f} kB ({total / 1e9:.0f} GB in, "
-              f"{total * output_ratio / 1e9:.0f} GB of JSONL out), from one worker's bytes/s:")
+        print(
+            f"estimate for {DOCUMENTS_TARGET:,} documents of {per_doc / 1e3:.1f} kB ({total / 1e9:.0f} GB in, "
+            f"{total * output_ratio / 1e9:.0f} GB of JSONL out), from one worker's bytes/s:"
+        )
         for workers in (1, 64, 256):
             hours = "   ".join(f"{name} {total / (rate * workers) / 3600:9.2f} h" for name, rate in rates.items())
             print(f"  {workers:>4} workers: {hours}")

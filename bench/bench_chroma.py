@@ -81,12 +81,18 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--rows", choices=("recursive", "token", "all"), default="all")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument(
-        "--length", choices=("cl100k", "minilm"), default="cl100k",
+        "--length",
+        choices=("cl100k", "minilm"),
+        default="cl100k",
         help="the Recursive rows' length function: cl100k tokens (the study's setting) or MiniLM wordpieces "
         "with [CLS]/[SEP] counted for every measured piece",
     )
-    parser.add_argument("--mapping", choices=("exact", "first_find", "both"), default="both",
-                        help="span mapping: exact spans, Chroma's first find of each chunk's text, or both")
+    parser.add_argument(
+        "--mapping",
+        choices=("exact", "first_find", "both"),
+        default="both",
+        help="span mapping: exact spans, Chroma's first find of each chunk's text, or both",
+    )
     return parser.parse_args()
 
 
@@ -104,10 +110,16 @@ def main() -> int:
     questions = load_questions(DATA / "questions_df.csv", {name: doc.text for name, doc in corpus.items()})
     mappings = MAPPINGS if args.mapping == "both" else (args.mapping,)
     rows = [r for r in ROWS if args.rows == "all" or (r[1] == RECURSIVE) == (args.rows == "recursive")]
-    print(f"{len(questions)} questions, {len(corpus)} corpora ({sum(len(d.text) for d in corpus.values()):,} characters), "
-          f"top {args.k}, all-MiniLM-L6-v2; Recursive sizes in "
-          f"{'cl100k tokens' if args.length == 'cl100k' else 'MiniLM wordpieces + [CLS]/[SEP] per piece'}; {load_average()}")
-    print(f"{'row':<18} {'chunks':>6} {'~cl100k':>12}  {'mapping':<10} " + "  ".join(f"{m:>20}" for m in SHOWN) + "  seconds")
+    print(
+        f"{len(questions)} questions, {len(corpus)} corpora ({sum(len(d.text) for d in corpus.values()):,} characters), "
+        f"top {args.k}, all-MiniLM-L6-v2; Recursive sizes in "
+        f"{'cl100k tokens' if args.length == 'cl100k' else 'MiniLM wordpieces + [CLS]/[SEP] per piece'}; {load_average()}"
+    )
+    print(
+        f"{'row':<18} {'chunks':>6} {'~cl100k':>12}  {'mapping':<10} "
+        + "  ".join(f"{m:>20}" for m in SHOWN)
+        + "  seconds"
+    )
     for label, strategy, size, overlap, published, published_mean in rows:
         row_began = time.perf_counter()
         params, tokenizer = row_setting(strategy, size, overlap, args.length)
@@ -117,12 +129,16 @@ def main() -> int:
         seconds = time.perf_counter() - row_began
         for n, (placement, result) in enumerate(zip(mappings, results)):
             summary = result.summary()
-            cells = [f"{100 * summary[m][0]:4.1f}±{100 * summary[m][1]:4.1f} ({p:4.1f})" for m, p in zip(SHOWN, published)]
+            cells = [
+                f"{100 * summary[m][0]:4.1f}±{100 * summary[m][1]:4.1f} ({p:4.1f})" for m, p in zip(SHOWN, published)
+            ]
             head = f"{label:<18} {chunks:>6,} {f'{mean:.0f} (~{published_mean})':>12}" if n == 0 else " " * 38
             tail = f"  {seconds:7.1f}" if n == 0 else ""
             print(f"{head}  {placement:<10} " + "  ".join(f"{c:>20}" for c in cells) + tail, flush=True)
-    print(f"cells: ours mean±std (published mean); ~cl100k: our mean chunk size in cl100k tokens (published ~actual); "
-          f"total {time.perf_counter() - began:.1f} s; {load_average()}")
+    print(
+        f"cells: ours mean±std (published mean); ~cl100k: our mean chunk size in cl100k tokens (published ~actual); "
+        f"total {time.perf_counter() - began:.1f} s; {load_average()}"
+    )
     return 0
 
 

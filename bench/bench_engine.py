@@ -105,8 +105,42 @@ CONTENT_WORDS = (
     "usually probably certainly nearly generally clearly exactly actually really always often"
 ).split()
 
-ONSETS = ["b", "br", "c", "ch", "cl", "d", "dr", "f", "fl", "g", "gr", "h", "j", "k", "l", "m",
-          "n", "p", "pl", "pr", "qu", "r", "s", "sh", "sl", "st", "str", "t", "th", "tr", "v", "w", "z", ""]
+ONSETS = [
+    "b",
+    "br",
+    "c",
+    "ch",
+    "cl",
+    "d",
+    "dr",
+    "f",
+    "fl",
+    "g",
+    "gr",
+    "h",
+    "j",
+    "k",
+    "l",
+    "m",
+    "n",
+    "p",
+    "pl",
+    "pr",
+    "qu",
+    "r",
+    "s",
+    "sh",
+    "sl",
+    "st",
+    "str",
+    "t",
+    "th",
+    "tr",
+    "v",
+    "w",
+    "z",
+    "",
+]
 NUCLEI = ["a", "e", "i", "o", "u", "a", "e", "i", "o", "ai", "ea", "ee", "oo", "ou", "y"]
 CODAS = ["", "", "", "", "n", "r", "s", "t", "l", "m", "nd", "nt", "st", "ck", "ng"]
 SUFFIXES = ["", "", "", "", "", "", "", "s", "s", "ed", "ing", "ly", "er", "tion", "ment"]
@@ -235,8 +269,6 @@ def make_document(target_words: int, seed: int = SEED) -> tuple[str, dict[str, i
     return text, dict(stats)
 
 
-
-
 # --------------------------------------------------------------------------------------------
 # Measurement
 # --------------------------------------------------------------------------------------------
@@ -270,7 +302,9 @@ def ours_engine(overlap: int) -> Callable[[str], Any]:
     tok = get_tokenizer("cl100k_base")
 
     def run(text: str) -> Any:
-        splitter = RecursiveSplitter(text, tok, CHUNK_SIZE, overlap, list(PRESETS["default"]), counter=SpanCounter(text, tok))
+        splitter = RecursiveSplitter(
+            text, tok, CHUNK_SIZE, overlap, list(PRESETS["default"]), counter=SpanCounter(text, tok)
+        )
         return splitter.split_span(0, len(text))
 
     return run
@@ -284,10 +318,14 @@ def peers(enc) -> tuple[dict[str, Callable[[str], Any]], list[str]]:  # noqa: AN
         from chonkie import OverlapRefinery, RecursiveChunker
         from chonkie.types.recursive import RecursiveLevel, RecursiveRules
 
-        rules = RecursiveRules(levels=[
-            RecursiveLevel(delimiters=["\n\n"]), RecursiveLevel(delimiters=["\n"]),
-            RecursiveLevel(whitespace=True), RecursiveLevel(),
-        ])
+        rules = RecursiveRules(
+            levels=[
+                RecursiveLevel(delimiters=["\n\n"]),
+                RecursiveLevel(delimiters=["\n"]),
+                RecursiveLevel(whitespace=True),
+                RecursiveLevel(),
+            ]
+        )
 
         def chonkie_plain(text: str) -> Any:
             return RecursiveChunker(tokenizer=enc, chunk_size=CHUNK_SIZE, rules=rules).chunk(text)
@@ -337,7 +375,8 @@ def run_repeat(text: str, enc, others: dict[str, Callable[[str], Any]]) -> tuple
     rows: dict[str, tuple[Callable[[str], Any], Callable[[str, Any], float] | None]] = {}
     for overlap in (0, OVERLAP):
         rows[f"recursive {overlap}"] = (
-            lambda t, o=overlap: chunkviz.chunk(t, "recursive", chunk_size=CHUNK_SIZE, overlap=o), None
+            lambda t, o=overlap: chunkviz.chunk(t, "recursive", chunk_size=CHUNK_SIZE, overlap=o),
+            None,
         )
         rows[f"engine {overlap}"] = (ours_engine(overlap), lambda t, pieces: _boundary_time(t, [p.end for p in pieces]))
     rows["fixed_tokens"] = (
@@ -416,8 +455,10 @@ def report(best: dict[str, float], to_encode: dict[str, float], cores: str) -> d
         print(line)
     fixed = to_encode["fixed_tokens"]
     ratios["fixed_tokens_vs_encode"] = fixed
-    print(f"    fixed_tokens overlap {OVERLAP}: {fixed:5.2f}x encode (target <= 1.15x, {'PASS' if fixed <= 1.15 else 'MISS'})"
-          f"; without its boundaries ~{fixed - to_encode['boundaries fixed']:5.2f}x encode")
+    print(
+        f"    fixed_tokens overlap {OVERLAP}: {fixed:5.2f}x encode (target <= 1.15x, {'PASS' if fixed <= 1.15 else 'MISS'})"
+        f"; without its boundaries ~{fixed - to_encode['boundaries fixed']:5.2f}x encode"
+    )
     return ratios
 
 
@@ -428,9 +469,11 @@ def measure(words: int, repeats: int) -> dict[str, Any]:
     enc = tok.encoding
     first_call = warm_up(enc)
     others, notes = peers(enc)
-    print(f"\n=== {label}: chunkviz encodes a 500k-word text on {encode_workers(3_000_000)} thread(s) "
-          f"({WORKERS_ENV}={os.environ.get(WORKERS_ENV, 'unset: automatic')}); "
-          f"loadavg {' '.join(f'{x:.2f}' for x in os.getloadavg())}; first call in this process {first_call:.2f}s")
+    print(
+        f"\n=== {label}: chunkviz encodes a 500k-word text on {encode_workers(3_000_000)} thread(s) "
+        f"({WORKERS_ENV}={os.environ.get(WORKERS_ENV, 'unset: automatic')}); "
+        f"loadavg {' '.join(f'{x:.2f}' for x in os.getloadavg())}; first call in this process {first_call:.2f}s"
+    )
     for note in notes:
         print("  " + note)
     best: dict[str, float] = {}
@@ -443,11 +486,21 @@ def measure(words: int, repeats: int) -> dict[str, Any]:
             best[row] = min(best.get(row, seconds), seconds)
         for row, ratio in paired.items():
             ratios.setdefault(row, []).append(ratio)
-        print(f"  repeat {k + 1}: seed {seed}, {stats['words']:,} words, {stats['chars']:,} chars; "
-              + ", ".join(f"{row} {s * 1000:.0f}" for row, s in times.items()) + " (ms)", flush=True)
+        print(
+            f"  repeat {k + 1}: seed {seed}, {stats['words']:,} words, {stats['chars']:,} chars; "
+            + ", ".join(f"{row} {s * 1000:.0f}" for row, s in times.items())
+            + " (ms)",
+            flush=True,
+        )
     median = {row: statistics.median(values) for row, values in ratios.items()}
-    return {"cores": cores, "best_seconds": best, "median_ratio_to_encode": median,
-            "ratios": report(best, median, label), "first_call_seconds": first_call, "notes": notes}
+    return {
+        "cores": cores,
+        "best_seconds": best,
+        "median_ratio_to_encode": median,
+        "ratios": report(best, median, label),
+        "first_call_seconds": first_call,
+        "notes": notes,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -470,17 +523,30 @@ def main(argv: list[str] | None = None) -> int:
         os.sched_setaffinity(0, {int(c) for c in args.cores.split(",")})
         results.append(measure(args.words, args.repeats))
     else:
-        print(f"chunkviz engine benchmark: cl100k_base, chunk_size {CHUNK_SIZE}, ~{args.words:,} words, "
-              f"best of {args.repeats}; {', '.join(f'{k} {v}' for k, v in versions.items())}; cpu_count {os.cpu_count()}")
+        print(
+            f"chunkviz engine benchmark: cl100k_base, chunk_size {CHUNK_SIZE}, ~{args.words:,} words, "
+            f"best of {args.repeats}; {', '.join(f'{k} {v}' for k, v in versions.items())}; cpu_count {os.cpu_count()}"
+        )
         results.append(measure(args.words, args.repeats))
         if len(os.sched_getaffinity(0)) == 1 and (os.cpu_count() or 1) >= 2:
-            child = [sys.executable, __file__, "--cores", "0,1", "--words", str(args.words), "--repeats", str(args.repeats)]
+            child = [
+                sys.executable,
+                __file__,
+                "--cores",
+                "0,1",
+                "--words",
+                str(args.words),
+                "--repeats",
+                str(args.repeats),
+            ]
             if args.json:
                 child += ["--json", args.json + ".2cores"]
             # two cores: encode on two threads, as the automatic choice does on an idle machine
             subprocess.run(child, check=True, env={**os.environ, WORKERS_ENV: "2"})
     if args.json:
-        Path(args.json).write_text(json.dumps({"versions": versions, "chunk_size": CHUNK_SIZE, "results": results}, indent=2))
+        Path(args.json).write_text(
+            json.dumps({"versions": versions, "chunk_size": CHUNK_SIZE, "results": results}, indent=2)
+        )
     return 0
 
 

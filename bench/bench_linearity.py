@@ -153,14 +153,22 @@ def main(argv: list[str] | None = None) -> int:
     use_cheap_embedder()
     # warm up imports (spaCy, markdown-it) outside the timings
     for name in names:
-        chunkviz.chunk(Document("Warm up. Two sentences.\n\n# H\n\nText.\n"), name, tokenizer=args.tokenizer, **SMALLEST.get(name, {}))
+        chunkviz.chunk(
+            Document("Warm up. Two sentences.\n\n# H\n\nText.\n"),
+            name,
+            tokenizer=args.tokenizer,
+            **SMALLEST.get(name, {}),
+        )
 
     print(f"chunkviz linearity: CPU seconds per 100,000 characters, smallest limits, tokenizer {args.tokenizer}")
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cpus; cold caches per call")
     print("semantic embeds with a hashed bag of words (a cheap stand-in, not the neural model): chunking work only")
     print("ratio = time per 100k chars at this size / at the previous size (near 1 = linear; ~10 = quadratic)\n")
-    header = f"{'strategy':20s} {'text':14s} " + " ".join(f"{s:>12,d}" for s in sizes) + "  " + " ".join(
-        f"{'x' + format(b, ','):>11s}" for b in sizes[1:]
+    header = (
+        f"{'strategy':20s} {'text':14s} "
+        + " ".join(f"{s:>12,d}" for s in sizes)
+        + "  "
+        + " ".join(f"{'x' + format(b, ','):>11s}" for b in sizes[1:])
     )
     print(header)
     print("-" * len(header))
@@ -175,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
             ratios = [b / a if a > 0 else float("nan") for a, b in zip(per_100k, per_100k[1:])]
             worst = max([worst, *ratios])
             print(
-                f"{name:20s} {kind:14s} " + " ".join(f"{t:12.3f}" for t in per_100k) + "  "
+                f"{name:20s} {kind:14s} "
+                + " ".join(f"{t:12.3f}" for t in per_100k)
+                + "  "
                 + " ".join(f"{r:11.2f}" for r in ratios),
                 flush=True,
             )

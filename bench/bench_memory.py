@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_docs" / "field_station_handbook.md"
 
-CHILD = r'''
+CHILD = r"""
 import io, json, resource, sys, time, tracemalloc, zipfile
 case, path, arg, traced = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "traced"
 import chunkviz
@@ -98,7 +98,7 @@ elapsed = time.perf_counter() - start
 peak = tracemalloc.get_traced_memory()[1] if traced else 0
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps({"case": case, "seconds": elapsed, "peak": peak, "rss": rss, "outcome": outcome, "chars": len(text), "input": len(data) or len(text)}))
-'''
+"""
 
 
 def _document(path: Path, megabytes: float) -> None:
@@ -131,7 +131,13 @@ def _docx_bomb(inflated: int) -> bytes:
 
 
 def _child(case: str, document: Path, arg: str, mode: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", CHILD, case, str(document), arg, mode], capture_output=True, text=True, timeout=1800, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, case, str(document), arg, mode],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
     if done.returncode != 0:
         raise SystemExit(f"{case} failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -164,8 +170,14 @@ def main() -> int:
     many = work / "many.docx"
     many.write_bytes(_docx(4_000 if args.quick else 40_000))
     cases = [
-        ("reference", ""), ("fixed_chars 1", ""), ("fixed_chars cap", ""), ("fixed_tokens 1", ""),
-        ("fixed_tokens cap", ""), ("diagnose", ""), ("html nesting", str(html)), ("docx bomb", str(bomb)),
+        ("reference", ""),
+        ("fixed_chars 1", ""),
+        ("fixed_chars cap", ""),
+        ("fixed_tokens 1", ""),
+        ("fixed_tokens cap", ""),
+        ("diagnose", ""),
+        ("html nesting", str(html)),
+        ("docx bomb", str(bomb)),
         ("docx paragraphs", str(many)),
     ]
     results = [_run(case, document, arg) for case, arg in cases]

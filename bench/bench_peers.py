@@ -48,7 +48,11 @@ TOKENIZER = "cl100k_base"
 SEMANTIC_PEERS = {"langchain_semantic", "chonkie_semantic"}
 #: peer -> (its parameters, our strategy, our parameters)
 PAIRS: dict[str, tuple[dict[str, Any], str, dict[str, Any]]] = {
-    "langchain_recursive": ({"chunk_size": 128, "chunk_overlap": 16}, "recursive_langchain", {"chunk_size": 128, "overlap": 16}),
+    "langchain_recursive": (
+        {"chunk_size": 128, "chunk_overlap": 16},
+        "recursive_langchain",
+        {"chunk_size": 128, "overlap": 16},
+    ),
     "langchain_token": ({"chunk_size": 128, "chunk_overlap": 16}, "fixed_tokens", {"chunk_size": 128, "overlap": 16}),
     "langchain_markdown_headers": ({}, "headings", {}),
     "semchunk": ({"chunk_size": 128}, "recursive", {"chunk_size": 128, "overlap": 0}),
@@ -124,7 +128,9 @@ def ours_cpu(strategy: str, text: str, fmt: str, params: dict[str, Any], repeat:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--semantic", action="store_true", help="also the semantic peers (loads the offline embedding model)")
+    parser.add_argument(
+        "--semantic", action="store_true", help="also the semantic peers (loads the offline embedding model)"
+    )
     parser.add_argument("--docs", default="", help="comma-separated file names (default: all)")
     args = parser.parse_args()
     docs = documents(set(filter(None, args.docs.split(","))) or None)
@@ -151,7 +157,9 @@ def main() -> None:
     print("\ntotals over the documents")
     for name, (theirs, mine) in totals.items():
         ratio = theirs / mine if mine > 0 else float("inf")
-        print(f"  {name:28s} {theirs * 1000:9.1f} ms   {PAIRS[name][1]:20s} {mine * 1000:9.1f} ms   peer/ours {ratio:6.2f}")
+        print(
+            f"  {name:28s} {theirs * 1000:9.1f} ms   {PAIRS[name][1]:20s} {mine * 1000:9.1f} ms   peer/ours {ratio:6.2f}"
+        )
     print("\naudit of each peer's chunks (all documents, the sizes above)")
     for name in peers:
         counts: dict[str, int] = {}

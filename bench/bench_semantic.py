@@ -53,55 +53,353 @@ TARGET_THRESHOLD_SECONDS = 0.2
 
 TOPICS: dict[str, tuple[list[str], list[str], list[str], list[str]]] = {
     "cooking": (
-        ["The pastry chef", "My grandmother", "The line cook", "A patient baker", "The recipe", "Every good cook", "The restaurant kitchen", "Our neighbour"],
+        [
+            "The pastry chef",
+            "My grandmother",
+            "The line cook",
+            "A patient baker",
+            "The recipe",
+            "Every good cook",
+            "The restaurant kitchen",
+            "Our neighbour",
+        ],
         ["folds", "whisks", "simmers", "roasts", "seasons", "kneads", "slices", "bakes", "reduces", "caramelizes"],
-        ["the sourdough", "a pot of tomato sauce", "the chocolate batter", "fresh basil leaves", "the onions", "a tray of vegetables", "the custard", "the pie crust", "garlic and butter", "the beef stock"],
-        ["until it turns golden brown", "over a low flame", "before adding a pinch of salt", "for twenty minutes in the oven", "with a wooden spoon", "so the flavours can develop", "while the pasta water boils", "just before serving dinner"],
+        [
+            "the sourdough",
+            "a pot of tomato sauce",
+            "the chocolate batter",
+            "fresh basil leaves",
+            "the onions",
+            "a tray of vegetables",
+            "the custard",
+            "the pie crust",
+            "garlic and butter",
+            "the beef stock",
+        ],
+        [
+            "until it turns golden brown",
+            "over a low flame",
+            "before adding a pinch of salt",
+            "for twenty minutes in the oven",
+            "with a wooden spoon",
+            "so the flavours can develop",
+            "while the pasta water boils",
+            "just before serving dinner",
+        ],
     ),
     "astronomy": (
-        ["The space telescope", "An amateur astronomer", "The observatory team", "A distant quasar", "The radio array", "The research probe", "Our galaxy", "The night sky survey"],
-        ["observes", "measures", "detects", "maps", "photographs", "tracks", "orbits", "outshines", "resolves", "catalogues"],
-        ["a faint spiral galaxy", "the red giant star", "the rings of Saturn", "a cluster of young stars", "the cosmic microwave background", "a rapidly spinning pulsar", "the moons of Jupiter", "a passing comet", "an exoplanet transit", "the supernova remnant"],
-        ["across billions of light years", "through the thin winter air", "with an infrared camera", "as the planet rises above the horizon", "during a total lunar eclipse", "near the centre of the Milky Way", "long after sunset", "with remarkable precision"],
+        [
+            "The space telescope",
+            "An amateur astronomer",
+            "The observatory team",
+            "A distant quasar",
+            "The radio array",
+            "The research probe",
+            "Our galaxy",
+            "The night sky survey",
+        ],
+        [
+            "observes",
+            "measures",
+            "detects",
+            "maps",
+            "photographs",
+            "tracks",
+            "orbits",
+            "outshines",
+            "resolves",
+            "catalogues",
+        ],
+        [
+            "a faint spiral galaxy",
+            "the red giant star",
+            "the rings of Saturn",
+            "a cluster of young stars",
+            "the cosmic microwave background",
+            "a rapidly spinning pulsar",
+            "the moons of Jupiter",
+            "a passing comet",
+            "an exoplanet transit",
+            "the supernova remnant",
+        ],
+        [
+            "across billions of light years",
+            "through the thin winter air",
+            "with an infrared camera",
+            "as the planet rises above the horizon",
+            "during a total lunar eclipse",
+            "near the centre of the Milky Way",
+            "long after sunset",
+            "with remarkable precision",
+        ],
     ),
     "tax law": (
-        ["The taxpayer", "The revenue authority", "A corporate accountant", "The appeals tribunal", "The new statute", "An independent auditor", "The finance ministry", "Each registered business"],
-        ["files", "assesses", "deducts", "reports", "disputes", "withholds", "amends", "audits", "exempts", "allocates"],
-        ["the annual income tax return", "capital gains on the shares", "the value added tax", "payroll withholding", "charitable contributions", "the estimated quarterly payments", "foreign dividend income", "depreciation on equipment", "the carried forward losses", "penalties and interest"],
-        ["before the statutory deadline", "under the double taxation treaty", "according to the revised regulations", "in the current fiscal year", "after a lengthy review", "at the reduced rate", "on behalf of the shareholders", "as the court instructed"],
+        [
+            "The taxpayer",
+            "The revenue authority",
+            "A corporate accountant",
+            "The appeals tribunal",
+            "The new statute",
+            "An independent auditor",
+            "The finance ministry",
+            "Each registered business",
+        ],
+        [
+            "files",
+            "assesses",
+            "deducts",
+            "reports",
+            "disputes",
+            "withholds",
+            "amends",
+            "audits",
+            "exempts",
+            "allocates",
+        ],
+        [
+            "the annual income tax return",
+            "capital gains on the shares",
+            "the value added tax",
+            "payroll withholding",
+            "charitable contributions",
+            "the estimated quarterly payments",
+            "foreign dividend income",
+            "depreciation on equipment",
+            "the carried forward losses",
+            "penalties and interest",
+        ],
+        [
+            "before the statutory deadline",
+            "under the double taxation treaty",
+            "according to the revised regulations",
+            "in the current fiscal year",
+            "after a lengthy review",
+            "at the reduced rate",
+            "on behalf of the shareholders",
+            "as the court instructed",
+        ],
     ),
     "gardening": (
-        ["The gardener", "My uncle", "The allotment club", "A keen beginner", "The greenhouse", "Every spring the community garden", "The orchard keeper", "Our landlady"],
+        [
+            "The gardener",
+            "My uncle",
+            "The allotment club",
+            "A keen beginner",
+            "The greenhouse",
+            "Every spring the community garden",
+            "The orchard keeper",
+            "Our landlady",
+        ],
         ["prunes", "waters", "plants", "mulches", "transplants", "fertilizes", "harvests", "weeds", "sows", "stakes"],
-        ["the rose bushes", "a row of carrots", "the tomato seedlings", "the apple trees", "a bed of tulip bulbs", "the climbing beans", "the herb border", "the compost heap", "the strawberry runners", "the lavender hedge"],
-        ["early in the morning", "before the first frost", "after a heavy rain", "in rich well drained soil", "with a sharp pair of shears", "to keep the slugs away", "along the south facing wall", "at the end of the season"],
+        [
+            "the rose bushes",
+            "a row of carrots",
+            "the tomato seedlings",
+            "the apple trees",
+            "a bed of tulip bulbs",
+            "the climbing beans",
+            "the herb border",
+            "the compost heap",
+            "the strawberry runners",
+            "the lavender hedge",
+        ],
+        [
+            "early in the morning",
+            "before the first frost",
+            "after a heavy rain",
+            "in rich well drained soil",
+            "with a sharp pair of shears",
+            "to keep the slugs away",
+            "along the south facing wall",
+            "at the end of the season",
+        ],
     ),
     "networking": (
-        ["The router", "The network engineer", "A misconfigured firewall", "The load balancer", "Our data centre", "The DNS resolver", "Each client device", "The monitoring system"],
-        ["forwards", "drops", "encrypts", "routes", "caches", "retransmits", "inspects", "throttles", "logs", "negotiates"],
-        ["the incoming packets", "a TLS handshake", "the BGP announcements", "traffic on port 443", "the DHCP leases", "a burst of UDP datagrams", "the VLAN tags", "the routing table", "TCP acknowledgements", "the IPv6 prefixes"],
-        ["between the two subnets", "when the link becomes congested", "according to the access control list", "across the backbone", "with minimal latency", "after the firmware upgrade", "during peak hours", "over the encrypted tunnel"],
+        [
+            "The router",
+            "The network engineer",
+            "A misconfigured firewall",
+            "The load balancer",
+            "Our data centre",
+            "The DNS resolver",
+            "Each client device",
+            "The monitoring system",
+        ],
+        [
+            "forwards",
+            "drops",
+            "encrypts",
+            "routes",
+            "caches",
+            "retransmits",
+            "inspects",
+            "throttles",
+            "logs",
+            "negotiates",
+        ],
+        [
+            "the incoming packets",
+            "a TLS handshake",
+            "the BGP announcements",
+            "traffic on port 443",
+            "the DHCP leases",
+            "a burst of UDP datagrams",
+            "the VLAN tags",
+            "the routing table",
+            "TCP acknowledgements",
+            "the IPv6 prefixes",
+        ],
+        [
+            "between the two subnets",
+            "when the link becomes congested",
+            "according to the access control list",
+            "across the backbone",
+            "with minimal latency",
+            "after the firmware upgrade",
+            "during peak hours",
+            "over the encrypted tunnel",
+        ],
     ),
     "sailing": (
-        ["The skipper", "Our crew", "The old fishing boat", "A young deckhand", "The racing yacht", "The harbour master", "The navigator", "Every sailor aboard"],
+        [
+            "The skipper",
+            "Our crew",
+            "The old fishing boat",
+            "A young deckhand",
+            "The racing yacht",
+            "The harbour master",
+            "The navigator",
+            "Every sailor aboard",
+        ],
         ["trims", "hoists", "reefs", "anchors", "steers", "lowers", "coils", "tacks", "moors", "charts"],
-        ["the mainsail", "the jib sheet", "the heavy anchor chain", "a course past the headland", "the spinnaker", "the mooring lines", "the dinghy", "the bow into the swell", "the tiller", "a route through the shoals"],
-        ["as the wind picks up", "before the storm arrives", "along the rocky coast", "at the turn of the tide", "in a steady westerly breeze", "under a grey sky", "to clear the harbour wall", "while the gulls circle overhead"],
+        [
+            "the mainsail",
+            "the jib sheet",
+            "the heavy anchor chain",
+            "a course past the headland",
+            "the spinnaker",
+            "the mooring lines",
+            "the dinghy",
+            "the bow into the swell",
+            "the tiller",
+            "a route through the shoals",
+        ],
+        [
+            "as the wind picks up",
+            "before the storm arrives",
+            "along the rocky coast",
+            "at the turn of the tide",
+            "in a steady westerly breeze",
+            "under a grey sky",
+            "to clear the harbour wall",
+            "while the gulls circle overhead",
+        ],
     ),
     "medicine": (
-        ["The physician", "The emergency nurse", "A hospital pharmacist", "The surgical team", "The clinical trial", "Each patient", "The general practitioner", "The cardiology ward"],
-        ["prescribes", "monitors", "diagnoses", "treats", "examines", "vaccinates", "administers", "records", "reviews", "refers"],
-        ["the blood pressure", "a course of antibiotics", "the fractured wrist", "the insulin dose", "an irregular heartbeat", "the chest X ray", "a mild allergic reaction", "the post operative wound", "the cholesterol levels", "the symptoms of asthma"],
-        ["twice a day", "before the operation", "according to the clinical guidelines", "after the laboratory results arrive", "during the night shift", "with great care", "at the follow up appointment", "in the intensive care unit"],
+        [
+            "The physician",
+            "The emergency nurse",
+            "A hospital pharmacist",
+            "The surgical team",
+            "The clinical trial",
+            "Each patient",
+            "The general practitioner",
+            "The cardiology ward",
+        ],
+        [
+            "prescribes",
+            "monitors",
+            "diagnoses",
+            "treats",
+            "examines",
+            "vaccinates",
+            "administers",
+            "records",
+            "reviews",
+            "refers",
+        ],
+        [
+            "the blood pressure",
+            "a course of antibiotics",
+            "the fractured wrist",
+            "the insulin dose",
+            "an irregular heartbeat",
+            "the chest X ray",
+            "a mild allergic reaction",
+            "the post operative wound",
+            "the cholesterol levels",
+            "the symptoms of asthma",
+        ],
+        [
+            "twice a day",
+            "before the operation",
+            "according to the clinical guidelines",
+            "after the laboratory results arrive",
+            "during the night shift",
+            "with great care",
+            "at the follow up appointment",
+            "in the intensive care unit",
+        ],
     ),
     "music": (
-        ["The orchestra", "The young violinist", "A jazz pianist", "The choir", "The conductor", "Our drummer", "The string quartet", "The composer"],
-        ["rehearses", "performs", "improvises", "tunes", "records", "arranges", "transposes", "harmonizes", "conducts", "composes"],
-        ["the second movement", "a slow blues in B flat", "the opening chorus", "a Bach fugue", "the brass fanfare", "a new piano sonata", "the folk melody", "the string section", "a syncopated rhythm", "the final cadence"],
-        ["in front of a full concert hall", "with a gentle vibrato", "at a lively tempo", "before the evening performance", "in a minor key", "for the recording session", "without a written score", "under the bright stage lights"],
+        [
+            "The orchestra",
+            "The young violinist",
+            "A jazz pianist",
+            "The choir",
+            "The conductor",
+            "Our drummer",
+            "The string quartet",
+            "The composer",
+        ],
+        [
+            "rehearses",
+            "performs",
+            "improvises",
+            "tunes",
+            "records",
+            "arranges",
+            "transposes",
+            "harmonizes",
+            "conducts",
+            "composes",
+        ],
+        [
+            "the second movement",
+            "a slow blues in B flat",
+            "the opening chorus",
+            "a Bach fugue",
+            "the brass fanfare",
+            "a new piano sonata",
+            "the folk melody",
+            "the string section",
+            "a syncopated rhythm",
+            "the final cadence",
+        ],
+        [
+            "in front of a full concert hall",
+            "with a gentle vibrato",
+            "at a lively tempo",
+            "before the evening performance",
+            "in a minor key",
+            "for the recording session",
+            "without a written score",
+            "under the bright stage lights",
+        ],
     ),
 }
-OPENERS = ["", "", "", "", "Meanwhile, ", "In practice, ", "As usual, ", "This time ", "Once again ", "Later that week "]
+OPENERS = [
+    "",
+    "",
+    "",
+    "",
+    "Meanwhile, ",
+    "In practice, ",
+    "As usual, ",
+    "This time ",
+    "Once again ",
+    "Later that week ",
+]
 
 
 def _sentence(rng: random.Random, topic: str) -> str:
@@ -109,7 +407,11 @@ def _sentence(rng: random.Random, topic: str) -> str:
     opener = rng.choice(OPENERS)
     subject = rng.choice(subjects)
     if opener:
-        subject = subject[0].lower() + subject[1:] if subject.split()[0] in {"The", "A", "An", "Each", "Every", "Our", "My"} else subject
+        subject = (
+            subject[0].lower() + subject[1:]
+            if subject.split()[0] in {"The", "A", "An", "Each", "Every", "Our", "My"}
+            else subject
+        )
     clause = f"{subject} {rng.choice(verbs)} {rng.choice(objects)} {rng.choice(endings)}"
     if rng.random() < 0.25:
         verb = rng.choice(verbs)
@@ -231,8 +533,10 @@ def main() -> int:
         texts = _sentence_texts(text)
         texts_path = root / "sentences.json"
         texts_path.write_text(json.dumps(texts), encoding="utf-8")
-        print(f"chunkviz semantic benchmark — Python {platform.python_version()}, {os.cpu_count()} CPUs"
-              f"{f', taskset -c {args.cpus}' if args.cpus is not None else ''}")
+        print(
+            f"chunkviz semantic benchmark — Python {platform.python_version()}, {os.cpu_count()} CPUs"
+            f"{f', taskset -c {args.cpus}' if args.cpus is not None else ''}"
+        )
         print(f"document: {len(text.split()):,} words, {len(text):,} characters, {len(texts):,} sentences")
         print(f"load average before: {_load()}")
 
@@ -241,39 +545,53 @@ def main() -> int:
         for r in range(max(1, args.repeat)):
             env = {**os.environ, "CHUNKVIZ_CACHE_DIR": str(root / f"cache{r}")}  # new, empty: cold
             runs = [("ours", OURS, doc_path, ours), ("reference", REFERENCE, texts_path, reference)]
-            for label, script, arg, results in runs if r % 2 == 0 else runs[::-1]:
+            for _label, script, arg, results in runs if r % 2 == 0 else runs[::-1]:
                 results.append(_run(script, arg, env, args.cpus))
             o, b = ours[-1], reference[-1]
             assert o["sentences"] == len(texts) == b["sentences"], "both must embed the same sentences"
-            print(f"  round {r + 1} ({'ours' if r % 2 == 0 else 'reference'} first): ours {o['wall']:.2f} s "
-                  f"({o['cpu']:.2f} s CPU), reference {b['wall']:.2f} s ({b['cpu']:.2f} s CPU), "
-                  f"ratio {o['wall'] / b['wall']:.3f} wall, {o['cpu'] / b['cpu']:.3f} CPU")
+            print(
+                f"  round {r + 1} ({'ours' if r % 2 == 0 else 'reference'} first): ours {o['wall']:.2f} s "
+                f"({o['cpu']:.2f} s CPU), reference {b['wall']:.2f} s ({b['cpu']:.2f} s CPU), "
+                f"ratio {o['wall'] / b['wall']:.3f} wall, {o['cpu'] / b['cpu']:.3f} CPU"
+            )
 
         best, best_ref = min(ours, key=lambda o: o["wall"]), min(reference, key=lambda b: b["wall"])
         rest = best["chunk"] - best["segment"] - best["load"] - best["encode"]
         startup = best["wall"] - best["import"] - best["chunk"]
-        print(f"\nours (best of {len(ours)}): {best['wall']:.2f} s = interpreter start/exit {startup:.2f} + import chunkviz "
-              f"{best['import']:.2f} + segmentation incl. spaCy load {best['segment']:.2f} + model import/load "
-              f"{best['load']:.2f} + encode {best['encode']:.2f} + sizes, chunks, cache write {rest:.2f}; {best['chunks']} chunks")
+        print(
+            f"\nours (best of {len(ours)}): {best['wall']:.2f} s = interpreter start/exit {startup:.2f} + import chunkviz "
+            f"{best['import']:.2f} + segmentation incl. spaCy load {best['segment']:.2f} + model import/load "
+            f"{best['load']:.2f} + encode {best['encode']:.2f} + sizes, chunks, cache write {rest:.2f}; {best['chunks']} chunks"
+        )
         ref_startup = best_ref["wall"] - best_ref["import"] - best_ref["load"] - best_ref["encode"]
-        print(f"reference (best of {len(reference)}): {best_ref['wall']:.2f} s = interpreter start/exit {ref_startup:.2f} + "
-              f"import sentence_transformers {best_ref['import']:.2f} + model load {best_ref['load']:.2f} + encode {best_ref['encode']:.2f}")
+        print(
+            f"reference (best of {len(reference)}): {best_ref['wall']:.2f} s = interpreter start/exit {ref_startup:.2f} + "
+            f"import sentence_transformers {best_ref['import']:.2f} + model load {best_ref['load']:.2f} + encode {best_ref['encode']:.2f}"
+        )
         ratio = best["wall"] / best_ref["wall"]
         paired = sorted(o["wall"] / b["wall"] for o, b in zip(ours, reference))
-        print(f"ratio ours / reference, best of each: {ratio:.3f}  target <= {TARGET_RATIO}  {'PASS' if ratio <= TARGET_RATIO else 'MISS'}")
+        print(
+            f"ratio ours / reference, best of each: {ratio:.3f}  target <= {TARGET_RATIO}  {'PASS' if ratio <= TARGET_RATIO else 'MISS'}"
+        )
         print(f"ratio per round: {', '.join(f'{x:.3f}' for x in paired)}")
         cpu_ratio = min(o["cpu"] for o in ours) / min(b["cpu"] for b in reference)
         print(f"ratio of process CPU time (user + system, less sensitive to other load), best of each: {cpu_ratio:.3f}")
-        print(f"ours without its encode vs the reference without its encode: "
-              f"{best['wall'] - best['encode']:.2f} s vs {best_ref['wall'] - best_ref['encode']:.2f} s "
-              f"(encode {best['encode']:.2f} s vs {best_ref['encode']:.2f} s)")
+        print(
+            f"ours without its encode vs the reference without its encode: "
+            f"{best['wall'] - best['encode']:.2f} s vs {best_ref['wall'] - best_ref['encode']:.2f} s "
+            f"(encode {best['encode']:.2f} s vs {best_ref['encode']:.2f} s)"
+        )
 
         verdict = "PASS" if best["threshold_change"] < TARGET_THRESHOLD_SECONDS else "MISS"
-        print(f"\nthreshold change on cached similarities: {best['threshold_change'] * 1000:.1f} ms (best of 5)  "
-              f"target < {TARGET_THRESHOLD_SECONDS} s  {verdict}")
+        print(
+            f"\nthreshold change on cached similarities: {best['threshold_change'] * 1000:.1f} ms (best of 5)  "
+            f"target < {TARGET_THRESHOLD_SECONDS} s  {verdict}"
+        )
         hit = _run(DISK_HIT, doc_path, {**os.environ, "CHUNKVIZ_CACHE_DIR": str(root / "cache0")}, args.cpus)
-        print(f"disk-cache hit, fresh process: {hit['seconds']:.2f} s, {hit['chunks']} chunks, "
-              f"spaCy imported: {hit['spacy']}, torch imported: {hit['torch']}")
+        print(
+            f"disk-cache hit, fresh process: {hit['seconds']:.2f} s, {hit['chunks']} chunks, "
+            f"spaCy imported: {hit['spacy']}, torch imported: {hit['torch']}"
+        )
         print(f"load average after: {_load()}")
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -90,7 +90,11 @@ def base_documents() -> list[tuple[str, str]]:
     """(name, text) of the prose samples and the real documents (when the shared folder exists)."""
     paths = [p for p in sorted(SAMPLES.iterdir()) if p.suffix in (".md", ".txt") and p.name != "README.md"]
     if REALDOCS.is_dir():
-        paths += [p for p in sorted(REALDOCS.iterdir()) if p.suffix in (".md", ".txt", ".rst") and p.name not in ("SOURCES.md", "README.md")]
+        paths += [
+            p
+            for p in sorted(REALDOCS.iterdir())
+            if p.suffix in (".md", ".txt", ".rst") and p.name not in ("SOURCES.md", "README.md")
+        ]
     return [(p.name, p.read_text(encoding="utf-8", errors="replace")) for p in paths]
 
 
@@ -107,7 +111,9 @@ def variant(name: str, text: str, session: int) -> tuple[str, bytes]:
         out.append(paragraph)
         size += len(paragraph) + 2
     stem, suffix = os.path.splitext(name)
-    return f"{stem}.session{session}{suffix if suffix in ('.md', '.txt') else '.txt'}", ("\n\n".join(out) + "\n").encode("utf-8")
+    return f"{stem}.session{session}{suffix if suffix in ('.md', '.txt') else '.txt'}", (
+        "\n\n".join(out) + "\n"
+    ).encode("utf-8")
 
 
 # ----------------------------------------------------------------------------- the server and its memory
@@ -122,7 +128,9 @@ def start_server(log_dir: Path, cache_dir: Path) -> tuple[subprocess.Popen[bytes
     ]  # fmt: skip
     log_path = log_dir / "server.log"
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(process, url, log_path)
@@ -192,7 +200,9 @@ class Report:
     cpu: list[tuple[float, float]] = field(default_factory=list)  # (elapsed, the server's CPU seconds so far)
     hostile: list[tuple[str, float, str]] = field(default_factory=list)
     hostile_running: bool = False
-    during_hostile: list[float] = field(default_factory=list)  # other sessions' changes begun while a hostile upload ran
+    during_hostile: list[float] = field(
+        default_factory=list
+    )  # other sessions' changes begun while a hostile upload ran
 
     def elapsed(self) -> float:
         return time.monotonic() - self.began
@@ -280,7 +290,9 @@ async def upload(page: Any, name: str, data: bytes, mime: str) -> None:
 
 
 def column_expander(page: Any, number: int) -> Any:
-    return page.locator('[data-testid="stSidebar"] [data-testid="stExpander"]').filter(has_text=f"Column {number}").first
+    return (
+        page.locator('[data-testid="stSidebar"] [data-testid="stExpander"]').filter(has_text=f"Column {number}").first
+    )
 
 
 async def set_chunk_size(page: Any, value: int) -> None:
@@ -291,7 +303,10 @@ async def set_chunk_size(page: Any, value: int) -> None:
 
 async def set_strategy(page: Any, column: int, strategy: str) -> None:
     expander = column_expander(page, column)
-    if await expander.locator('[data-testid="stSelectbox"]').count() == 0 or not await expander.locator('[data-testid="stSelectbox"]').first.is_visible():
+    if (
+        await expander.locator('[data-testid="stSelectbox"]').count() == 0
+        or not await expander.locator('[data-testid="stSelectbox"]').first.is_visible()
+    ):
         await expander.locator("summary").first.click()
     box = expander.locator('[data-testid="stSelectbox"]').first
     await box.click()
@@ -301,7 +316,9 @@ async def set_strategy(page: Any, column: int, strategy: str) -> None:
 
 def next_strategy(shown: str | None, step: int, session: int) -> str:
     """Column 2's next strategy in the session's cycle, never the one it shows (``2. name:``)."""
-    current = next((part.split(":")[0].split(". ", 1)[-1] for part in (shown or "").split("|") if part.startswith("2. ")), None)
+    current = next(
+        (part.split(":")[0].split(". ", 1)[-1] for part in (shown or "").split("|") if part.startswith("2. ")), None
+    )
     for offset in range(len(COLUMN2_STRATEGIES)):
         strategy = COLUMN2_STRATEGIES[(step // 2 + session + offset) % len(COLUMN2_STRATEGIES)]
         if strategy != current:
@@ -309,7 +326,9 @@ def next_strategy(shown: str | None, step: int, session: int) -> str:
     return COLUMN2_STRATEGIES[0]
 
 
-async def run_session(browser: Any, url: str, session: int, document: tuple[str, bytes], minutes: float, report: Report) -> None:
+async def run_session(
+    browser: Any, url: str, session: int, document: tuple[str, bytes], minutes: float, report: Report
+) -> None:
     """Open the app, upload the session's document, then change parameters for ``minutes``."""
     semantic = session % 3 == 0
     rng = random.Random(session)
@@ -400,7 +419,9 @@ async def hostile_outcome(page: Any, name: str, before: str | None) -> str:
                     return text[:160]
         now = await signature(page)
         if now is not None and now != before:
-            return "chunked: " + ", ".join(f"{part.split(':')[0]} {len(part.split(':')[1].split(','))} chunks" for part in now.split("|"))
+            return "chunked: " + ", ".join(
+                f"{part.split(':')[0]} {len(part.split(':')[1].split(','))} chunks" for part in now.split("|")
+            )
     return f"nothing after {INTERACTION_TIMEOUT_S} s"
 
 
@@ -411,7 +432,9 @@ def sample(pid: int, report: Report, note: str = "") -> None:
     share = 100 * (cpu - report.cpu[-1][1]) / max(now - report.cpu[-1][0], 1e-6) if report.cpu else 0.0
     report.rss.append((now, mb))
     report.cpu.append((now, cpu))
-    print(f"  [{now:6.0f} s] server RSS {mb:7.1f} MB  CPU {share:4.0f}%  load {os.getloadavg()[0]:.1f}{note}", flush=True)
+    print(
+        f"  [{now:6.0f} s] server RSS {mb:7.1f} MB  CPU {share:4.0f}%  load {os.getloadavg()[0]:.1f}{note}", flush=True
+    )
 
 
 async def sample_rss(pid: int, done: asyncio.Event, report: Report) -> None:
@@ -436,7 +459,9 @@ async def soak(args: argparse.Namespace, url: str, pid: int, report: Report) -> 
             sampler = asyncio.create_task(sample_rss(pid, done, report))
             tasks = []
             if not args.no_hostile:  # once every session has arrived, early: the memory is judged on the second half
-                tasks.append(asyncio.create_task(hostile_session(browser, url, args.sessions * args.arrival + 10, report)))
+                tasks.append(
+                    asyncio.create_task(hostile_session(browser, url, args.sessions * args.arrival + 10, report))
+                )
             for k in range(args.sessions):  # users arrive one after another
                 tasks.append(asyncio.create_task(run_session(browser, url, k, documents[k], args.minutes, report)))
                 await asyncio.sleep(args.arrival)
@@ -454,12 +479,18 @@ def summary(args: argparse.Namespace, report: Report, load_before: tuple[float, 
     every: list[float] = []
     for kind, values in sorted(report.latencies.items()):
         every += values if kind not in ("open", "upload") else []
-        print(f"  {kind:<20} {len(values):4d} {percentile(values, .5):7.2f} {percentile(values, .9):7.2f} {max(values):7.2f}")
+        print(
+            f"  {kind:<20} {len(values):4d} {percentile(values, 0.5):7.2f} {percentile(values, 0.9):7.2f} {max(values):7.2f}"
+        )
     if report.during_hostile:
         values = report.during_hostile
-        print(f"  {'  while hostile ran':<20} {len(values):4d} {percentile(values, .5):7.2f} {percentile(values, .9):7.2f} {max(values):7.2f}")
+        print(
+            f"  {'  while hostile ran':<20} {len(values):4d} {percentile(values, 0.5):7.2f} {percentile(values, 0.9):7.2f} {max(values):7.2f}"
+        )
     if every:
-        print(f"  {'all changes':<20} {len(every):4d} {percentile(every, .5):7.2f} {percentile(every, .9):7.2f} {max(every):7.2f}")
+        print(
+            f"  {'all changes':<20} {len(every):4d} {percentile(every, 0.5):7.2f} {percentile(every, 0.9):7.2f} {max(every):7.2f}"
+        )
     if report.rss:
         second_half = [p for p in report.rss if p[0] >= report.rss[-1][0] / 2]
         mbs = [mb for _, mb in report.rss]
@@ -472,13 +503,17 @@ def summary(args: argparse.Namespace, report: Report, load_before: tuple[float, 
                   f"{'flat' if flat else 'GROWING'} after warm-up")  # fmt: skip
     if len(report.cpu) >= 2:
         (t0, c0), (t1, c1) = report.cpu[0], report.cpu[-1]
-        print(f"server CPU: {c1 - c0:.0f} s in {t1 - t0:.0f} s ({100 * (c1 - c0) / max(t1 - t0, 1e-6):.0f}% of one core on average)")
+        print(
+            f"server CPU: {c1 - c0:.0f} s in {t1 - t0:.0f} s ({100 * (c1 - c0) / max(t1 - t0, 1e-6):.0f}% of one core on average)"
+        )
     if report.hostile:
         print("\nhostile uploads (while the others ran):")
         for name, seconds, outcome in report.hostile:
             print(f"  {name:<16} {seconds:6.1f} s  {outcome}")
     timeouts = sum("Timeout" in e or "did not" in e or "nothing after" in e for e in report.errors)
-    print(f"\nerrors: {len(report.errors)} ({timeouts} of them timeouts; the rest page errors, exception or error boxes, server tracebacks)")
+    print(
+        f"\nerrors: {len(report.errors)} ({timeouts} of them timeouts; the rest page errors, exception or error boxes, server tracebacks)"
+    )
     for line in report.errors[:40]:
         print(f"  {line}")
 
@@ -486,7 +521,12 @@ def summary(args: argparse.Namespace, report: Report, load_before: tuple[float, 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=30, help="browser sessions (default 30)")
-    parser.add_argument("--minutes", type=float, default=5, help="how long each session changes parameters once its upload shows (default 5)")
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=5,
+        help="how long each session changes parameters once its upload shows (default 5)",
+    )
     parser.add_argument("--arrival", type=float, default=1.0, help="seconds between two sessions' arrivals (default 1)")
     parser.add_argument("--no-hostile", action="store_true", help="skip the hostile uploads")
     args = parser.parse_args(argv)

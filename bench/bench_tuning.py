@@ -40,7 +40,13 @@ for _path in (REPO, REPO / "tests"):
 from browser_support import CHROMIUM, chromium, streamlit_server  # noqa: E402 - after the path setup
 
 SAMPLE = REPO / "sample_docs" / "topic_shifts.txt"
-PROSE = ["field_station_handbook.md", "topic_shifts.txt", "contract_excerpt.txt", "support_call_transcript.txt", "api_guide.md"]
+PROSE = [
+    "field_station_handbook.md",
+    "topic_shifts.txt",
+    "contract_excerpt.txt",
+    "support_call_transcript.txt",
+    "api_guide.md",
+]
 PANEL = '[data-testid="cvt-panel"]'
 DEMO = REPO / "tests" / "apps" / "tuning_demo.py"
 
@@ -72,7 +78,12 @@ def payload_sizes(text: str) -> dict[str, float]:
     total = len(json.dumps(panel_payload(data, html)).encode())
     tuning = len(json.dumps(data).encode())
     n = len(text)
-    return {"chars": n, "total_per_char": total / n, "html_per_char": len(html.encode()) / n, "tuning_per_char": tuning / n}
+    return {
+        "chars": n,
+        "total_per_char": total / n,
+        "html_per_char": len(html.encode()) / n,
+        "tuning_per_char": tuning / n,
+    }
 
 
 def settled(page: Any, amount: float, timeout_s: float = 120) -> None:
@@ -118,7 +129,13 @@ def measure(browser: Any, url: str, steps: int, demo: bool) -> dict[str, Any]:
         settled(page, amount)
         burst = settled_after(page, t0)
         burst_updates = int(page.get_attribute(PANEL, "data-sends") or 0) - sends
-        return {"first_load_s": first, "single_s": singles, "roundtrip_ms": roundtrips, "burst_s": burst, "burst_updates": burst_updates}
+        return {
+            "first_load_s": first,
+            "single_s": singles,
+            "roundtrip_ms": roundtrips,
+            "burst_s": burst,
+            "burst_updates": burst_updates,
+        }
     finally:
         page.close()
 
@@ -145,20 +162,38 @@ def main() -> int:
         for label, doc, target in docs:
             text = doc.read_text(encoding="utf-8")
             sizes = payload_sizes(text)
-            script, script_args, query = (DEMO, (), "") if args.demo else (REPO / "app.py", (str(doc),), "/?n=1&s0=semantic")
-            with streamlit_server(script, Path(tempfile.mkdtemp(prefix="tuning-bench-")), {"CHUNKVIZ_DEMO_DOC": str(doc)}, script_args) as url:
+            script, script_args, query = (
+                (DEMO, (), "") if args.demo else (REPO / "app.py", (str(doc),), "/?n=1&s0=semantic")
+            )
+            with streamlit_server(
+                script, Path(tempfile.mkdtemp(prefix="tuning-bench-")), {"CHUNKVIZ_DEMO_DOC": str(doc)}, script_args
+            ) as url:
                 got = measure(browser, url + query, args.steps, args.demo)
             single = statistics.median(got["single_s"])
-            print(f"{label} ({'bare panel' if args.demo else 'app Tune view'}): {len(text.split()):,} words, {sizes['chars']:,} characters")
-            print(f"  first load to settled      {got['first_load_s']:.2f} s (embedding from the disk cache after the first run)")
-            print(f"  percentile change settled  median {single:.3f} s of {len(got['single_s'])} (target < {target} s)"
-                  f"  [{', '.join(f'{s:.3f}' for s in got['single_s'])}]")
-            print(f"    of which Python round trip (state sent -> true data drawn) median {statistics.median(got['roundtrip_ms'])} ms;"
-                  " the rest is the 150 ms debounce and the key event")
-            print(f"  burst of 20 key presses    {got['burst_s']:.3f} s, {got['burst_updates']} update(s) sent to Python (target < 1.5 s, 1)")
-            print(f"  payload                    {sizes['total_per_char']:.2f} B/char (html {sizes['html_per_char']:.2f}, "
-                  f"tuning data {sizes['tuning_per_char']:.2f}) (target < 2.5)")
-            failed |= single >= target or got["burst_s"] >= 1.5 or got["burst_updates"] != 1 or sizes["total_per_char"] >= 2.5
+            print(
+                f"{label} ({'bare panel' if args.demo else 'app Tune view'}): {len(text.split()):,} words, {sizes['chars']:,} characters"
+            )
+            print(
+                f"  first load to settled      {got['first_load_s']:.2f} s (embedding from the disk cache after the first run)"
+            )
+            print(
+                f"  percentile change settled  median {single:.3f} s of {len(got['single_s'])} (target < {target} s)"
+                f"  [{', '.join(f'{s:.3f}' for s in got['single_s'])}]"
+            )
+            print(
+                f"    of which Python round trip (state sent -> true data drawn) median {statistics.median(got['roundtrip_ms'])} ms;"
+                " the rest is the 150 ms debounce and the key event"
+            )
+            print(
+                f"  burst of 20 key presses    {got['burst_s']:.3f} s, {got['burst_updates']} update(s) sent to Python (target < 1.5 s, 1)"
+            )
+            print(
+                f"  payload                    {sizes['total_per_char']:.2f} B/char (html {sizes['html_per_char']:.2f}, "
+                f"tuning data {sizes['tuning_per_char']:.2f}) (target < 2.5)"
+            )
+            failed |= (
+                single >= target or got["burst_s"] >= 1.5 or got["burst_updates"] != 1 or sizes["total_per_char"] >= 2.5
+            )
     print("all targets met" if not failed else "some targets missed")
     return 0
 

@@ -89,8 +89,8 @@ def similarity_figure(
     require_plotly()
     x = [i + 0.5 for i in range(len(metric_values))]
     hover = [
-        f"pair {i}: {metric_values[i]:.3f}<br><b>sentence {i}</b>: {_hover_text(text[sentences[i][0]:sentences[i][1]])}"
-        f"<br><b>sentence {i + 1}</b>: {_hover_text(text[sentences[i + 1][0]:sentences[i + 1][1]])}"
+        f"pair {i}: {metric_values[i]:.3f}<br><b>sentence {i}</b>: {_hover_text(text[sentences[i][0] : sentences[i][1]])}"
+        f"<br><b>sentence {i + 1}</b>: {_hover_text(text[sentences[i + 1][0] : sentences[i + 1][1]])}"
         for i in range(len(metric_values))
     ]
     fig = go.Figure()
@@ -98,11 +98,17 @@ def similarity_figure(
         fig.add_vrect(x0=a, x1=b, fillcolor=BAND_COLOURS[k % N_COLOURS], opacity=0.45, line_width=0, layer="below")
     fig.add_trace(
         go.Scatter(
-            x=x, y=list(metric_values), mode="lines+markers", name="similarity" if metric == "similarity" else "rise of distance",
-            marker={"size": 5, "color": "#1c7ed6"}, line={"width": 1.5, "color": "#1c7ed6"},
-            hovertext=hover, hoverinfo="text",
+            x=x,
+            y=list(metric_values),
+            mode="lines+markers",
+            name="similarity" if metric == "similarity" else "rise of distance",
+            marker={"size": 5, "color": "#1c7ed6"},
+            line={"width": 1.5, "color": "#1c7ed6"},
+            hovertext=hover,
+            hoverinfo="text",
         )
     )
+
     def marks(pairs: Sequence[int], name: str, marker: dict) -> None:
         """One trace of markers on pairs ``pairs`` (pair i is drawn at x = i + 0.5)."""
         if pairs:
@@ -114,17 +120,26 @@ def similarity_figure(
     marks(breakpoints, "breakpoint", {"symbol": "x", "size": 11, "color": "#e03131", "line": {"width": 2}})
     marks(size_splits, "cut to fit max_tokens", {"symbol": "diamond", "size": 10, "color": "#f08c00"})
     ties = [i for i in at_threshold if i not in set(size_splits)]
-    marks(ties, "at threshold (not cut)", {"symbol": "circle-open", "size": 12, "color": "#e03131", "line": {"width": 2}})
+    marks(
+        ties, "at threshold (not cut)", {"symbol": "circle-open", "size": 12, "color": "#e03131", "line": {"width": 2}}
+    )
     if threshold == threshold:  # not NaN
         fig.add_hline(
-            y=threshold, line_dash="dash", line_color="#e03131",
-            annotation_text=f"threshold {threshold:.3f}", annotation_position="top left",
+            y=threshold,
+            line_dash="dash",
+            line_color="#e03131",
+            annotation_text=f"threshold {threshold:.3f}",
+            annotation_position="top left",
         )
     fig.update_layout(
-        xaxis_title="sentence", yaxis_title="cosine similarity of neighbours" if metric == "similarity" else "rise of distance",
-        height=340, margin={"l": 40, "r": 10, "t": 50, "b": 40}, template="plotly_white",
+        xaxis_title="sentence",
+        yaxis_title="cosine similarity of neighbours" if metric == "similarity" else "rise of distance",
+        height=340,
+        margin={"l": 40, "r": 10, "t": 50, "b": 40},
+        template="plotly_white",
         # above the plot area, never over the curve
-        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, hovermode="closest",
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        hovermode="closest",
     )
     return fig
 
@@ -134,17 +149,31 @@ def chunk_count_figure(curve: Sequence[tuple[float, int]], current: float | None
     require_plotly()
     fig = go.Figure(
         go.Scatter(
-            x=[p for p, _ in curve], y=[n for _, n in curve], mode="lines", line={"shape": "hv", "color": "#495057"},
+            x=[p for p, _ in curve],
+            y=[n for _, n in curve],
+            mode="lines",
+            line={"shape": "hv", "color": "#495057"},
             hovertemplate="percentile %{x}: %{y} chunks<extra></extra>",
         )
     )
     if current is not None:
         near = min(curve, key=lambda pc: abs(pc[0] - current)) if curve else (current, 0)
-        fig.add_trace(go.Scatter(x=[current], y=[near[1]], mode="markers", marker={"size": 11, "color": "#e03131"},
-                                 hovertemplate="current: %{x}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=[current],
+                y=[near[1]],
+                mode="markers",
+                marker={"size": 11, "color": "#e03131"},
+                hovertemplate="current: %{x}<extra></extra>",
+            )
+        )
     fig.update_layout(
-        xaxis_title="percentile", yaxis_title="chunks", showlegend=False, height=220,
-        margin={"l": 40, "r": 10, "t": 10, "b": 40}, template="plotly_white",
+        xaxis_title="percentile",
+        yaxis_title="chunks",
+        showlegend=False,
+        height=220,
+        margin={"l": 40, "r": 10, "t": 10, "b": 40},
+        template="plotly_white",
     )
     return fig
 
@@ -178,9 +207,14 @@ def sweep_figure(
         colour = (colours or {}).get(label)
         fig.add_trace(
             go.Scatter(
-                x=[p[0] for p in ordered], y=[100 * p[1] for p in ordered], name=label, mode="lines+markers+text",
-                text=[_percent(p[1]) for p in ordered], textposition="bottom center" if n % 2 else "top center",
-                cliponaxis=False, customdata=[100 * p[2] for p in ordered],
+                x=[p[0] for p in ordered],
+                y=[100 * p[1] for p in ordered],
+                name=label,
+                mode="lines+markers+text",
+                text=[_percent(p[1]) for p in ordered],
+                textposition="bottom center" if n % 2 else "top center",
+                cliponaxis=False,
+                customdata=[100 * p[2] for p in ordered],
                 marker={"size": 8, **({"color": colour} if colour else {})},
                 line={"width": 2, **({"color": colour} if colour else {})},
                 textfont={"size": 11, **({"color": colour} if colour else {})},

@@ -34,7 +34,6 @@ from chunkviz.errors import ChunkvizError, InvalidParamError
 from chunkviz.export import chunk_records, serialize
 from chunkviz.interop import INTEROP_FORMATS, interop_text
 from chunkviz.limits import check_chunk_count, check_chunk_count_bound
-from chunkviz.llm.cli import add_llm_arguments, cli_llm_session
 from chunkviz.llm.answers import (
     add_answer_arguments,
     check_answer_endpoint,
@@ -42,6 +41,7 @@ from chunkviz.llm.answers import (
     run_answers,
     with_answer_columns,
 )
+from chunkviz.llm.cli import add_llm_arguments, cli_llm_session
 from chunkviz.llm.client import LLMError
 from chunkviz.llm.questiongen import add_questions_parser, cmd_questions
 from chunkviz.peers.catalogue import peer_notes
@@ -179,7 +179,7 @@ def convert_param_values(strategy: Any, raw: dict[str, str]) -> dict[str, Any]:
                 value = json.loads(stripped)
             except json.JSONDecodeError as exc:
                 raise InvalidParamError(
-                    strategy.name, key, f"must be a JSON list, e.g. '[\"\\n\\n\", \" \"]' ({exc.msg}); got {text!r}"
+                    strategy.name, key, f'must be a JSON list, e.g. \'["\\n\\n", " "]\' ({exc.msg}); got {text!r}'
                 ) from None
             if not isinstance(value, list):
                 raise InvalidParamError(strategy.name, key, f"must be a JSON list, got {text!r}")
@@ -218,14 +218,16 @@ def _convert_union(parts: list[str], stripped: str, text: str) -> Any:
 def _add_chunking_args(sub: argparse.ArgumentParser, with_strategy: bool = True) -> None:
     sub.add_argument("file", metavar="FILE", help="document to read ('-' reads standard input)")
     if with_strategy:
-        sub.add_argument("-s", "--strategy", metavar="NAME", help="strategy name (see 'chunkviz strategies'); or --config")
+        sub.add_argument(
+            "-s", "--strategy", metavar="NAME", help="strategy name (see 'chunkviz strategies'); or --config"
+        )
     sub.add_argument(
         "-p",
         "--param",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="strategy parameter; repeat for several. List values as JSON, e.g. -p 'separators=[\"\\n\\n\", \" \"]'",
+        help='strategy parameter; repeat for several. List values as JSON, e.g. -p \'separators=["\\n\\n", " "]\'',
     )
     sub.add_argument(
         "--tokenizer",
@@ -259,9 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_chunking_args(p_explain)
     p_explain.add_argument("--json", action="store_true", help="machine-readable output (one JSON object)")
 
-    p_similar = commands.add_parser(
-        "similarities", help="semantic chunking analysis (same as 'explain -s semantic')"
-    )
+    p_similar = commands.add_parser("similarities", help="semantic chunking analysis (same as 'explain -s semantic')")
     _add_chunking_args(p_similar, with_strategy=False)
     p_similar.add_argument("--json", action="store_true", help="machine-readable output (one JSON object)")
     _add_eval_parser(commands)
@@ -275,39 +275,74 @@ def _add_eval_parser(commands: Any) -> None:
         "eval", help="retrieval evaluation: recall, precision, IoU, recall@k and MRR of strategies on questions"
     )
     p_eval.add_argument("corpus", nargs="+", metavar="CORPUS", help="the documents the questions are about")
-    p_eval.add_argument("--questions", required=True, metavar="FILE", help="question file: JSONL (spans or excerpts) or Chroma's CSV")
-    p_eval.add_argument("-s", "--strategy", action="append", default=[], metavar="NAME", help="strategy; repeat for several (default recursive)")
-    p_eval.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="parameter for every strategy; repeat")
-    p_eval.add_argument("--sweep", metavar="NAME=V1,V2,...", help="one configuration per value, e.g. chunk_size=128,256,512")
-    p_eval.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
-    p_eval.add_argument("--tokenizer", default=DEFAULT_TOKENIZER, metavar="NAME", help=f"tokenizer for sizes (default {DEFAULT_TOKENIZER})")
-    p_eval.add_argument("--model", default=None, metavar="NAME", help="embedding model (default: the offline all-MiniLM-L6-v2)")
     p_eval.add_argument(
-        "--placement", choices=("exact", "first_find"), default="exact",
+        "--questions", required=True, metavar="FILE", help="question file: JSONL (spans or excerpts) or Chroma's CSV"
+    )
+    p_eval.add_argument(
+        "-s",
+        "--strategy",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="strategy; repeat for several (default recursive)",
+    )
+    p_eval.add_argument(
+        "-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="parameter for every strategy; repeat"
+    )
+    p_eval.add_argument(
+        "--sweep", metavar="NAME=V1,V2,...", help="one configuration per value, e.g. chunk_size=128,256,512"
+    )
+    p_eval.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
+    p_eval.add_argument(
+        "--tokenizer",
+        default=DEFAULT_TOKENIZER,
+        metavar="NAME",
+        help=f"tokenizer for sizes (default {DEFAULT_TOKENIZER})",
+    )
+    p_eval.add_argument(
+        "--model", default=None, metavar="NAME", help="embedding model (default: the offline all-MiniLM-L6-v2)"
+    )
+    p_eval.add_argument(
+        "--placement",
+        choices=("exact", "first_find"),
+        default="exact",
         help="score chunks at their exact spans (default), or where Chroma's study placed them: the first find of their text",
     )
-    p_eval.add_argument("--json", metavar="PATH", help="also write every score and retrieved span as JSON ('-': print it instead of the table)")
+    p_eval.add_argument(
+        "--json",
+        metavar="PATH",
+        help="also write every score and retrieved span as JSON ('-': print it instead of the table)",
+    )
     techniques = p_eval.add_argument_group(
-        "retrieval techniques", "each adds rows next to the plain configuration (the same chunks), so the table compares them"
+        "retrieval techniques",
+        "each adds rows next to the plain configuration (the same chunks), so the table compares them",
     )
     techniques.add_argument(
-        "--enrich", metavar="KIND[,KIND]",
+        "--enrich",
+        metavar="KIND[,KIND]",
         help="enrich what is embedded: metadata (a Document/Section prefix) or contextual (the LLM writes a 2-3 sentence "
         "context per chunk: one call per chunk, cached)",
     )
     techniques.add_argument(
-        "--query", metavar="MODE[,MODE]",
+        "--query",
+        metavar="MODE[,MODE]",
         help="embed questions differently: rewrite (the LLM rewrites each question in the documents' terms) or hyde "
         "(the LLM writes a hypothetical answer passage): one call per question and mode, cached",
     )
     techniques.add_argument(
-        "--summaries", metavar="KIND",
+        "--summaries",
+        metavar="KIND",
         help="search a summary per chunk and return the chunk (use section-sized chunks, e.g. -s headings): extractive "
         "(its most central sentences by embedding; no endpoint needed) or llm (one call per chunk, cached)",
     )
-    techniques.add_argument("--summary-sentences", type=int, default=2, metavar="N", help="sentences per extractive summary (default 2)")
     techniques.add_argument(
-        "--llm-context", type=int, default=4096, metavar="TOKENS",
+        "--summary-sentences", type=int, default=2, metavar="N", help="sentences per extractive summary (default 2)"
+    )
+    techniques.add_argument(
+        "--llm-context",
+        type=int,
+        default=4096,
+        metavar="TOKENS",
         help="the model's context: contextual retrieval shows a longer document as its opening and a window around the chunk (default 4096)",
     )
     add_llm_arguments(p_eval)
@@ -339,11 +374,19 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     def progress(what: str, done: int, total: int) -> None:
         if total:
-            print(f"\rembedding {what}: {done:,}/{total:,}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+            print(
+                f"\rembedding {what}: {done:,}/{total:,}", end="" if done < total else "\n", file=sys.stderr, flush=True
+            )
 
     results = evaluate(
-        corpus, questions, configs, k=args.k, model=args.model, progress=progress,
-        context_tokens=args.llm_context, summary_sentences=args.summary_sentences,
+        corpus,
+        questions,
+        configs,
+        k=args.k,
+        model=args.model,
+        progress=progress,
+        context_tokens=args.llm_context,
+        summary_sentences=args.summary_sentences,
     )
     qualities = run_answers(args, corpus, questions, results)  # None unless --answers / --judge
     as_json = results_with_answers_json(results, qualities) if qualities else results_json(results)
@@ -442,7 +485,9 @@ def _write_text(out: Any, run: _Run, records: list[dict[str, Any]]) -> None:
             header += f", level {record['level']}, parent {record['parent']}"
         out.write(header + " ---\n")
         if record["metadata"]:
-            out.write("metadata: " + json.dumps(record["metadata"], ensure_ascii=False, sort_keys=True, default=str) + "\n")
+            out.write(
+                "metadata: " + json.dumps(record["metadata"], ensure_ascii=False, sort_keys=True, default=str) + "\n"
+            )
         if record["added_text"]:
             out.write("[added text, not in the document]\n")
             out.write(record["added_text"] if record["added_text"].endswith("\n") else record["added_text"] + "\n")
@@ -474,7 +519,9 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     spec = get_strategy(strategy)
     if spec.explain is None:
         explaining = ", ".join(s.name for s in registered() if s.explain is not None) or "none"
-        raise UsageError(f"strategy {strategy!r} has no analysis to show; strategies that explain themselves: {explaining}")
+        raise UsageError(
+            f"strategy {strategy!r} has no analysis to show; strategies that explain themselves: {explaining}"
+        )
     run = _run_chunking(args, strategy)
     params = spec.make_params(merged_params(args, convert_param_values(spec, parse_param_args(args.param))))
     explanation = spec.explain(run.document, params, run.tokenizer)

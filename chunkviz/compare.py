@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from chunkviz.api import chunk
+from chunkviz.deadline import check_time_now
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION, Diagnostics, diagnose
 from chunkviz.diagnostics.results import unit_words
 from chunkviz.document.model import Document, as_document
-from chunkviz.deadline import check_time_now
 from chunkviz.enrich import enrich
 from chunkviz.limits import check_chunk_count, check_chunk_count_bound
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
@@ -52,7 +52,11 @@ class ColumnConfig:
     tokenizer: str | None = None
 
     def key(self) -> str:
-        return self.strategy + json.dumps(dict(self.params), sort_keys=True, default=str) + (f"@{self.tokenizer}" if self.tokenizer else "")
+        return (
+            self.strategy
+            + json.dumps(dict(self.params), sort_keys=True, default=str)
+            + (f"@{self.tokenizer}" if self.tokenizer else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -118,16 +122,32 @@ def run_strategy(
     complete = full_params(strategy, params)
     diagnostics = (
         diagnose(
-            doc, chunks, tokenizer=tokenizer, strategy=strategy, params=complete,
-            embedding_model=embedding_model, tiny=tiny_fraction, chunk_tokenizer=chunker,
+            doc,
+            chunks,
+            tokenizer=tokenizer,
+            strategy=strategy,
+            params=complete,
+            embedding_model=embedding_model,
+            tiny=tiny_fraction,
+            chunk_tokenizer=chunker,
         )
         if chunks
         else None
     )
-    return StrategyRun(strategy, complete, tokenizer, chunks, diagnostics, column_tokenizer if column_tokenizer != tokenizer else None, cpu)
+    return StrategyRun(
+        strategy,
+        complete,
+        tokenizer,
+        chunks,
+        diagnostics,
+        column_tokenizer if column_tokenizer != tokenizer else None,
+        cpu,
+    )
 
 
-def enriched(document: Document, chunks: Sequence[Chunk], tokenizer: str, enrichment: Mapping[str, Any]) -> tuple[Chunk, ...]:
+def enriched(
+    document: Document, chunks: Sequence[Chunk], tokenizer: str, enrichment: Mapping[str, Any]
+) -> tuple[Chunk, ...]:
     """``chunks`` with the enrichments ``enrichment`` asks for: ``enrich``'s metadata prefix
     (its keyword arguments; ``metadata: False`` leaves it out) and, with ``contextual: True``,
     a context the active LLM session's model writes for each chunk (in front of the prefix)."""
@@ -323,7 +343,9 @@ def config_to_query(
     return query
 
 
-def config_from_query(query: Mapping[str, str], max_columns: int = 4) -> tuple[str | None, str | None, list[ColumnConfig]]:
+def config_from_query(
+    query: Mapping[str, str], max_columns: int = 4
+) -> tuple[str | None, str | None, list[ColumnConfig]]:
     """Parse query parameters back; unknown strategies and malformed params are dropped, and so
     is an unknown column tokenizer. The embedding model: :func:`model_from_query`."""
     names = {s.name for s in registered()}

@@ -82,7 +82,9 @@ class Enrichment:
         """``chunks`` enriched for ``document`` (read from ``source``)."""
         if not chunks:
             return list(chunks)
-        return enrich(document, chunks, source=source, title=self.title, date=self.date, include=self.include, tokenizer=tokenizer)
+        return enrich(
+            document, chunks, source=source, title=self.title, date=self.date, include=self.include, tokenizer=tokenizer
+        )
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,9 @@ def load_config(path: str | Path) -> ChunkvizConfig:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"configuration file not found: {name} (the app's 'Download chunkviz.json' writes one)") from None
+        raise ConfigError(
+            f"configuration file not found: {name} (the app's 'Download chunkviz.json' writes one)"
+        ) from None
     except IsADirectoryError:
         raise ConfigError(f"{name} is a directory; --config expects a chunkviz.json file") from None
     except UnicodeDecodeError:
@@ -209,7 +213,7 @@ def load_config(path: str | Path) -> ChunkvizConfig:
 def config_from_dict(data: Any, *, source: str = CONFIG_FILE_NAME) -> ChunkvizConfig:
     """Validate a parsed configuration (see the module's schema)."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a JSON object with \"columns\", got {_json_type(data)}")
+        raise ConfigError(f'{source}: expected a JSON object with "columns", got {_json_type(data)}')
     _check_keys(source, "", data, _TOP_KEYS)
     version = data.get("version", CONFIG_VERSION)
     if version != CONFIG_VERSION or isinstance(version, bool):
@@ -220,7 +224,9 @@ def config_from_dict(data: Any, *, source: str = CONFIG_FILE_NAME) -> ChunkvizCo
     tokenizer = _tokenizer(source, "tokenizer", data.get("tokenizer", DEFAULT_TOKENIZER))
     model = data.get("embedding_model")
     if model is not None and model not in EMBEDDING_MODELS:
-        raise ConfigError(f"{source}: embedding_model: unknown model {model!r}; choose one of: {', '.join(EMBEDDING_MODELS)}")
+        raise ConfigError(
+            f"{source}: embedding_model: unknown model {model!r}; choose one of: {', '.join(EMBEDDING_MODELS)}"
+        )
     return ChunkvizConfig(
         columns=_columns(source, data),
         tokenizer=tokenizer,
@@ -233,24 +239,26 @@ def config_from_dict(data: Any, *, source: str = CONFIG_FILE_NAME) -> ChunkvizCo
 def _columns(source: str, data: dict[str, Any]) -> tuple[ColumnConfig, ...]:
     if "columns" in data:
         if "strategy" in data or "params" in data:
-            raise ConfigError(f"{source}: give either \"columns\" or a top-level \"strategy\" (with \"params\"), not both")
+            raise ConfigError(f'{source}: give either "columns" or a top-level "strategy" (with "params"), not both')
         raw = data["columns"]
         if not isinstance(raw, list) or not raw:
-            raise ConfigError(f"{source}: columns: expected a non-empty list of {{\"strategy\": ..., \"params\": {{...}}}}")
+            raise ConfigError(f'{source}: columns: expected a non-empty list of {{"strategy": ..., "params": {{...}}}}')
         return tuple(_column(source, f"columns[{i}]", item) for i, item in enumerate(raw))
     if "strategy" not in data:
-        raise ConfigError(f"{source}: no \"columns\" (or top-level \"strategy\"): say which strategy to run")
+        raise ConfigError(f'{source}: no "columns" (or top-level "strategy"): say which strategy to run')
     return (_column(source, "", {k: data[k] for k in ("strategy", "params") if k in data}),)
 
 
 def _column(source: str, where: str, item: Any) -> ColumnConfig:
     prefix = f"{where}." if where else ""
     if not isinstance(item, dict):
-        raise ConfigError(f"{source}: {where}: expected an object with \"strategy\" and \"params\", got {_json_type(item)}")
+        raise ConfigError(f'{source}: {where}: expected an object with "strategy" and "params", got {_json_type(item)}')
     _check_keys(source, where, item, _COLUMN_KEYS)
     name = item.get("strategy")
     if not isinstance(name, str):
-        raise ConfigError(f"{source}: {prefix}strategy: expected a strategy name (see 'chunkviz strategies'), got {name!r}")
+        raise ConfigError(
+            f"{source}: {prefix}strategy: expected a strategy name (see 'chunkviz strategies'), got {name!r}"
+        )
     try:
         get_strategy(name)
     except UnknownStrategyError as exc:
@@ -272,11 +280,15 @@ def _enrichment(source: str, raw: Any) -> Enrichment | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise ConfigError(f"{source}: enrichment: expected null or an object like {{\"kind\": \"metadata\"}}, got {_json_type(raw)}")
+        raise ConfigError(
+            f'{source}: enrichment: expected null or an object like {{"kind": "metadata"}}, got {_json_type(raw)}'
+        )
     _check_keys(source, "enrichment", raw, _ENRICHMENT_KEYS)
     kind = raw.get("kind", "metadata")
     if kind not in ENRICHMENT_KINDS:
-        raise ConfigError(f"{source}: enrichment.kind: unknown kind {kind!r}; choose one of: {', '.join(ENRICHMENT_KINDS)}")
+        raise ConfigError(
+            f"{source}: enrichment.kind: unknown kind {kind!r}; choose one of: {', '.join(ENRICHMENT_KINDS)}"
+        )
     for key in ("title", "date"):
         if raw.get(key) is not None and not isinstance(raw[key], str):
             raise ConfigError(f"{source}: enrichment.{key}: expected a string or null, got {_json_type(raw[key])}")
@@ -285,7 +297,9 @@ def _enrichment(source: str, raw: Any) -> Enrichment | None:
         raise ConfigError(f"{source}: enrichment.include: expected a list of names from: {', '.join(PARTS)}")
     unknown = [p for p in include if p not in PARTS]
     if unknown:
-        raise ConfigError(f"{source}: enrichment.include: unknown part(s) {', '.join(map(repr, unknown))}; choose from: {', '.join(PARTS)}")
+        raise ConfigError(
+            f"{source}: enrichment.include: unknown part(s) {', '.join(map(repr, unknown))}; choose from: {', '.join(PARTS)}"
+        )
     return Enrichment(kind, raw.get("title") or None, raw.get("date") or None, tuple(include))
 
 
@@ -300,7 +314,9 @@ def _check_keys(source: str, where: str, data: dict[str, Any], allowed: Sequence
     unknown = [k for k in data if k not in allowed]
     if unknown:
         at = f"{where}: " if where else ""
-        raise ConfigError(f"{source}: {at}unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}")
+        raise ConfigError(
+            f"{source}: {at}unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}"
+        )
 
 
 def _json_type(value: Any) -> str:
@@ -336,7 +352,9 @@ def column_hash(config: ChunkvizConfig, column: ColumnConfig, *extra: str) -> st
 
 def config_hash(config: ChunkvizConfig) -> str:
     """A SHA-256 of the whole (normalized) configuration."""
-    canonical = json.dumps(normalized(config).to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    canonical = json.dumps(
+        normalized(config).to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -346,12 +364,15 @@ def config_hash(config: ChunkvizConfig) -> str:
 def add_config_argument(parser: argparse.ArgumentParser) -> None:
     """``--config FILE`` and ``--column N`` for a command that chunks."""
     parser.add_argument(
-        "--config", metavar="FILE",
+        "--config",
+        metavar="FILE",
         help="a chunkviz.json (downloaded from the app): strategy, parameters, tokenizer and enrichment; "
         "-p and --tokenizer given on the command line win",
     )
     parser.add_argument(
-        "--column", type=whole_number(1, what="a column number (1, 2, ...)"), metavar="N",
+        "--column",
+        type=whole_number(1, what="a column number (1, 2, ...)"),
+        metavar="N",
         help="which column of a configuration with several (1 = the first)",
     )
 
@@ -377,7 +398,9 @@ def apply_config(args: argparse.Namespace, strategy: str | None = None) -> None:
         if getattr(args, "tokenizer", None) is None:
             args.tokenizer = DEFAULT_TOKENIZER
         if strategy is None and hasattr(args, "strategy") and not given:
-            raise ConfigError("choose a strategy with -s NAME (see 'chunkviz strategies'), or give --config chunkviz.json")
+            raise ConfigError(
+                "choose a strategy with -s NAME (see 'chunkviz strategies'), or give --config chunkviz.json"
+            )
         return
     config = load_config(path)
     column = config.column(getattr(args, "column", None))
@@ -400,7 +423,9 @@ def merged_params(args: argparse.Namespace, command_line: Mapping[str, Any]) -> 
     return {**getattr(args, "config_params", {}), **dict(command_line)}
 
 
-def enrich_chunks(args: argparse.Namespace, document: Any, chunks: Sequence[Chunk], tokenizer: str | Tokenizer) -> list[Chunk]:
+def enrich_chunks(
+    args: argparse.Namespace, document: Any, chunks: Sequence[Chunk], tokenizer: str | Tokenizer
+) -> list[Chunk]:
     """``chunks`` enriched as the configuration says (unchanged without enrichment)."""
     enrichment: Enrichment | None = getattr(args, "enrichment", None)
     if enrichment is None:

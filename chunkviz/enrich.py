@@ -100,7 +100,11 @@ COUNT_KEYS = (Meta.TOKEN_COUNT, "enriched_token_count", "enriched_over_limit")
 
 
 def prepend(
-    text: str | Document, chunks: Sequence[Chunk], prefixes: Sequence[str], *, tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
+    text: str | Document,
+    chunks: Sequence[Chunk],
+    prefixes: Sequence[str],
+    *,
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
 ) -> list[Chunk]:
     """``chunks`` with ``prefixes[i]`` put in front of chunk i's ``added_text`` (spans untouched)
     and their counts in metadata: ``token_count`` (tokens of the span), ``enriched_token_count``
@@ -124,7 +128,9 @@ def prepend(
                 Meta.TOKEN_COUNT: counts.tokens,
                 "enriched_token_count": counts.added_tokens if counts.added_tokens is not None else counts.tokens,
                 "enriched_over_limit": (
-                    counts.embedding_tokens > EMBEDDING_MODEL_MAX_TOKENS if counts.embedding_tokens is not None else None
+                    counts.embedding_tokens > EMBEDDING_MODEL_MAX_TOKENS
+                    if counts.embedding_tokens is not None
+                    else None
                 ),
             }
         )

@@ -73,4 +73,12 @@ def finite(value: Any) -> float | None:
     return number if number == number and number not in (float("inf"), float("-inf")) else None
 
 
-__all__ = ["APP_EXTRA_MESSAGE", "Explanation", "ExplanationFigure", "FiguresUnavailable", "finite", "go", "require_plotly"]
+__all__ = [
+    "APP_EXTRA_MESSAGE",
+    "Explanation",
+    "ExplanationFigure",
+    "FiguresUnavailable",
+    "finite",
+    "go",
+    "require_plotly",
+]

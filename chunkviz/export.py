@@ -21,7 +21,17 @@ from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
 
 RECORD_FIELDS = (
-    "index", "start", "end", "text", "reason", "boundary", "parent", "level", "added_text", "token_count", "metadata",
+    "index",
+    "start",
+    "end",
+    "text",
+    "reason",
+    "boundary",
+    "parent",
+    "level",
+    "added_text",
+    "token_count",
+    "metadata",
 )
 FORMATS = ("jsonl", "json", "csv")
 

@@ -85,7 +85,9 @@ def langchain_documents(
                 "parent_id": None if c.parent is None else chunk_id(doc_id, c.parent),
             }
         )
-        records.append({"id": chunk_id(doc_id, c.index), "page_content": c.text, "metadata": metadata, "type": "Document"})
+        records.append(
+            {"id": chunk_id(doc_id, c.index), "page_content": c.text, "metadata": metadata, "type": "Document"}
+        )
     return records
 
 

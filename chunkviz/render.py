@@ -134,7 +134,9 @@ def _segments(chunks: Sequence[Chunk], length: int) -> list[tuple[int, int, tupl
     return out
 
 
-def _split_at(segments: list[tuple[int, int, tuple[int, ...]]], cuts: Iterable[int]) -> list[tuple[int, int, tuple[int, ...]]]:
+def _split_at(
+    segments: list[tuple[int, int, tuple[int, ...]]], cuts: Iterable[int]
+) -> list[tuple[int, int, tuple[int, ...]]]:
     points = sorted(set(cuts))
     out = []
     k = 0
@@ -207,7 +209,9 @@ class _Sweep:
         self.shade = {pos: k % N_COLOURS for k, pos in enumerate(in_order)}  # neighbours differ
         self.bands_starting = _positions_by_offset([c.start for c in self.bands])
         self.bands_ending = _positions_by_offset([c.end if c.start < c.end else -1 for c in self.bands])
-        self.markers_at = _positions_by_offset([end_marker_offset(text, c) if c.start < c.end else -1 for c in self.bands])
+        self.markers_at = _positions_by_offset(
+            [end_marker_offset(text, c) if c.start < c.end else -1 for c in self.bands]
+        )
         self.marker_points = sorted(p for p in self.markers_at if p >= 0)
         self.parents_starting: dict[int, list[Chunk]] = {}
         for c in self.parents:
@@ -321,7 +325,7 @@ class _Sweep:
 
     def _parent_open(self, parent: Chunk, continues: bool) -> str:
         sel = " cv-psel" if parent.index in self.selected_ancestors or parent.index == self.options.selected else ""
-        classes = f'cv-p{" cv-podd" if parent.index % 2 else ""}{sel}'
+        classes = f"cv-p{' cv-podd' if parent.index % 2 else ''}{sel}"
         if continues:
             return f'<span class="{classes}" data-continues="{parent.index}">'
         return (

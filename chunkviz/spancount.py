@@ -41,7 +41,7 @@ class SpanCounter:
     def starts(self) -> array.array:
         """Where each token of the text starts (``bounds.positions`` without the end), for bisecting."""
         if self._bounds is None:
-            self.bounds
+            _ = self.bounds  # computes the starts too
         return self._starts
 
     @property

@@ -105,7 +105,11 @@ FLAG_LABELS: dict[Flag, str] = {
 
 #: The flags only the audit of a peer splitter sets (from ``chunk.metadata["peer_flags"]``).
 PEER_FLAGS: tuple[Flag, ...] = (
-    Flag.MISPLACED, Flag.AMBIGUOUS_PLACEMENT, Flag.TEXT_NOT_IN_SOURCE, Flag.WHITESPACE_CHANGED, Flag.OVER_PEER_LIMIT,
+    Flag.MISPLACED,
+    Flag.AMBIGUOUS_PLACEMENT,
+    Flag.TEXT_NOT_IN_SOURCE,
+    Flag.WHITESPACE_CHANGED,
+    Flag.OVER_PEER_LIMIT,
 )
 
 

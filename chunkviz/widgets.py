@@ -114,7 +114,7 @@ def column_controls(
 
 
 def size_unit_control(prefix: str, strategy: Strategy, tokenizer: str, given: str | None = None) -> str | None:
-    """"Size in: tokens / characters" for a strategy with sizes in the page tokenizer's units;
+    """ "Size in: tokens / characters" for a strategy with sizes in the page tokenizer's units;
     returns ``chars`` or None (the page's tokenizer). Switching scales the sizes (see
     :data:`CHARS_PER_TOKEN`)."""
     if not strategy.token_sized() or tokenizer == CHARS:
@@ -159,7 +159,9 @@ def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | N
     return _checked_controls(prefix, strategy, given)[0]
 
 
-def _checked_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | None) -> tuple[dict[str, Any], str | None]:
+def _checked_controls(
+    prefix: str, strategy: Strategy, given: Mapping[str, Any] | None
+) -> tuple[dict[str, Any], str | None]:
     values, notes = _draw_controls(prefix, strategy, given)
     good_key = widget_key(prefix, strategy.name, "_last_good")
     try:
@@ -209,7 +211,9 @@ def _draw_controls(
         elif info.type == "bool":
             value = st.checkbox(label, key=key, help=help_text)
         elif info.type == "float" and _slider_range(info):
-            value = st.slider(label, float(info.minimum), float(info.maximum), step=_float_step(info), key=key, help=help_text)
+            value = st.slider(
+                label, float(info.minimum), float(info.maximum), step=_float_step(info), key=key, help=help_text
+            )
         elif info.type == "int" and _slider_range(info) and info.maximum - info.minimum <= 20:
             value = st.slider(label, int(info.minimum), int(info.maximum), step=1, key=key, help=help_text)
         elif info.type == "int":

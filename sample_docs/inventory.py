@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 
 log = logging.getLogger(__name__)

@@ -46,7 +46,9 @@ def streamlit_server(
         *(["--", *args] if args else []),
     ]  # fmt: skip
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(process, url, log_path)
@@ -67,7 +69,9 @@ def _wait_healthy(process: subprocess.Popen[bytes], url: str, log_path: Path, ti
         except OSError:
             pass
         if time.monotonic() > deadline:
-            raise ServerError(f"streamlit did not become healthy in {timeout_s:g} s:\n{log_path.read_text(errors='replace')}")
+            raise ServerError(
+                f"streamlit did not become healthy in {timeout_s:g} s:\n{log_path.read_text(errors='replace')}"
+            )
         time.sleep(0.3)
 
 

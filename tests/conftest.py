@@ -16,7 +16,6 @@ from typing import Any, Iterable, Sequence
 import pytest
 from hypothesis import HealthCheck
 from hypothesis import strategies as st
-
 from llm_server import loopback_llm_env  # noqa: F401  (fixture)
 
 from chunkviz.document.model import as_document
@@ -56,7 +55,9 @@ def realdoc_paths() -> list[Path]:
     if not REALDOCS.is_dir():
         return []
     return sorted(
-        p for p in REALDOCS.iterdir() if p.is_file() and not p.name.startswith(".") and p.name not in REALDOCS_NOT_DOCUMENTS
+        p
+        for p in REALDOCS.iterdir()
+        if p.is_file() and not p.name.startswith(".") and p.name not in REALDOCS_NOT_DOCUMENTS
     )
 
 
@@ -156,7 +157,7 @@ def assert_valid_chunking(
         assert c.index == k, f"chunk {k} has index {c.index}"
         assert 0 <= c.start < c.end <= n, f"chunk {k} has span [{c.start}, {c.end}) in a text of length {n}"
         assert c.text == text[c.start : c.end], (
-            f"chunk {k}: text {c.text!r} != doc[{c.start}:{c.end}] {text[c.start:c.end]!r}"
+            f"chunk {k}: text {c.text!r} != doc[{c.start}:{c.end}] {text[c.start : c.end]!r}"
         )
         assert c.reason in REASONS, f"chunk {k} has unknown reason {c.reason!r}"
         assert c.boundary == structure.boundary_at(c.end), (
@@ -164,7 +165,9 @@ def assert_valid_chunking(
         )
         if c.reason == Reason.END_OF_DOCUMENT:
             assert c.end == n, f"chunk {k} says end_of_document but ends at {c.end} of {n}"
-        assert allow_added_text or c.added_text == "", f"chunk {k} of a flat span strategy has added text {c.added_text!r}"
+        assert allow_added_text or c.added_text == "", (
+            f"chunk {k} of a flat span strategy has added text {c.added_text!r}"
+        )
     multilevel = any(c.level != 0 or c.parent is not None for c in chunks)
     if multilevel:
         levels = [c.level for c in chunks]
@@ -203,7 +206,9 @@ def _check_one_level(
         assert prev.start <= cur.start, f"{where}: the second starts at {cur.start} before the first ({prev.start})"
         assert prev.end <= cur.end, f"{where}: the second ends at {cur.end} before the first ({prev.end})"
         if strictly_advancing:
-            assert prev.end < cur.end, f"chunk {cur.index} [{cur.start}, {cur.end}) adds nothing after chunk {prev.index}"
+            assert prev.end < cur.end, (
+                f"chunk {cur.index} [{cur.start}, {cur.end}) adds nothing after chunk {prev.index}"
+            )
     # coverage: every non-whitespace character lies in some chunk
     covered_to = 0
     for c in chunks if coverage else []:
@@ -219,7 +224,9 @@ def _check_one_level(
             size = measure(c) if limit_of else measure(c.text)
             if c.metadata.get("indivisible"):
                 continue
-            assert size <= limit, f"chunk {c.index} {c.text!r} has {size} > {limit} tokens and is not flagged indivisible"
+            assert size <= limit, (
+                f"chunk {c.index} {c.text!r} has {size} > {limit} tokens and is not flagged indivisible"
+            )
     if overlap_tokens is not None:
         for k in range(1, len(chunks)):
             prev, cur = chunks[k - 1], chunks[k]
@@ -331,7 +338,24 @@ def adversarial_text(max_pieces: int = 40) -> st.SearchStrategy[str]:
 def prose_text(max_words: int = 80) -> st.SearchStrategy[str]:
     """Sentence-like text: words, sentence ends, line breaks and blank-line paragraphs."""
     word = st.sampled_from(
-        ["the", "cat", "sat", "on", "a", "mat", "Dr.", "Smith", "said", "no", "3.5", "it's", "naïve", "日本語", "😀", "👍🏽"]
+        [
+            "the",
+            "cat",
+            "sat",
+            "on",
+            "a",
+            "mat",
+            "Dr.",
+            "Smith",
+            "said",
+            "no",
+            "3.5",
+            "it's",
+            "naïve",
+            "日本語",
+            "😀",
+            "👍🏽",
+        ]
     )
     sep = st.sampled_from([" ", " ", " ", ". ", "! ", "? ", ".\n", "\n\n", ".\r\n\r\n", ",  ", "\t"])
     return st.lists(st.tuples(word, sep), max_size=max_words).map(lambda pairs: "".join(w + s for w, s in pairs))
@@ -359,24 +383,8 @@ S_ERRORS = "## Errors ##\n\nRetry on 429.\n"
 MD = PRE + S_GUIDE + S_AUTH + S_OAUTH + S_ERRORS
 
 
-RST = (
-    "==========\n"
-    "User Guide\n"
-    "==========\n"
-    "\n"
-    "Intro text.\n"
-    "\n"
-)
-RST_INSTALL = (
-    "Install\n"
-    "-------\n"
-    "\n"
-    "Run the installer::\n"
-    "\n"
-    "    # not a heading\n"
-    "    ./install\n"
-    "\n"
-)
+RST = "==========\nUser Guide\n==========\n\nIntro text.\n\n"
+RST_INSTALL = "Install\n-------\n\nRun the installer::\n\n    # not a heading\n    ./install\n\n"
 RST_OPTIONS = "Options\n~~~~~~~\n\nSome options.\n\n"
 RST_USAGE = "Usage\n-----\n\nUse it.\n\n.. note:: Read the FAQ.\n"
 
@@ -452,7 +460,26 @@ def check_hierarchy(text: str, chunks: Sequence[Chunk]) -> None:
             assert a.end <= b.start
 
 
-HEADING_DOC_WORDS = ["alpha", "beta", "retry", "token", "naïve", "Über", "3.14", "C#", "x#y", "日本語のテキスト", "中文没有空格", "😀", "👍🏽", "👨\u200d👩\u200d👧", "e\u0301", "don't", "(x)", "—"]
+HEADING_DOC_WORDS = [
+    "alpha",
+    "beta",
+    "retry",
+    "token",
+    "naïve",
+    "Über",
+    "3.14",
+    "C#",
+    "x#y",
+    "日本語のテキスト",
+    "中文没有空格",
+    "😀",
+    "👍🏽",
+    "👨\u200d👩\u200d👧",
+    "e\u0301",
+    "don't",
+    "(x)",
+    "—",
+]
 
 
 @dataclass(frozen=True)
@@ -503,7 +530,12 @@ def markdown_docs(draw: st.DrawFn) -> HeadingDoc:
             add(nl.join(draw(st.lists(words, min_size=1, max_size=3))))
         else:
             fence = draw(st.sampled_from(["```", "~~~", "````"]))
-            body = draw(st.lists(st.sampled_from(["# comment", "## not a heading", "x = 1", "#", "=====", "print('日本')"]), max_size=4))
+            body = draw(
+                st.lists(
+                    st.sampled_from(["# comment", "## not a heading", "x = 1", "#", "=====", "print('日本')"]),
+                    max_size=4,
+                )
+            )
             add(fence + draw(st.sampled_from(["", "python", "sh"])) + nl + "".join(line + nl for line in body) + fence)
         add(draw(st.sampled_from([nl + nl, nl + nl + nl, nl + " " + nl])))
     return HeadingDoc("".join(parts), tuple(heads))
@@ -523,6 +555,7 @@ def oracle_paths(heads: Sequence[Head]) -> list[list[str]]:
 
 # ----------------------------------------------------------------------------- multi-level chunkings
 # Shared by test_strategy_parent_child.py, test_strategy_small_to_big.py and test_enrich.py.
+
 
 def assert_valid_multilevel(text: str, chunks: list[Chunk]) -> tuple[list[Chunk], list[Chunk]]:
     """The multi-level convention; returns (parents, children)."""
@@ -567,14 +600,22 @@ def assert_valid_multilevel(text: str, chunks: list[Chunk]) -> tuple[list[Chunk]
         p = chunks[index]
         covered = p.start
         for c in kids:
-            assert not text[covered : c.start].strip(), f"parent {index}: {text[covered:c.start]!r} in no child"
+            assert not text[covered : c.start].strip(), f"parent {index}: {text[covered : c.start]!r} in no child"
             covered = max(covered, c.end)
         assert not text[covered : p.end].strip()
     return parents, children
 
 
-MULTILEVEL_HEADINGS = ["# Title\n", "\n## Section two\n", "\n### Deep heading ###\n", "Setext\n======\n", "```\n# not a heading\n```\n",
-            "\r\n# CRLF heading\r\n", "#\n", "    # indented code\n"]
+MULTILEVEL_HEADINGS = [
+    "# Title\n",
+    "\n## Section two\n",
+    "\n### Deep heading ###\n",
+    "Setext\n======\n",
+    "```\n# not a heading\n```\n",
+    "\r\n# CRLF heading\r\n",
+    "#\n",
+    "    # indented code\n",
+]
 
 
 def long_pieces(max_emoji_runs: int = 30) -> st.SearchStrategy[str]:
@@ -595,8 +636,12 @@ def realdoc_text_paths() -> list[Path]:
 
 def multilevel_text() -> st.SearchStrategy[str]:
     long_piece = long_pieces(20)
-    piece = st.one_of(long_piece, st.sampled_from(ADVERSARIAL_PIECES), st.sampled_from(MULTILEVEL_HEADINGS), prose_text(12))
-    return st.one_of(adversarial_text(40), prose_text(100), st.lists(piece, max_size=14).map("".join), st.text(max_size=60))
+    piece = st.one_of(
+        long_piece, st.sampled_from(ADVERSARIAL_PIECES), st.sampled_from(MULTILEVEL_HEADINGS), prose_text(12)
+    )
+    return st.one_of(
+        adversarial_text(40), prose_text(100), st.lists(piece, max_size=14).map("".join), st.text(max_size=60)
+    )
 
 
 MULTILEVEL_TOKENIZERS = ["words", "chars", "cl100k_base", "minilm"]
@@ -724,7 +769,6 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> str:
     return FAKE_MODEL
 
 
-
 def check_semantic_chunks(text: str, result, max_tokens: int, min_tokens: int = 0) -> None:
     """Exact spans that tile the text, no chunk over max_tokens (model tokens incl. specials)."""
     chunks = result.chunks
@@ -779,7 +823,9 @@ def server(sync_api, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN001,
     from browser_support import streamlit_server
 
     env = {"CHUNKVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("chunkviz-cache"))}
-    with streamlit_server(Path(__file__).resolve().parent.parent / "app.py", tmp_path_factory.mktemp("streamlit"), env) as url:
+    with streamlit_server(
+        Path(__file__).resolve().parent.parent / "app.py", tmp_path_factory.mktemp("streamlit"), env
+    ) as url:
         yield url
 
 

@@ -85,7 +85,10 @@ def slow(seconds: float, times: int = 1) -> list[Reply]:
 
 
 def rate_limited(then: Reply, retry_after: float = 0.05) -> list[Reply]:
-    return [Reply(status=429, headers={"Retry-After": f"{retry_after:g}"}, body='{"error": {"message": "slow down"}}'), then]
+    return [
+        Reply(status=429, headers={"Retry-After": f"{retry_after:g}"}, body='{"error": {"message": "slow down"}}'),
+        then,
+    ]
 
 
 def server_error(request: dict[str, Any]) -> Reply:
@@ -107,7 +110,9 @@ class LoopbackLLM:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), name="loopback-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), name="loopback-llm", daemon=True
+        )
         self._thread.start()
 
     @property
@@ -195,14 +200,26 @@ class LoopbackLLM:
 
 def _completion(request: dict[str, Any], reply: Reply) -> str:
     prompt = sum(len(str(m.get("content", "")).split()) for m in request.get("messages", []))
-    return json.dumps({
-        "id": "chatcmpl-loopback",
-        "object": "chat.completion",
-        "created": 0,
-        "model": request.get("model", ""),
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.content}, "finish_reason": reply.finish_reason}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": len(reply.content.split()), "total_tokens": prompt + len(reply.content.split())},
-    })
+    return json.dumps(
+        {
+            "id": "chatcmpl-loopback",
+            "object": "chat.completion",
+            "created": 0,
+            "model": request.get("model", ""),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.content},
+                    "finish_reason": reply.finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": len(reply.content.split()),
+                "total_tokens": prompt + len(reply.content.split()),
+            },
+        }
+    )
 
 
 @contextlib.contextmanager
@@ -217,8 +234,14 @@ def running_server(fallback: Responder = heading_sections) -> Iterator[LoopbackL
 def fast_settings(server: LoopbackLLM, **overrides: Any) -> LLMSettings:
     """Settings for ``server`` with small timeouts and backoff, so failing cases stay quick."""
     values: dict[str, Any] = {
-        "base_url": server.base_url, "api_key": "sk-test-SECRET-0123456789", "model": "loopback-model",
-        "timeout": 2.0, "max_retries": 2, "concurrency": 2, "backoff": 0.01, "max_total_wait": 1.0,
+        "base_url": server.base_url,
+        "api_key": "sk-test-SECRET-0123456789",
+        "model": "loopback-model",
+        "timeout": 2.0,
+        "max_retries": 2,
+        "concurrency": 2,
+        "backoff": 0.01,
+        "max_total_wait": 1.0,
     }
     return LLMSettings(**{**values, **overrides})
 

@@ -104,7 +104,9 @@ def test_cli_style_string_params_are_converted() -> None:
     a = chunk("one two three four five six", "fixed_tokens", chunk_size="3", overlap="1")
     b = chunk("one two three four five six", "fixed_tokens", chunk_size=3, overlap=1)
     assert a == b
-    assert chunk("a b c d", "fixed_tokens", chunk_size=2.0, overlap=0) == chunk("a b c d", "fixed_tokens", chunk_size=2, overlap=0)
+    assert chunk("a b c d", "fixed_tokens", chunk_size=2.0, overlap=0) == chunk(
+        "a b c d", "fixed_tokens", chunk_size=2, overlap=0
+    )
 
 
 @pytest.mark.parametrize("strategy", ["fixed_tokens", "fixed_chars", "sentences", "paragraphs", "recursive"])
@@ -125,10 +127,13 @@ def test_short_text_is_one_chunk_ending_the_document(strategy: str) -> None:
 @pytest.mark.parametrize("strategy", ["fixed_tokens", "fixed_chars", "sentences", "paragraphs", "recursive"])
 def test_results_are_deterministic_and_comparable(strategy: str) -> None:
     text = "Alpha beta. Gamma delta!\n\nEpsilon 😀 zeta? Eta theta.\r\n\r\nIota kappa lambda mu."
-    params = {"fixed_tokens": {"chunk_size": 5, "overlap": 1}, "fixed_chars": {"chunk_size": 20, "overlap": 5},
-              "sentences": {"max_tokens": 8}, "paragraphs": {"min_tokens": 1, "max_tokens": 10},
-              "recursive": {"chunk_size": 6, "overlap": 2}}[strategy]
+    params = {
+        "fixed_tokens": {"chunk_size": 5, "overlap": 1},
+        "fixed_chars": {"chunk_size": 20, "overlap": 5},
+        "sentences": {"max_tokens": 8},
+        "paragraphs": {"min_tokens": 1, "max_tokens": 10},
+        "recursive": {"chunk_size": 6, "overlap": 2},
+    }[strategy]
     first = chunk(text, strategy, **params)
     assert first == chunk(text, strategy, **params)
     assert_valid_chunking(text, first)
-

@@ -41,6 +41,7 @@ from chunkviz.compare import (
     flag_summary,
     run_strategy,
 )
+from chunkviz.config import config_from_dict
 from chunkviz.document.read import read_bytes as app_read
 from chunkviz.errors import DocumentError
 from chunkviz.export import RECORD_FIELDS, chunk_records, csv_cell_text, serialize
@@ -49,7 +50,6 @@ from chunkviz.palette import column_hue
 from chunkviz.strategies.base import ParamInfo, get_strategy
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
-from chunkviz.config import config_from_dict
 from chunkviz.ui.llm import LLM_STRATEGIES
 from chunkviz.vocabulary import Flag
 
@@ -63,7 +63,11 @@ def _app_constants() -> dict[str, Any]:
     tree = ast.parse(APP.read_text(encoding="utf-8"))
     found: dict[str, Any] = {}
     for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        target = (
+            node.target
+            if isinstance(node, ast.AnnAssign)
+            else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        )
         if target is None or node.value is None:
             continue
         try:
@@ -98,7 +102,7 @@ EVALUATE: str = _CONSTANTS["EVALUATE"]
 HOSTILE = (
     "Intro line.\n\n"
     "<script>alert(1)</script><img src=x onerror=alert(2)>\n"
-    "</div></div></span></i><div data-chunk-index=\"99\" data-start=\"0\" data-end=\"1\">fake</div>\n"
+    '</div></div></span></i><div data-chunk-index="99" data-start="0" data-end="1">fake</div>\n'
     '<a href="javascript:alert(3)">click</a> <!-- comment --> <style>body{display:none}</style>\n'
     "<svg onload=alert(4)></svg> &amp; &lt;already escaped&gt; \"quotes\" 'single' ]]> <![CDATA[x]]>\n\n"
     "Last paragraph with enough words to be a paragraph of its own. " * 3
@@ -165,7 +169,9 @@ def new_app(query: dict[str, str] | None = None) -> AppTest:
 
 def run(at: AppTest) -> AppTest:
     at.run()
-    assert not at.exception, "the app raised: " + "\n".join(str(e.message) + "\n" + "\n".join(e.stack_trace) for e in at.exception)
+    assert not at.exception, "the app raised: " + "\n".join(
+        str(e.message) + "\n" + "\n".join(e.stack_trace) for e in at.exception
+    )
     return at
 
 
@@ -182,7 +188,15 @@ def sample_text(name: str) -> str:
 
 
 WIDGET_KINDS = (
-    "number_input", "selectbox", "checkbox", "text_input", "text_area", "radio", "toggle", "slider", "select_slider",
+    "number_input",
+    "selectbox",
+    "checkbox",
+    "text_input",
+    "text_area",
+    "radio",
+    "toggle",
+    "slider",
+    "select_slider",
     "segmented_control",
 )
 
@@ -240,7 +254,9 @@ def chunk_counts(at: AppTest) -> list[int]:
     return [int(v.replace(",", "")) for v in metric(at, "chunks")]
 
 
-_DOC_LINE = re.compile(r"^(?P<name>.*) · (?P<characters>[\d,]+) characters · (?P<words>[\d,]+) words · (?P<tokens>[\d,]+) tokens \((?P<tokenizer>[^)]+)\)$")
+_DOC_LINE = re.compile(
+    r"^(?P<name>.*) · (?P<characters>[\d,]+) characters · (?P<words>[\d,]+) words · (?P<tokens>[\d,]+) tokens \((?P<tokenizer>[^)]+)\)$"
+)
 
 
 def doc_metric(at: AppTest, label: str) -> list[str]:
@@ -251,7 +267,11 @@ def doc_metric(at: AppTest, label: str) -> list[str]:
         match = _DOC_LINE.match(caption.value)
         if match is None:
             continue
-        values = {"characters": match["characters"], "words": match["words"], f"tokens ({match['tokenizer']})": match["tokens"]}
+        values = {
+            "characters": match["characters"],
+            "words": match["words"],
+            f"tokens ({match['tokenizer']})": match["tokens"],
+        }
         if label in values:
             found.append(values[label])
     return found
@@ -389,14 +409,20 @@ def assert_view_matches(view: ChunkView, text: str, chunks: list[Chunk], column:
     if view.payload:  # a column of the document view component
         assert view.payload["hue"] == hue
         # the ribbon's ticks: the end of every leaf chunk, with its reason
-        assert view.payload["cuts"] == expected_cuts(chunks), f"column {column}: ribbon cuts differ from the chunks' ends"
+        assert view.payload["cuts"] == expected_cuts(chunks), (
+            f"column {column}: ribbon cuts differ from the chunks' ends"
+        )
     indexes = [i for i, _, _ in view.chunks]
     assert len(indexes) == len(set(indexes)), f"column {column}: a chunk has two elements"
-    assert sorted(view.chunks) == [(c.index, c.start, c.end) for c in chunks], f"column {column}: rendered spans differ from the engine's"
+    assert sorted(view.chunks) == [(c.index, c.start, c.end) for c in chunks], (
+        f"column {column}: rendered spans differ from the engine's"
+    )
     # chunks with children are drawn as outlines around them; all others (leaves) are bands
     with_children = {c.parent for c in chunks if c.parent is not None}
     inner = sorted((c for c in chunks if c.index not in with_children), key=lambda c: (c.start, c.end, c.index))
-    assert [i for i, _, _ in view.chunks if i in {c.index for c in inner}] == [c.index for c in inner], "leaves in document order"
+    assert [i for i, _, _ in view.chunks if i in {c.index for c in inner}] == [c.index for c in inner], (
+        "leaves in document order"
+    )
     assert sorted(view.end_markers) == sorted(c.index for c in inner), "one end marker per leaf chunk"
     assert view.text == text, f"column {column}: the view's text is not the document"
     assert view.added == "".join(c.added_text for c in inner)
@@ -408,7 +434,9 @@ def assert_view_matches(view: ChunkView, text: str, chunks: list[Chunk], column:
     # every region covered by two consecutive chunks of the finest level is drawn as an overlap
     for a, b in zip(inner, inner[1:]):
         if b.start < a.end:
-            assert any(a.index in m and b.index in m for m, _, _ in view.overlaps), f"overlap of {a.index} and {b.index} not drawn"
+            assert any(a.index in m and b.index in m for m, _, _ in view.overlaps), (
+                f"overlap of {a.index} and {b.index} not drawn"
+            )
 
 
 def expected_cuts(chunks: list[Chunk]) -> list[list[Any]]:
@@ -418,7 +446,9 @@ def expected_cuts(chunks: list[Chunk]) -> list[list[Any]]:
     return [[c.end, str(getattr(c.reason, "value", c.reason))] for c in leaves]
 
 
-def assert_columns_match(at: AppTest, text: str, configs: list[tuple[str, dict[str, Any]]], tokenizer: str = DEFAULT_TOKENIZER) -> None:
+def assert_columns_match(
+    at: AppTest, text: str, configs: list[tuple[str, dict[str, Any]]], tokenizer: str = DEFAULT_TOKENIZER
+) -> None:
     views = chunk_views(at)
     assert sorted(views) == list(range(len(configs))), f"chunk views for columns {sorted(views)}"
     expected_counts = []
@@ -442,7 +472,9 @@ def assert_safe_markup(view: ChunkView) -> None:
         for name, value in attrs.items():
             if name == "style":
                 is_root = position == 0 and tag == "div" and "cv-doc" in (attrs.get("class") or "").split()
-                assert is_root and re.fullmatch(r"--h:\d+", value or ""), f"style={value!r} on <{tag}> (only the root's --h)"
+                assert is_root and re.fullmatch(r"--h:\d+", value or ""), (
+                    f"style={value!r} on <{tag}> (only the root's --h)"
+                )
                 continue
             assert name in {"class", "id"} or name.startswith("data-"), f"unexpected attribute {name}={value!r}"
     lowered = view.html.lower()
@@ -497,7 +529,9 @@ def test_default_run_has_the_legend_stylesheet_table_and_compare_sections() -> N
     assert list(compare["chunks"]) == chunk_counts(at)
 
 
-def flag_summaries(document: Any, configs: list[tuple[str, dict[str, Any]]], tokenizer: str = DEFAULT_TOKENIZER, **settings: Any) -> list[str]:
+def flag_summaries(
+    document: Any, configs: list[tuple[str, dict[str, Any]]], tokenizer: str = DEFAULT_TOKENIZER, **settings: Any
+) -> list[str]:
     """compare.flag_summary of each column of ``document`` (a Document), computed directly."""
     return [flag_summary(run_strategy(document, s, p, tokenizer, **settings)) for s, p in configs]
 
@@ -782,7 +816,12 @@ def test_semantic_column_shows_its_similarity_charts() -> None:
     set_widget(at, "col0.semantic.threshold_type", "absolute")
     charts = {c.key for c in at.get("plotly_chart")}
     assert "col0.similarity" in charts and "col0.curve" not in charts
-    assert_view_matches(chunk_views(at)[0], sample_text(PARAM_DOC), engine(sample_text(PARAM_DOC), "semantic", threshold_type="absolute"), 0)
+    assert_view_matches(
+        chunk_views(at)[0],
+        sample_text(PARAM_DOC),
+        engine(sample_text(PARAM_DOC), "semantic", threshold_type="absolute"),
+        0,
+    )
 
 
 def test_several_params_together_in_several_columns() -> None:
@@ -855,7 +894,9 @@ def test_paragraphs_min_above_max_warns_and_keeps_the_last_good_chunks() -> None
     set_widget(at, "col2.paragraphs.max_tokens", 100)
     set_widget(at, "col2.paragraphs.min_tokens", 200)
     (message,) = warnings(at)
-    assert "min tokens" in message and "max_tokens" in message and "200" in message, message  # named as the control is labelled
+    assert "min tokens" in message and "max_tokens" in message and "200" in message, (
+        message
+    )  # named as the control is labelled
     assert message in (warning_under(at, "col2.paragraphs.min_tokens"), warning_under(at, "col2.paragraphs.max_tokens"))
     assert not errors(at)
     assert_columns_match(at, text, [*[(s, {}) for s in DEFAULT_COLUMNS[:2]], ("paragraphs", {"max_tokens": 100})])
@@ -897,7 +938,9 @@ def test_the_embedding_model_decides_what_is_over_its_limit() -> None:
         if model != widget(at, "embedding_model").value:
             set_widget(at, "embedding_model", model)
         views = chunk_views(at)
-        assert [v.payload["summary"] for _, v in sorted(views.items())] == flag_summaries(document, configs, embedding_model=model)
+        assert [v.payload["summary"] for _, v in sorted(views.items())] == flag_summaries(
+            document, configs, embedding_model=model
+        )
         runs = [run_strategy(document, s, p, DEFAULT_TOKENIZER, embedding_model=model) for s, p in configs]
         for column, run_ in enumerate(runs):
             assert flags_in_view(views[column]) == flags_of(run_), f"{model}: column {column}'s data-flags"
@@ -909,7 +952,10 @@ def test_the_embedding_model_decides_what_is_over_its_limit() -> None:
         assert written.get("model") == (None if model == DEFAULT_EMBEDDING_MODEL else model)
     # 300 cl100k tokens are over MiniLM-L6's 256 word pieces, more often over L12's 128, never over nomic's 8192
     assert counts["nomic-embed-text-v1.5"] == 0 < counts[DEFAULT_EMBEDDING_MODEL] <= counts["all-MiniLM-L12-v2"]
-    assert counts["all-MiniLM-L12-v2"] == len(chunk_views(at)[0].chunks) or counts["all-MiniLM-L12-v2"] > counts[DEFAULT_EMBEDDING_MODEL]
+    assert (
+        counts["all-MiniLM-L12-v2"] == len(chunk_views(at)[0].chunks)
+        or counts["all-MiniLM-L12-v2"] > counts[DEFAULT_EMBEDDING_MODEL]
+    )
 
 
 def test_default_token_sizes_fit_the_default_model() -> None:
@@ -932,17 +978,23 @@ def test_the_tiny_toggle_turns_tiny_flags_off() -> None:
     set_widget(at, "tiny_on", False)
     off = chunk_views(at)
     assert not any(tiny in f for v in off.values() for f in flags_in_view(v).values())
-    assert [v.payload["summary"] for _, v in sorted(off.items())] == flag_summaries(document, configs, tiny_fraction=None)
+    assert [v.payload["summary"] for _, v in sorted(off.items())] == flag_summaries(
+        document, configs, tiny_fraction=None
+    )
     assert all("tiny" not in v.payload["summary"] for v in off.values())
     tables = [d.value for d in at.dataframe if d.key and d.key.endswith(".table")]
     assert tables and all("tiny" not in str(value) for t in tables for value in t.get("flags", []))
-    assert {k: v.chunks for k, v in off.items()} == {k: v.chunks for k, v in on.items()}, "the toggle only changes flags"
+    assert {k: v.chunks for k, v in off.items()} == {k: v.chunks for k, v in on.items()}, (
+        "the toggle only changes flags"
+    )
     set_widget(at, "tiny_on", True)
-    assert [v.payload["summary"] for _, v in sorted(chunk_views(at).items())] == [v.payload["summary"] for _, v in sorted(on.items())]
+    assert [v.payload["summary"] for _, v in sorted(chunk_views(at).items())] == [
+        v.payload["summary"] for _, v in sorted(on.items())
+    ]
 
 
 def test_a_column_sized_in_characters() -> None:
-    """"size in: characters" for one column: that column chunks with the chars tokenizer (sizes
+    """ "size in: characters" for one column: that column chunks with the chars tokenizer (sizes
     scaled by 4 on the switch), the others and the token counts keep the page's tokenizer."""
     text = sample_text(DEFAULT_SAMPLE)
     at = new_app()
@@ -954,15 +1006,24 @@ def test_a_column_sized_in_characters() -> None:
     assert_view_matches(views[1], text, engine(text, "recursive", "chars", chunk_size=size, overlap=overlap), 1)
     for column in (0, 2):
         assert_view_matches(views[column], text, engine(text, DEFAULT_COLUMNS[column]), column)
-    assert all(v.root.get("data-tokenizer") == DEFAULT_TOKENIZER for v in views.values()), "counts stay in the page's tokenizer"
-    assert widget(at, "col0.fixed_tokens.size_in").value == "tokens" and widget(at, "col2.paragraphs.size_in").value == "tokens"
+    assert all(v.root.get("data-tokenizer") == DEFAULT_TOKENIZER for v in views.values()), (
+        "counts stay in the page's tokenizer"
+    )
+    assert (
+        widget(at, "col0.fixed_tokens.size_in").value == "tokens"
+        and widget(at, "col2.paragraphs.size_in").value == "tokens"
+    )
     document = sample_document(DEFAULT_SAMPLE)
-    run_ = run_strategy(document, "recursive", {"chunk_size": size, "overlap": overlap}, DEFAULT_TOKENIZER, column_tokenizer="chars")
+    run_ = run_strategy(
+        document, "recursive", {"chunk_size": size, "overlap": overlap}, DEFAULT_TOKENIZER, column_tokenizer="chars"
+    )
     assert views[1].payload["summary"] == flag_summary(run_)
     written = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
     assert written.get("t1") == "chars" and "t0" not in written and "t2" not in written
     assert json.loads(written["p1"]) == {"chunk_size": size, "overlap": overlap}
-    assert any("-s recursive" in c.value and "--tokenizer chars" in c.value for c in at.code), "the CLI command reproduces the column"
+    assert any("-s recursive" in c.value and "--tokenizer chars" in c.value for c in at.code), (
+        "the CLI command reproduces the column"
+    )
     # and back to tokens: the sizes scale back
     set_widget(at, "col1.recursive.size_in", "tokens")
     assert widget(at, "col1.recursive.chunk_size").value == defaults_of("recursive")["chunk_size"]
@@ -1072,7 +1133,9 @@ def paste(at: AppTest, text: str) -> AppTest:
 
 
 def test_paste_text() -> None:
-    text = "First paragraph about chunking.\n\nSecond paragraph, with more words in it. " * 30 + "\r\nEnd with CRLF.\r\n"
+    text = (
+        "First paragraph about chunking.\n\nSecond paragraph, with more words in it. " * 30 + "\r\nEnd with CRLF.\r\n"
+    )
     at = paste(new_app(), text)
     assert doc_metric(at, "characters") == [f"{len(text):,}"]
     assert not errors(at)
@@ -1104,7 +1167,7 @@ def test_paste_hostile_html_is_shown_as_text() -> None:
     assert not errors(at)
     views = chunk_views(at)
     assert len(views) == 3
-    for column, view in views.items():
+    for view in views.values():
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in view.html
         assert_safe_markup(view)
         assert view.text == HOSTILE, "the literal markup must be shown as text, exactly"
@@ -1213,7 +1276,9 @@ def test_decoding_as_the_upload_path_uses_it(reader: Any) -> None:
     with pytest.raises(DocumentError, match="NUL"):
         reader(b"abc\x00def", "x.bin", max_bytes=APP_MAX_BYTES)
     doc = reader("na\u00efve \u2014 caf\u00e9".encode("cp1252"), "x.txt", max_bytes=APP_MAX_BYTES)
-    assert doc.text == "na\u00efve \u2014 caf\u00e9" and doc.encoding == "cp1252" and any("cp1252" in n for n in doc.notes)
+    assert (
+        doc.text == "na\u00efve \u2014 caf\u00e9" and doc.encoding == "cp1252" and any("cp1252" in n for n in doc.notes)
+    )
     crlf = reader(b"a\r\nb\r\n", "x.txt", max_bytes=APP_MAX_BYTES)
     assert crlf.text == "a\r\nb\r\n"
 
@@ -1304,7 +1369,9 @@ def test_selecting_a_table_row_selects_the_chunk_in_the_view_and_shows_it() -> N
     chunks = engine(text, DEFAULT_COLUMNS[0])
     at = select_row(new_app(), 0, 1)
     assert selected_in_views(at) == [1, None, None]
-    assert all("cv-sel" not in v.html for v in chunk_views(at).values()), "the component draws the selection, not the HTML"
+    assert all("cv-sel" not in v.html for v in chunk_views(at).values()), (
+        "the component draws the selection, not the HTML"
+    )
     assert shows_chunk(at, chunks[1]), "the focus panel shows the chunk's exact text"
     assert any("Chunk 1" in m.value and f"{chunks[1].start}" in m.value for m in at.markdown)
     # selecting another row moves the selection
@@ -1449,7 +1516,9 @@ def test_download_buttons_serve_the_chunks(media: dict[str, tuple[bytes, str, st
         documents = [json.loads(line) for line in payload.decode("utf-8").splitlines()]
         assert file_name.endswith(".langchain.jsonl")
         assert [(d["metadata"]["start_index"], d["metadata"]["end_index"]) for d in documents] == spans_of(expected)
-        assert all(d["page_content"] == text[d["metadata"]["start_index"] : d["metadata"]["end_index"]] for d in documents)
+        assert all(
+            d["page_content"] == text[d["metadata"]["start_index"] : d["metadata"]["end_index"]] for d in documents
+        )
         payload, _, _ = media[buttons[f"col{i}.download.llamaindex"].proto.url]
         nodes = json.loads(payload)
         assert [(n["start_char_idx"], n["end_char_idx"]) for n in nodes] == spans_of(expected)
@@ -1487,13 +1556,22 @@ ROUND_TRIP_TEXT = (
 @pytest.mark.parametrize("fmt", ["jsonl", "json", "csv"])
 @pytest.mark.parametrize("strategy", ["fixed_tokens", "recursive", "sentences"])
 def test_serialize_round_trips(fmt: str, strategy: str) -> None:
-    chunks = engine(ROUND_TRIP_TEXT, strategy, chunk_size=20, overlap=5) if strategy != "sentences" else engine(ROUND_TRIP_TEXT, strategy, max_tokens=20)
+    chunks = (
+        engine(ROUND_TRIP_TEXT, strategy, chunk_size=20, overlap=5)
+        if strategy != "sentences"
+        else engine(ROUND_TRIP_TEXT, strategy, max_tokens=20)
+    )
     records = chunk_records(chunks, get_tokenizer(DEFAULT_TOKENIZER))
     parsed = parse_export(serialize(records, fmt), fmt)
     assert len(parsed) == len(chunks)
     for record, c in zip(parsed, chunks):
         assert record["text"] == ROUND_TRIP_TEXT[record["start"] : record["end"]] == c.text
-        assert (record["index"], record["start"], record["end"], record["reason"]) == (c.index, c.start, c.end, c.reason)
+        assert (record["index"], record["start"], record["end"], record["reason"]) == (
+            c.index,
+            c.start,
+            c.end,
+            c.reason,
+        )
         assert record["token_count"] == get_tokenizer(DEFAULT_TOKENIZER).count(c.text)
         assert record["metadata"] == json.loads(json.dumps(dict(c.metadata), default=str))
         assert set(record) == set(RECORD_FIELDS)
@@ -1504,7 +1582,9 @@ def test_serialize_keeps_parent_level_and_added_text(fmt: str) -> None:
     doc = "parent text child"
     chunks = [
         Chunk.from_span(doc, 0, 0, len(doc), "end_of_document", level=0),
-        Chunk.from_span(doc, 1, 12, 17, "end_of_document", parent=0, level=1, added_text="# Title\n", metadata={"k": [1, "x"]}),
+        Chunk.from_span(
+            doc, 1, 12, 17, "end_of_document", parent=0, level=1, added_text="# Title\n", metadata={"k": [1, "x"]}
+        ),
     ]
     parsed = parse_export(serialize(chunk_records(chunks, get_tokenizer("words")), fmt), fmt)
     assert parsed[0]["parent"] is None and parsed[1]["parent"] == 0
@@ -1558,8 +1638,12 @@ def query_of(at: AppTest) -> dict[str, str]:
 
 def test_query_params_carry_the_model_and_a_column_size_unit() -> None:
     query = {
-        "n": "2", "s0": "fixed_tokens", "t0": "chars", "p0": json.dumps({"chunk_size": 600, "overlap": 60}),
-        "s1": "sentences", "model": "all-MiniLM-L12-v2",
+        "n": "2",
+        "s0": "fixed_tokens",
+        "t0": "chars",
+        "p0": json.dumps({"chunk_size": 600, "overlap": 60}),
+        "s1": "sentences",
+        "model": "all-MiniLM-L12-v2",
     }
     at = new_app(query)
     assert widget(at, "embedding_model").value == "all-MiniLM-L12-v2"
@@ -1571,7 +1655,9 @@ def test_query_params_carry_the_model_and_a_column_size_unit() -> None:
     assert_view_matches(views[0], text, engine(text, "fixed_tokens", "chars", chunk_size=600, overlap=60), 0)
     assert_view_matches(views[1], text, engine(text, "sentences"), 1)
     document = sample_document(DEFAULT_SAMPLE)
-    expected = flag_summary(run_strategy(document, "sentences", {}, DEFAULT_TOKENIZER, embedding_model="all-MiniLM-L12-v2"))
+    expected = flag_summary(
+        run_strategy(document, "sentences", {}, DEFAULT_TOKENIZER, embedding_model="all-MiniLM-L12-v2")
+    )
     assert views[1].payload["summary"] == expected
     written = query_of(at)
     assert written["t0"] == "chars" and "t1" not in written and written["model"] == "all-MiniLM-L12-v2"
@@ -1610,7 +1696,9 @@ def test_a_command_line_path_never_reaches_the_url(tmp_path: Path, monkeypatch: 
     at = new_app()
     assert widget(at, "sample").value == str(path.resolve())
     written = query_of(at)
-    assert "doc" not in written and not any("private_notes" in v or str(tmp_path) in v for v in written.values()), written
+    assert "doc" not in written and not any("private_notes" in v or str(tmp_path) in v for v in written.values()), (
+        written
+    )
 
 
 def test_query_params_with_custom_separators() -> None:

@@ -41,7 +41,9 @@ def _plain_argv(monkeypatch: pytest.MonkeyPatch) -> None:
 # ----------------------------------------------------------------------------- helpers
 def run(at: AppTest) -> AppTest:
     at.run()
-    assert not at.exception, "the app raised: " + "\n".join(str(e.message) + "\n" + "\n".join(e.stack_trace) for e in at.exception)
+    assert not at.exception, "the app raised: " + "\n".join(
+        str(e.message) + "\n" + "\n".join(e.stack_trace) for e in at.exception
+    )
     return at
 
 
@@ -101,7 +103,10 @@ def unmarked(row: dict[str, Any]) -> dict[str, Any]:
 
 def app_configurations(at: AppTest) -> list[Configuration]:
     """The sidebar's columns as the page shares them (its URL), as engine configurations."""
-    query = {key: at.query_params[key][0] if isinstance(at.query_params[key], list) else at.query_params[key] for key in at.query_params}
+    query = {
+        key: at.query_params[key][0] if isinstance(at.query_params[key], list) else at.query_params[key]
+        for key in at.query_params
+    }
     _, tokenizer, columns = config_from_query(query)
     return [Configuration(c.strategy, dict(c.params), c.tokenizer or tokenizer) for c in columns]
 
@@ -120,11 +125,17 @@ def test_the_current_columns_give_one_row_each_with_the_engines_numbers() -> Non
     configurations = app_configurations(at)
     assert [c.strategy for c in configurations] == ["fixed_tokens", "recursive", "paragraphs"]
     corpus, questions = sample()
-    expected = summary_rows(evaluate(corpus, questions, configurations, k=5), ["1. fixed_tokens", "2. recursive", "3. paragraphs"])
+    expected = summary_rows(
+        evaluate(corpus, questions, configurations, k=5), ["1. fixed_tokens", "2. recursive", "3. paragraphs"]
+    )
     frame = results_table(at)
-    renamed = [{("recall@5" if key == TITLES["recall_at_k"] else key): value for key, value in row.items()} for row in expected]
+    renamed = [
+        {("recall@5" if key == TITLES["recall_at_k"] else key): value for key, value in row.items()} for row in expected
+    ]
     assert frame.to_dict("records") == renamed
-    assert all(any(str(v).endswith("★") for v in frame[column]) for column in frame.columns[3:]), "each metric's best is marked"
+    assert all(any(str(v).endswith("★") for v in frame[column]) for column in frame.columns[3:]), (
+        "each metric's best is marked"
+    )
     # bars per configuration, coloured by column
     bars = chart(at, "recall_at_k")["data"]
     assert len(bars) == 1 and bars[0]["x"] == list(frame["configuration"])
@@ -185,7 +196,9 @@ def test_parents_are_returned_with_their_matched_child() -> None:
     at = pick_question(press_run(run(at)), 0)
     hits = payload(at)["columns"][0]["hits"]
     assert [h["rank"] for h in hits] == list(range(1, len(hits) + 1)) and hits
-    assert all(h["matched"] is not None and h["matched"] != h["index"] for h in hits), "parent_child returns parents of matched children"
+    assert all(h["matched"] is not None and h["matched"] != h["index"] for h in hits), (
+        "parent_child returns parents of matched children"
+    )
     assert len({h["index"] for h in hits}) == len(hits)
 
 
@@ -213,9 +226,17 @@ def test_results_survive_switching_views_and_picking_questions(monkeypatch: pyte
 @pytest.mark.parametrize(
     ("content", "line", "words"),
     [
-        ('{"question": "Q1", "references": [{"excerpt": "eleven small stations"}]}\n{"question": "Q2", "references": [}\n', 2, "not valid JSON"),
+        (
+            '{"question": "Q1", "references": [{"excerpt": "eleven small stations"}]}\n{"question": "Q2", "references": [}\n',
+            2,
+            "not valid JSON",
+        ),
         ('{"question": "Q1", "references": [{"excerpt": "not in this handbook at all"}]}\n', 1, "is not in"),
-        ('{"question": "Q1", "references": [{"document": "api_guide.md", "excerpt": "eleven"}]}\n', 1, "not in the corpus"),
+        (
+            '{"question": "Q1", "references": [{"document": "api_guide.md", "excerpt": "eleven"}]}\n',
+            1,
+            "not in the corpus",
+        ),
     ],
 )
 def test_a_bad_question_file_names_the_line(content: str, line: int, words: str) -> None:
@@ -232,7 +253,10 @@ def test_an_uploaded_chroma_csv_is_evaluated() -> None:
     text = SAMPLE_PATH.read_text(encoding="utf-8")
     start = text.index("eleven small stations")
     refs = json.dumps([{"content": text[start : start + 21], "start_index": start, "end_index": start + 21}])
-    csv = "question,references,corpus_id\n" + f'"How many stations?","{refs.replace(chr(34), chr(34) * 2)}",field_station_handbook\n'
+    csv = (
+        "question,references,corpus_id\n"
+        + f'"How many stations?","{refs.replace(chr(34), chr(34) * 2)}",field_station_handbook\n'
+    )
     at = evaluate_view(**{"eval.source": "A question file"})
     at.file_uploader(key="eval.upload").set_value(("chroma.csv", csv.encode(), "text/csv"))
     at = press_run(run(at))

@@ -81,7 +81,26 @@ def zip_archive(members: list[tuple[str, bytes, int, int]]) -> bytes:
         out.write(struct.pack("<4s5H3I2H", b"PK\x03\x04", 20, 0, 8, 0, 0x21, crc, len(deflated), size, len(encoded), 0))
         out.write(encoded + deflated)
         central.append(
-            struct.pack("<4s6H3I5H2I", b"PK\x01\x02", 20, 20, 0, 8, 0, 0x21, crc, len(deflated), size, len(encoded), 0, 0, 0, 0, 0, offset)
+            struct.pack(
+                "<4s6H3I5H2I",
+                b"PK\x01\x02",
+                20,
+                20,
+                0,
+                8,
+                0,
+                0x21,
+                crc,
+                len(deflated),
+                size,
+                len(encoded),
+                0,
+                0,
+                0,
+                0,
+                0,
+                offset,
+            )
             + encoded
         )
     directory = b"".join(central)
@@ -110,7 +129,13 @@ def docx_bomb(inflated: int = GIGABYTE, declared: int | None = None) -> bytes:
         declared = len(XML_HEAD) + repeats * len(block) + len(XML_TAIL)
     else:
         crc = zlib.crc32((XML_HEAD + block)[:declared])
-    return zip_archive([_member("[Content_Types].xml", CONTENT_TYPES), _member("_rels/.rels", RELS), ("word/document.xml", deflated, crc, declared)])
+    return zip_archive(
+        [
+            _member("[Content_Types].xml", CONTENT_TYPES),
+            _member("_rels/.rels", RELS),
+            ("word/document.xml", deflated, crc, declared),
+        ]
+    )
 
 
 def empty_pages_pdf(pages: int = 10_000) -> bytes:
@@ -275,7 +300,9 @@ def test_a_run_over_the_time_limit_says_so_and_the_app_keeps_working(jumping_clo
     at = new_app()
     shown = errors(at)
     assert jumping_clock.reads > 0, "no run read the deadline's clock"
-    assert shown and all("was stopped after" in e and "the app allows" in e and "command line" in e for e in shown), shown
+    assert shown and all("was stopped after" in e and "the app allows" in e and "command line" in e for e in shown), (
+        shown
+    )
     assert any("column 1 (fixed_tokens) was stopped after" in e for e in shown), shown
     jumping_clock.step = 0.0  # time stands still: no run is over its limit
     run(at)  # a rerun with the same settings does not spend the limit again: the stopped runs stay stopped

@@ -22,7 +22,13 @@ from chunkviz.llm.cache import clear_memory
 from chunkviz.llm.session import use_llm
 
 SECRET = "sk-test-never-shown-0123456789"
-QUERY = {"doc": "field_station_handbook.md", "n": "2", "s0": "llm", "p0": json.dumps({"max_tokens": 400, "context_tokens": 32768}), "s1": "paragraphs"}
+QUERY = {
+    "doc": "field_station_handbook.md",
+    "n": "2",
+    "s0": "llm",
+    "p0": json.dumps({"max_tokens": 400, "context_tokens": 32768}),
+    "s1": "paragraphs",
+}
 
 
 @pytest.fixture
@@ -63,7 +69,11 @@ def page_text(at: AppTest) -> str:
 def test_no_endpoint_says_what_to_set_and_the_other_columns_run(no_endpoint: None) -> None:
     at = new_app(QUERY)
     sidebar = "\n".join(c.value for c in at.sidebar.caption)
-    assert "No LLM endpoint" in sidebar and "OPENAI_BASE_URL=http://localhost:11434/v1" in sidebar and "OPENAI_API_KEY=sk-..." in sidebar
+    assert (
+        "No LLM endpoint" in sidebar
+        and "OPENAI_BASE_URL=http://localhost:11434/v1" in sidebar
+        and "OPENAI_API_KEY=sk-..." in sidebar
+    )
     errors = [e.value for e in at.error]
     assert any("no LLM endpoint is configured" in e for e in errors), errors
     text = sample_text("field_station_handbook.md")
@@ -162,7 +172,9 @@ def test_contextual_retrieval_asks_then_draws_the_contexts_as_added_text(endpoin
     assert endpoint.calls == len(embedded)
     html = column_html(at, 0)
     assert html.count("This part of the field station handbook is about the network.") == len(embedded)
-    assert [f'data-start="{c.start}" data-end="{c.end}"' in html for c in chunks] == [True] * len(chunks)  # spans unchanged
+    assert [f'data-start="{c.start}" data-end="{c.end}"' in html for c in chunks] == [True] * len(
+        chunks
+    )  # spans unchanged
     at.sidebar.checkbox(key="enrich.contextual").uncheck()
     run(at)
     assert "This part of the field station handbook" not in column_html(at, 0)

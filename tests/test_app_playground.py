@@ -130,7 +130,15 @@ def test_a_pasted_answer_scores_every_column() -> None:
         chunks, hits, parents = expected[i]
         rows.append(score_row(labels[i], hits, answer_scores(chunks, parents, hits, answer)))
     frame = playground_frame(at)
-    assert list(frame.columns) == ["column", "top k: rank, chunk, score", "recall %", "IoU %", "precision %", "recall@k %", "RR"]
+    assert list(frame.columns) == [
+        "column",
+        "top k: rank, chunk, score",
+        "recall %",
+        "IoU %",
+        "precision %",
+        "recall@k %",
+        "RR",
+    ]
     assert frame.to_dict("records") == rows
     assert any(r["recall %"] > 0 for r in rows)  # the answer is found somewhere
     for i, column in enumerate(view_payload(at)["columns"]):  # the headers carry recall and IoU
@@ -141,7 +149,10 @@ def test_a_pasted_answer_scores_every_column() -> None:
 
 @pytest.mark.parametrize(
     "pasted, message",
-    [("a cellular modem that sends the readings by carrier pigeon", "is not in the document"), ("the river", "more than once")],
+    [
+        ("a cellular modem that sends the readings by carrier pigeon", "is not in the document"),
+        ("the river", "more than once"),
+    ],
 )
 def test_a_pasted_answer_not_found_once_says_so(pasted: str, message: str) -> None:
     at = set_widget(with_query(), "playground.paste", pasted)
@@ -154,7 +165,10 @@ def test_a_selection_in_the_document_view_is_the_answer_trimmed() -> None:
     at = with_query()
     text = sample_text(DEFAULT_SAMPLE)
     start = text.index(EXCERPT)
-    state = {"selection": None, "answer": {"start": start - 1, "end": start + len(EXCERPT) + 1, "nonce": 7}}  # "- a ... minutes.\n"
+    state = {
+        "selection": None,
+        "answer": {"start": start - 1, "end": start + len(EXCERPT) + 1, "nonce": 7},
+    }  # "- a ... minutes.\n"
     assert text[start - 1].isspace() and text[start + len(EXCERPT)].isspace()
     at = send_component_state(at, DOCVIEW, state)
     assert view_payload(at)["references"] == [[start, start + len(EXCERPT)]]
@@ -167,7 +181,9 @@ def test_a_selection_in_the_document_view_is_the_answer_trimmed() -> None:
     assert view_payload(at)["references"] == []
 
 
-def test_questions_are_kept_and_downloaded_as_a_file_the_cli_reads(media: dict[str, tuple[bytes, str, str | None]]) -> None:
+def test_questions_are_kept_and_downloaded_as_a_file_the_cli_reads(
+    media: dict[str, tuple[bytes, str, str | None]],
+) -> None:
     at = set_widget(with_query(), "playground.paste", EXCERPT)
     at.button(key="playground.add").click()
     run(at)
@@ -183,7 +199,9 @@ def test_questions_are_kept_and_downloaded_as_a_file_the_cli_reads(media: dict[s
     assert file_name == "field_station_handbook.questions.jsonl" and mime == "application/jsonl"
     # chunkviz eval sample_docs/field_station_handbook.md --questions field_station_handbook.questions.jsonl
     corpus_key = "sample_docs/field_station_handbook.md"
-    assert load_questions(data, {corpus_key: text}) == [Question(QUERY, (Reference(corpus_key, start, start + len(EXCERPT)),))]
+    assert load_questions(data, {corpus_key: text}) == [
+        Question(QUERY, (Reference(corpus_key, start, start + len(EXCERPT)),))
+    ]
 
 
 def test_a_model_that_cannot_load_leaves_a_message_and_the_page_working(monkeypatch: pytest.MonkeyPatch) -> None:

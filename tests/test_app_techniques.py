@@ -9,7 +9,6 @@ write the questions. With no endpoint, choosing an LLM technique says what to se
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +21,9 @@ from chunkviz.llm.cache import clear_memory
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 
 TEXT = SAMPLE_PATH.read_text(encoding="utf-8")
-QUESTIONS = len((SAMPLE_PATH.parent / "questions" / "field_station_handbook.jsonl").read_text(encoding="utf-8").splitlines())
+QUESTIONS = len(
+    (SAMPLE_PATH.parent / "questions" / "field_station_handbook.jsonl").read_text(encoding="utf-8").splitlines()
+)
 EXCERPT = "a cellular modem that sends the readings to our server every ten minutes"
 
 
@@ -31,7 +32,9 @@ def model(request: dict[str, Any]) -> Reply:
     other prompt (a rewrite, a HyDE passage, an answer) the same sentence."""
     user = request["messages"][-1]["content"]
     if "<<<" in user:
-        return Reply(json.dumps({"questions": [{"question": "How do readings reach the server?", "references": [EXCERPT]}]}))
+        return Reply(
+            json.dumps({"questions": [{"question": "How do readings reach the server?", "references": [EXCERPT]}]})
+        )
     if "Answer to grade" in user:
         return Reply(json.dumps({"verdict": "correct", "reason": "it says so"}))
     return Reply("The station's cellular modem sends the readings to the server every ten minutes.")

@@ -23,8 +23,8 @@ from test_app import (
     run,
     sample_text,
     send_component_state,
-    view_payload,
     set_widget,
+    view_payload,
     widget,
 )
 
@@ -131,8 +131,14 @@ def test_percentile_slider_moves_threshold_and_breakpoints_without_re_embedding(
 
 
 def test_parent_child_children_are_drawn_inside_their_parents() -> None:
-    at = new_app({"doc": "field_station_handbook.md", "n": "1", "s0": "parent_child",
-                  "p0": json.dumps({"parent_size": 300, "child_size": 80, "child_overlap": 10})})
+    at = new_app(
+        {
+            "doc": "field_station_handbook.md",
+            "n": "1",
+            "s0": "parent_child",
+            "p0": json.dumps({"parent_size": 300, "child_size": 80, "child_overlap": 10}),
+        }
+    )
     text = sample_text("field_station_handbook.md")
     chunks = chunkviz.chunk(text, "parent_child", parent_size=300, child_size=80, child_overlap=10)
     html = column_html(at, 0)
@@ -147,8 +153,12 @@ def test_parent_child_children_are_drawn_inside_their_parents() -> None:
         assert tree.ancestors[c.index] == [c.parent], f"child {c.index} is drawn inside parent {c.parent}"
 
 
-PARENT_CHILD_QUERY = {"doc": "field_station_handbook.md", "n": "1", "s0": "parent_child",
-                      "p0": json.dumps({"parent_size": 300, "child_size": 80, "child_overlap": 10})}
+PARENT_CHILD_QUERY = {
+    "doc": "field_station_handbook.md",
+    "n": "1",
+    "s0": "parent_child",
+    "p0": json.dumps({"parent_size": 300, "child_size": 80, "child_overlap": 10}),
+}
 
 
 def _child_of_parent_1() -> Any:
@@ -253,7 +263,9 @@ def test_moving_the_panel_amount_recuts_without_re_embedding() -> None:
     assert after["tuning"]["amount"] == 70.0
     assert after["tuning"]["chunks"] == [[c.start, c.end] for c in expected]
     assert_view_matches(parse_view(after["html"]), text, expected, 1)
-    assert after["tuning"]["threshold"] > before["tuning"]["threshold"], "a lower percentile raises the similarity threshold"
+    assert after["tuning"]["threshold"] > before["tuning"]["threshold"], (
+        "a lower percentile raises the similarity threshold"
+    )
     assert len(after["tuning"]["breakpoints"]) > len(before["tuning"]["breakpoints"])
     # back in the compare view the column shows the same chunks
     set_widget(at, "view", "Compare strategies")
@@ -280,7 +292,13 @@ def test_tune_view_without_a_semantic_column_says_how_to_get_one() -> None:
 
 @pytest.mark.slow
 def test_tune_view_with_two_semantic_columns_picks_one() -> None:
-    query = {"doc": "field_station_handbook.md", "n": "2", "s0": "semantic", "s1": "semantic", "p1": json.dumps({"percentile": 80.0})}
+    query = {
+        "doc": "field_station_handbook.md",
+        "n": "2",
+        "s0": "semantic",
+        "s1": "semantic",
+        "p1": json.dumps({"percentile": 80.0}),
+    }
     at = new_app(query)
     set_widget(at, "view", TUNE)
     text = sample_text("field_station_handbook.md")
@@ -294,7 +312,13 @@ def test_tune_view_with_two_semantic_columns_picks_one() -> None:
 
 @pytest.mark.slow
 def test_a_columns_tune_button_opens_the_tune_view_on_that_column() -> None:
-    query = {"doc": "topic_shifts.txt", "n": "2", "s0": "semantic", "s1": "semantic", "p1": json.dumps({"percentile": 80.0})}
+    query = {
+        "doc": "topic_shifts.txt",
+        "n": "2",
+        "s0": "semantic",
+        "s1": "semantic",
+        "p1": json.dumps({"percentile": 80.0}),
+    }
     at = new_app(query)
     (button,) = [b for b in at.button if b.key == "col1.tune"]
     button.click()

@@ -82,9 +82,9 @@ def test_engine_and_document_model_do_not_import_strategies_or_views() -> None:
     core = [m for m in graph if m.startswith(("chunkviz.splitting", "chunkviz.document", "chunkviz.semantic"))]
     for module in core:
         for target in graph[module]:
-            assert not target.startswith(("chunkviz.strategies", "chunkviz.compare", "chunkviz.render", "chunkviz.widgets")), (
-                f"{module} imports {target}"
-            )
+            assert not target.startswith(
+                ("chunkviz.strategies", "chunkviz.compare", "chunkviz.render", "chunkviz.widgets")
+            ), f"{module} imports {target}"
 
 
 _BLOCK_OPTIONAL = textwrap.dedent(
@@ -105,7 +105,10 @@ _BLOCK_OPTIONAL = textwrap.dedent(
 def _run_without_optional_packages(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", _BLOCK_OPTIONAL + textwrap.dedent(code)],
-        capture_output=True, text=True, cwd=ROOT, timeout=240,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=240,
     )
 
 

@@ -56,11 +56,13 @@ CORRUPT = {
     "garbage.bin": (bytes(range(256)) * 8, "looks like a binary file"),
     "broken.docx": (b"PK\x03\x04" + b"\x00garbage" * 50, "not a valid ZIP archive"),
     "bad_utf8.docx": (
-        zip_bytes({
-            "[Content_Types].xml": b"<Types/>",
-            "word/document.xml": b'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/'
-            b'wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>caf\xe9 \xff\xfe</w:t></w:r></w:p></w:body></w:document>',
-        }),
+        zip_bytes(
+            {
+                "[Content_Types].xml": b"<Types/>",
+                "word/document.xml": b'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/'
+                b'wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>caf\xe9 \xff\xfe</w:t></w:r></w:p></w:body></w:document>',
+            }
+        ),
         "could not be read as a DOCX",
     ),
 }
@@ -111,8 +113,13 @@ def lines(data: bytes) -> list[dict[str, Any]]:
 def test_records_are_the_chunk_commands_records_with_their_source(corpus: Path, reference: bytes) -> None:
     records = lines(reference)
     sources = expand_inputs([str(corpus)])
-    assert len(sources) == 2 * (len(list(REALDOCS.iterdir())) + len([p for p in SAMPLE_DOCS.rglob("*") if p.is_file()])) + 1
-    assert [s for s in dict.fromkeys(r["source"] for r in records)] == [s for s in sources if not s.endswith("empty.txt")]
+    assert (
+        len(sources)
+        == 2 * (len(list(REALDOCS.iterdir())) + len([p for p in SAMPLE_DOCS.rglob("*") if p.is_file()])) + 1
+    )
+    assert [s for s in dict.fromkeys(r["source"] for r in records)] == [
+        s for s in sources if not s.endswith("empty.txt")
+    ]
     tokenizer = get_tokenizer("cl100k_base")
     for source in sources[:6] + sources[-3:]:
         document = read_path(source)
@@ -124,7 +131,9 @@ def test_records_are_the_chunk_commands_records_with_their_source(corpus: Path, 
         assert r["added_text"].endswith("Date: 2024-05-01\n\n")
 
 
-def test_two_worker_processes_give_the_same_bytes_and_load_once(corpus: Path, config_path: Path, reference: bytes, tmp_path: Path) -> None:
+def test_two_worker_processes_give_the_same_bytes_and_load_once(
+    corpus: Path, config_path: Path, reference: bytes, tmp_path: Path
+) -> None:
     summary = run_batch([str(corpus)], config_path, tmp_path / "out", workers=2, progress=None)
     assert (tmp_path / "out" / "chunks.jsonl").read_bytes() == reference
     assert 1 <= len(summary.workers) <= 2 and os.getpid() not in summary.workers
@@ -148,7 +157,9 @@ def test_a_rerun_chunks_nothing_again(corpus: Path, config_path: Path, reference
 # --------------------------------------------------------------------------- interrupted runs
 
 
-def test_an_interrupted_run_resumes_to_the_same_file(corpus: Path, config_path: Path, reference: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupted_run_resumes_to_the_same_file(
+    corpus: Path, config_path: Path, reference: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     original = DocumentChunker.process
     calls = {"n": 0}
 
@@ -184,14 +195,18 @@ SLOW_BATCH = textwrap.dedent(
 )
 
 
-def test_a_killed_process_resumes_to_the_same_file(corpus: Path, config_path: Path, reference: bytes, tmp_path: Path) -> None:
+def test_a_killed_process_resumes_to_the_same_file(
+    corpus: Path, config_path: Path, reference: bytes, tmp_path: Path
+) -> None:
     out = tmp_path / "chunks.jsonl"
     process = subprocess.Popen([sys.executable, "-c", SLOW_BATCH, str(corpus), str(config_path), str(out)], cwd=ROOT)
     from chunkviz import __version__
     from chunkviz.config import column_hash, load_config, normalized
 
     config = normalized(load_config(config_path))
-    layout = make_layout(str(out), "jsonl", column_hash(config, config.columns[0], "format=jsonl", f"chunkviz={__version__}"))
+    layout = make_layout(
+        str(out), "jsonl", column_hash(config, config.columns[0], "format=jsonl", f"chunkviz={__version__}")
+    )
     manifest = Manifest(layout.manifest, {})
     try:
         deadline = time.monotonic() + 240
@@ -221,7 +236,9 @@ def batch_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def test_corrupt_documents_are_reported_and_skipped(corpus: Path, config_path: Path, reference: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_corrupt_documents_are_reported_and_skipped(
+    corpus: Path, config_path: Path, reference: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = with_corrupt(corpus, tmp_path)
     out = tmp_path / "out"
     args = batch_parser().parse_args([str(folder), "--config", str(config_path), "--out", str(out), "--workers", "1"])
@@ -237,9 +254,13 @@ def test_corrupt_documents_are_reported_and_skipped(corpus: Path, config_path: P
     assert renamed == reference.decode("utf-8")  # the other documents' records are all there
 
 
-def test_when_every_document_fails_the_command_exits_1(tmp_path: Path, config_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_when_every_document_fails_the_command_exits_1(
+    tmp_path: Path, config_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "a.bin").write_bytes(CORRUPT["garbage.bin"][0])
-    args = batch_parser().parse_args([str(tmp_path / "a.bin"), "--config", str(config_path), "--out", str(tmp_path / "o.jsonl"), "--quiet"])
+    args = batch_parser().parse_args(
+        [str(tmp_path / "a.bin"), "--config", str(config_path), "--out", str(tmp_path / "o.jsonl"), "--quiet"]
+    )
     assert cmd_batch(args) == 1
     err = capsys.readouterr().err
     assert "skipped" in err and "looks like a binary file" in err
@@ -288,7 +309,11 @@ def test_inputs_files_folders_and_globs(tmp_path: Path) -> None:
     os.chdir(tmp_path)
     try:
         assert expand_inputs(["docs"]) == ["docs/a.txt", "docs/b.md", "docs/sub/c.md"]
-        assert expand_inputs(["docs/**/*.md", "./docs/b.md", "docs-x.md"]) == ["docs/b.md", "docs/sub/c.md", "docs-x.md"]
+        assert expand_inputs(["docs/**/*.md", "./docs/b.md", "docs-x.md"]) == [
+            "docs/b.md",
+            "docs/sub/c.md",
+            "docs-x.md",
+        ]
         assert expand_inputs(["docs/b.md", str(tmp_path / "docs" / "b.md")]) == ["docs/b.md"]
         assert expand_inputs(["docs"], exclude=["docs/sub"]) == ["docs/a.txt", "docs/b.md"]
         with pytest.raises(BatchInputError, match="input 'nope/\\*.md' matches no file"):
@@ -317,7 +342,10 @@ def test_progress_line() -> None:
     assert stream.getvalue() == ""  # not yet time for a line
     now[0] = 106.0
     progress.update(DocResult("d", "done", chunks=1, bytes=500_000))
-    assert stream.getvalue() == "batch: 4/10 documents · 0.5 documents/s · 0.25 MB/s · ETA 0:12 · 1 done before · 1 failed\n"
+    assert (
+        stream.getvalue()
+        == "batch: 4/10 documents · 0.5 documents/s · 0.25 MB/s · ETA 0:12 · 1 done before · 1 failed\n"
+    )
     assert (progress.chunks, progress.chunked) == (6, 2)
     assert [format_duration(s) for s in (0, 75, 3725)] == ["0:00", "1:15", "1:02:05"]
 
@@ -334,7 +362,9 @@ def local_ray() -> Any:
     ray.shutdown()
 
 
-def test_ray_gives_the_same_file_and_skips_corrupt_documents(local_ray: Any, corpus: Path, config_path: Path, tmp_path: Path) -> None:
+def test_ray_gives_the_same_file_and_skips_corrupt_documents(
+    local_ray: Any, corpus: Path, config_path: Path, tmp_path: Path
+) -> None:
     folder = with_corrupt(corpus, tmp_path)
     local = run_batch([str(folder)], config_path, tmp_path / "local.jsonl", progress=None)
     on_ray = run_batch([str(folder)], config_path, tmp_path / "ray.jsonl", engine="ray", workers=1, progress=None)

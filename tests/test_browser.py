@@ -44,7 +44,8 @@ HOSTILE_TEXT = (
     "<!-- comment -->\n"
     "<style>body{display:none}</style>\n"
     '<svg onload="window.__pwned=4"></svg> <iframe src="javascript:window.parent.__pwned=5"></iframe>\n\n'
-    + "A closing paragraph with ordinary words so that there is more than one chunk of text. " * 30
+    + "A closing paragraph with ordinary words so that there is more than one chunk of text. "
+    * 30
 )
 
 
@@ -56,7 +57,12 @@ HOSTILE_TEXT = (
 
 def spans_at(page: Any, selector: str) -> list[tuple[int, int]]:
     """(data-start, data-end) of every element matching ``selector``, in document order."""
-    return [tuple(x) for x in page.eval_on_selector_all(selector, "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])")]
+    return [
+        tuple(x)
+        for x in page.eval_on_selector_all(
+            selector, "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])"
+        )
+    ]
 
 
 def chunk_spans(page: Any, column: int) -> list[tuple[int, int]]:
@@ -69,7 +75,9 @@ def end_marker_tops(page: Any, column: int) -> list[float]:
 
 
 def top_offset(page: Any, column: int) -> int:
-    return int(js(page, "return root.__cvd.offsetAt(root.__cvd.columns[arg], root.__cvd.columns[arg].box.scrollTop);", column))
+    return int(
+        js(page, "return root.__cvd.offsetAt(root.__cvd.columns[arg], root.__cvd.columns[arg].box.scrollTop);", column)
+    )
 
 
 def selected_in_view(page: Any, column: int) -> list[str]:
@@ -115,13 +123,16 @@ def scroll_boxes_to_first_mark(page: Any) -> None:
     """Scroll each box so that its first overlap region, or else its second end marker, sits in
     its upper third (colour bands, stripes and markers in view); the page to its top."""
     page.mouse.move(1, 1)  # no hover outline in the picture
-    js(page, """
+    js(
+        page,
+        """
         for (const box of root.querySelectorAll('.cvd-box')) {
             const mark = box.querySelector('[data-overlap]') || box.querySelectorAll('i.cv-e')[1];
             if (!mark) continue;
             const offset = mark.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
             box.scrollTop = Math.max(0, offset - box.clientHeight / 3);
-        }""")
+        }""",
+    )
     page.wait_for_timeout(500)
 
 
@@ -142,7 +153,9 @@ def default_sample() -> str:
 
 def default_columns() -> tuple[str, ...]:
     columns = tuple(app_constant("DEFAULT_COLUMNS"))
-    assert columns[0] == "fixed_tokens", f"these tests type into column 1's fixed_tokens 'chunk size'; defaults are now {columns}"
+    assert columns[0] == "fixed_tokens", (
+        f"these tests type into column 1's fixed_tokens 'chunk size'; defaults are now {columns}"
+    )
     return columns
 
 
@@ -193,7 +206,9 @@ def test_upload_shows_the_engine_spans_and_follows_a_parameter_change(page: Any)
     choose_source(page, "Upload")
     file_input = page.locator('[data-testid="stSidebar"] input[type="file"]')
     file_input.wait_for(state="attached")
-    file_input.set_input_files({"name": "upload_test.md", "mimeType": "text/markdown", "buffer": UPLOAD_TEXT.encode("utf-8")})
+    file_input.set_input_files(
+        {"name": "upload_test.md", "mimeType": "text/markdown", "buffer": UPLOAD_TEXT.encode("utf-8")}
+    )
 
     default_columns()
     expected = spans_of(chunkviz.chunk(UPLOAD_TEXT, "fixed_tokens"))
@@ -245,7 +260,9 @@ def test_hostile_html_is_inert_text(page: Any) -> None:
         assert literal in text, literal
     assert view.evaluate("el => el.textContent") == HOSTILE_TEXT
     # no element was created from the document's markup
-    assert page.locator(".cv-doc script, .cv-doc img, .cv-doc a, .cv-doc style, .cv-doc svg, .cv-doc iframe").count() == 0
+    assert (
+        page.locator(".cv-doc script, .cv-doc img, .cv-doc a, .cv-doc style, .cv-doc svg, .cv-doc iframe").count() == 0
+    )
     # "</div></div>" did not close the view early: every chunk is still inside its view
     for column, strategy in enumerate(default_columns()):
         wait_for_spans(page, column, spans_of(chunkviz.chunk(HOSTILE_TEXT, strategy)))
@@ -270,11 +287,16 @@ def test_main_view_bands_stripes_markers_and_no_glyphs(page: Any) -> None:
         assert page.locator(f'.cv-doc[data-strategy="col{column}"] [data-chunk-index]').count() > 0
     # overlap stripes and end markers are drawn (the default columns overlap)
     assert page.locator('.cv-doc[data-strategy="col0"] [data-overlap]').count() > 0
-    assert page.locator('.cv-doc[data-strategy="col0"] i.cv-e').count() == page.locator('.cv-doc[data-strategy="col0"] [data-chunk-index]').count()
+    assert (
+        page.locator('.cv-doc[data-strategy="col0"] i.cv-e').count()
+        == page.locator('.cv-doc[data-strategy="col0"] [data-chunk-index]').count()
+    )
     band = page.locator('.cv-doc[data-strategy="col0"] [data-chunk-index="0"]')
     colour = band.evaluate("el => getComputedStyle(el).backgroundColor")
     assert colour not in ("rgba(0, 0, 0, 0)", "transparent"), "chunk bands are coloured"
-    stripes = page.locator('.cv-doc[data-strategy="col0"] [data-overlap]').first.evaluate("el => getComputedStyle(el).backgroundImage")
+    stripes = page.locator('.cv-doc[data-strategy="col0"] [data-overlap]').first.evaluate(
+        "el => getComputedStyle(el).backgroundImage"
+    )
     assert "linear-gradient" in stripes, "overlaps are striped"
     # flags live in tooltips, the table and the column summary: nothing is drawn into the text
     text = js(page, "return [...root.querySelectorAll('.cvd-box')].map(b => b.textContent).join('');")
@@ -305,7 +327,10 @@ def test_hover_tooltip_names_the_chunk_its_cut_and_flags_in_plain_words(page: An
     assert "_" not in shown, "plain words, no internal names"
     assert js(page, "return root.querySelectorAll('.cvd-box [title]').length;") == 0, "no delayed browser tooltips"
     # the whole extent is outlined, its overlap regions included
-    outlined = js(page, "return [...root.querySelectorAll('.cvd-hl')].map(e => e.dataset.overlap ?? e.dataset.chunkIndex ?? e.dataset.continues);")
+    outlined = js(
+        page,
+        "return [...root.querySelectorAll('.cvd-hl')].map(e => e.dataset.overlap ?? e.dataset.chunkIndex ?? e.dataset.continues);",
+    )
     assert "1" in outlined and any(o and " " in o for o in outlined), outlined
     shot(page, "hover.png")
 
@@ -316,7 +341,10 @@ def test_clicking_a_chunk_selects_it_and_the_table_and_focus_follow(page: Any) -
     chunks = chunkviz.chunk(text, "recursive")
     rect = chunk_rect(page, 1, 2)
     page.mouse.click(rect["left"] + 6, (rect["top"] + rect["bottom"]) / 2)
-    wait_for(lambda: any(chunks[2].text.strip()[:200] in code for code in focus_codes(page)), "the focus panel to show chunk 2")
+    wait_for(
+        lambda: any(chunks[2].text.strip()[:200] in code for code in focus_codes(page)),
+        "the focus panel to show chunk 2",
+    )
     wait_until_idle(page)
     assert "2" in selected_in_view(page, 1)
     assert page.get_by_text("Chunk 2 · characters", exact=False).count() == 1
@@ -340,7 +368,9 @@ def test_selecting_a_table_row_scrolls_the_chunk_into_its_box(page: Any) -> None
 
     wait_for(inside, "the selected chunk to scroll into the visible part of its box")
     wait_until_idle(page)
-    assert any(chunks[target].text.strip()[:300] in code for code in focus_codes(page)), "the focus panel shows the chunk's text"
+    assert any(chunks[target].text.strip()[:300] in code for code in focus_codes(page)), (
+        "the focus panel shows the chunk's text"
+    )
     js(page, "root.querySelectorAll('.cvd-box')[0].scrollIntoView({block: 'nearest'});")
     page.mouse.move(1, 1)
     shot(page, "selected.png")
@@ -361,9 +391,16 @@ def test_ribbon_ticks_are_the_chunk_ends_and_a_click_jumps_there(page: Any) -> N
     length = len(text)
     for column, strategy in enumerate(default_columns()):
         ends = sorted(c.end for c in chunkviz.chunk(text, strategy))
-        ticks = js(page, "return [...root.querySelectorAll('.cvd-track')[arg].querySelectorAll('.cvd-tick')].map(e => +e.dataset.offset);", column)
+        ticks = js(
+            page,
+            "return [...root.querySelectorAll('.cvd-track')[arg].querySelectorAll('.cvd-tick')].map(e => +e.dataset.offset);",
+            column,
+        )
         assert ticks == ends, f"column {column}"
-    track = js(page, "const r = root.querySelectorAll('.cvd-track')[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
+    track = js(
+        page,
+        "const r = root.querySelectorAll('.cvd-track')[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];",
+    )
     page.mouse.click(track[0] + track[2] * 0.6, track[1] + track[3] / 2)
     for column in range(3):
         wait_for(lambda c=column: abs(top_offset(page, c) - 0.6 * length) < 300, f"column {column} to jump to 60 %")
@@ -404,7 +441,10 @@ def test_semantic_plot_nested_bands_and_added_text(page: Any, server: str) -> No
     wait_for(lambda: page.locator(".js-plotly-plot").count() >= 2, "the similarity plots")
     wait_until_idle(page)
     # the similarity plot draws its threshold as a line with a label
-    wait_for(lambda: page.locator(".js-plotly-plot .annotation-text", has_text="threshold").count() >= 1, "the threshold label")
+    wait_for(
+        lambda: page.locator(".js-plotly-plot .annotation-text", has_text="threshold").count() >= 1,
+        "the threshold label",
+    )
     plot = page.locator(".js-plotly-plot", has=page.locator(".annotation-text", has_text="threshold")).first
     assert plot.locator("g.scatterlayer .trace").count() >= 1, "the similarity curve is drawn"
     assert plot.locator("g.shapelayer path").count() >= 1, "the threshold line is drawn"
@@ -426,10 +466,13 @@ def test_semantic_plot_nested_bands_and_added_text(page: Any, server: str) -> No
              "the selected child's parent to be marked")  # fmt: skip
     assert child["index"] in selected_in_view(page, 1)
     page.mouse.move(1, 1)
-    js(page, """
+    js(
+        page,
+        """
         const box = root.querySelectorAll('.cvd-box')[2];
         const mark = box.querySelector('ins.cv-add');
-        if (mark) box.scrollTop = mark.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop - 40;""")
+        if (mark) box.scrollTop = mark.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop - 40;""",
+    )
     page.wait_for_timeout(500)
     shot(page, "semantic_nested_added.png")
     assert page.page_errors == []
@@ -440,7 +483,9 @@ def test_tune_view_moves_threshold_and_boundaries_together_and_the_column_follow
     moves the plot's threshold line and the text's boundaries together; the sidebar setting and
     the Compare view follow."""
     page.goto(server + "/?doc=topic_shifts.txt&n=2&s0=semantic&s1=recursive")
-    wait_for(lambda: page.locator('.cv-doc[data-strategy="col0"] [data-chunk-index]').count() > 0, "the semantic column")
+    wait_for(
+        lambda: page.locator('.cv-doc[data-strategy="col0"] [data-chunk-index]').count() > 0, "the semantic column"
+    )
     wait_until_idle(page)
     page.get_by_text("Tune semantic").first.click()
     panel = '[data-testid="cvt-panel"]'

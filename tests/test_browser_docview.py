@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import ROOT_JS, open_page, box_rect, chunk_rect, js, streamlit_server, wait_for
+from browser_support import ROOT_JS, box_rect, chunk_rect, js, open_page, streamlit_server, wait_for
 
 from chunkviz.vocabulary import REASON_LABELS, Reason
 
@@ -75,7 +75,9 @@ def visible_chunks(page: Any, column: int) -> list[int]:
 
 
 def top_offset(page: Any, column: int) -> int:
-    return int(js(page, "return root.__cvd.offsetAt(root.__cvd.columns[arg], root.__cvd.columns[arg].box.scrollTop);", column))
+    return int(
+        js(page, "return root.__cvd.offsetAt(root.__cvd.columns[arg], root.__cvd.columns[arg].box.scrollTop);", column)
+    )
 
 
 def top_bracket(page: Any, column: int) -> tuple[int, int]:
@@ -106,8 +108,16 @@ def scroll_box(page: Any, column: int, top: int) -> None:
 
 def test_hover_shows_a_styled_tooltip_and_outlines_the_whole_extent(page: Any) -> None:
     bands = chunks(page, 0)
-    overlapped = next(c for c in bands if c["index"] > 0 and js(
-        page, "return root.querySelectorAll('.cvd-box')[0].querySelectorAll(`[data-overlap~=\"${arg}\"]`).length;", c["index"]))
+    overlapped = next(
+        c
+        for c in bands
+        if c["index"] > 0
+        and js(
+            page,
+            "return root.querySelectorAll('.cvd-box')[0].querySelectorAll(`[data-overlap~=\"${arg}\"]`).length;",
+            c["index"],
+        )
+    )
     index = overlapped["index"]
     rect = chunk_rect(page, 0, index)
     page.mouse.move(rect["left"] + 4, (rect["top"] + rect["bottom"]) / 2)
@@ -120,7 +130,10 @@ def test_hover_shows_a_styled_tooltip_and_outlines_the_whole_extent(page: Any) -
     assert f"characters: {overlapped['end'] - overlapped['start']:,}" in text
     assert "tokens:" in text and reason in text and "cut falls at:" in text
     assert "_" not in text  # plain words, no internal names
-    outlined = js(page, "return [...root.querySelectorAll('.cvd-hl')].map(e => e.dataset.overlap ?? e.dataset.chunkIndex ?? e.dataset.continues);")
+    outlined = js(
+        page,
+        "return [...root.querySelectorAll('.cvd-hl')].map(e => e.dataset.overlap ?? e.dataset.chunkIndex ?? e.dataset.continues);",
+    )
     assert str(index) in outlined and any(o and " " in o for o in outlined), outlined  # its overlap regions too
     assert js(page, "return root.querySelectorAll('.cvd-box [title]').length;") == 0, "no browser title tooltips"
     path = shot(page, "docview_hover.png")
@@ -196,10 +209,15 @@ def test_ribbon_ticks_match_chunk_ends_and_a_click_scrolls_every_column(page: An
         for end, x, colour in ticks["ticks"]:
             assert abs(x - (ticks["left"] + ticks["width"] * end / length)) < 1.5
             assert colour
-    track = js(page, "const r = root.querySelectorAll('.cvd-track')[1].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
+    track = js(
+        page,
+        "const r = root.querySelectorAll('.cvd-track')[1].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];",
+    )
     page.mouse.click(track[0] + track[2] * 0.5, track[1] + track[3] / 2)
     for column in range(3):
-        wait_for(lambda c=column: abs(top_offset(page, c) - length / 2) < 200, f"column {column} to scroll to the middle")
+        wait_for(
+            lambda c=column: abs(top_offset(page, c) - length / 2) < 200, f"column {column} to scroll to the middle"
+        )
     shot(page, "docview_ribbon_click.png")
 
 
@@ -247,7 +265,9 @@ SAMPLE_TEXT = (REPO / "sample_docs" / "field_station_handbook.md").read_text(enc
 @pytest.fixture
 def overlay_page(browser, server: str) -> Iterator[Any]:
     page = _open(browser, server + "/?overlay=1")
-    wait_for(lambda: js(page, "return root.querySelectorAll('[data-cvd-badge]').length;") == 9, "three badges per column")
+    wait_for(
+        lambda: js(page, "return root.querySelectorAll('[data-cvd-badge]').length;") == 9, "three badges per column"
+    )
     yield page
     assert page.page_errors == []
     page.context.close()

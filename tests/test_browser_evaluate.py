@@ -35,7 +35,9 @@ def shot(page: Any, name: str, full_page: bool = False) -> Path:
 
 
 def idle(page: Any) -> None:
-    wait_for(lambda: page.locator('[data-testid="stStatusWidget"]').count() == 0, "the script run to finish", RUN_TIMEOUT_S)
+    wait_for(
+        lambda: page.locator('[data-testid="stStatusWidget"]').count() == 0, "the script run to finish", RUN_TIMEOUT_S
+    )
 
 
 def open_evaluate(page: Any) -> None:
@@ -85,7 +87,9 @@ def test_evaluate_the_columns_then_see_a_questions_reference_and_top_k(page: Any
 
     click_question(page, 6)  # two reference spans
     page.wait_for_selector('[data-testid="stBidiComponentIsolated"]')
-    wait_for(lambda: all(len(b) == 5 for b in badges(page)) and len(badges(page)) == 3, "five rank badges in each column")
+    wait_for(
+        lambda: all(len(b) == 5 for b in badges(page)) and len(badges(page)) == 3, "five rank badges in each column"
+    )
     for column, found in enumerate(badges(page)):
         ranks = sorted(int(re.match(r"#(\d+) · \d\.\d\d", b).group(1)) for b in found)
         assert ranks == [1, 2, 3, 4, 5], (column, found)

@@ -26,8 +26,13 @@ pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "test-output"
 SECRET = "sk-browser-test-never-shown-42"
-QUERY = {"doc": "field_station_handbook.md", "n": "2", "s0": "llm", "p0": json.dumps({"max_tokens": 400, "context_tokens": 32768}),
-         "s1": "paragraphs"}
+QUERY = {
+    "doc": "field_station_handbook.md",
+    "n": "2",
+    "s0": "llm",
+    "p0": json.dumps({"max_tokens": 400, "context_tokens": 32768}),
+    "s1": "paragraphs",
+}
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +49,10 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> Ite
 
 @pytest.fixture(scope="module")
 def llm_app(loopback: LoopbackLLM, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from _serve(tmp_path_factory, {"OPENAI_BASE_URL": loopback.base_url, "CHUNKVIZ_LLM_MODEL": "loopback-model", "OPENAI_API_KEY": SECRET})
+    yield from _serve(
+        tmp_path_factory,
+        {"OPENAI_BASE_URL": loopback.base_url, "CHUNKVIZ_LLM_MODEL": "loopback-model", "OPENAI_API_KEY": SECRET},
+    )
 
 
 @pytest.fixture(scope="module")

@@ -46,7 +46,11 @@ def ask(page: Any, query: str) -> float:
     field.fill(query)
     began = time.perf_counter()
     field.press("Enter")
-    wait_for(lambda: (b := badges(page)) != before and all(len(c) == 5 for c in b), "five badges in every column", timeout=240)
+    wait_for(
+        lambda: (b := badges(page)) != before and all(len(c) == 5 for c in b),
+        "five badges in every column",
+        timeout=240,
+    )
     return time.perf_counter() - began
 
 
@@ -67,7 +71,9 @@ def select_with_mouse(page: Any, column: int, start: int, end: int) -> None:
 def test_query_badges_then_a_selected_answer_scores_every_column(page: Any) -> None:
     first = ask(page, QUERY)
     ranks = badges(page)
-    assert all(sorted(b.split(" \u00b7 ")[0] for b in column) == ["#1", "#2", "#3", "#4", "#5"] for column in ranks), ranks
+    assert all(sorted(b.split(" \u00b7 ")[0] for b in column) == ["#1", "#2", "#3", "#4", "#5"] for column in ranks), (
+        ranks
+    )
     assert all(re.fullmatch(r"#\d \u00b7 [01]\.\d\d", b) for column in ranks for b in column)
     hint = page.get_by_text("Select the expected answer in the document below", exact=False)
     assert hint.count() == 1

@@ -65,7 +65,8 @@ def text_spans(page: Any) -> list[tuple[int, int]]:
     return [
         tuple(x)
         for x in page.eval_on_selector_all(
-            ".cvt-text [data-chunk-index]:not([data-parent-index])", "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])"
+            ".cvt-text [data-chunk-index]:not([data-parent-index])",
+            "els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end)])",
         )
     ]
 
@@ -98,7 +99,9 @@ def test_default_view_shows_both_topic_shifts_as_breakpoints(page: Any) -> None:
     assert plot["breakpoints"] == [9, 19] and plot["bands"] == 3
     assert text_spans(page) == [(c.start, c.end) for c in truth.chunks]
     caption = page.locator(".cvt-caption").inner_text()
-    assert caption.startswith(f"similarity threshold {truth.threshold.value:.3f} = 5th percentile of 27 pairs · 2 breakpoints")
+    assert caption.startswith(
+        f"similarity threshold {truth.threshold.value:.3f} = 5th percentile of 27 pairs · 2 breakpoints"
+    )
     assert page.locator(".cvt-range").get_attribute("aria-label").startswith("percentile p")
 
 
@@ -118,7 +121,11 @@ def test_moving_the_percentile_moves_the_threshold_line_and_the_text_boundaries_
     OUTPUT.mkdir(exist_ok=True)
     page.screenshot(path=str(OUTPUT / "tuning_panel_p85.png"))
     after = plot_state(page)
-    assert after["threshold"] == pytest.approx(truth.threshold.value, abs=5e-5) == pytest.approx(preview["threshold"], abs=5e-5)
+    assert (
+        after["threshold"]
+        == pytest.approx(truth.threshold.value, abs=5e-5)
+        == pytest.approx(preview["threshold"], abs=5e-5)
+    )
     assert after["breakpoints"] == list(truth.threshold.breakpoints) and len(after["breakpoints"]) > 2
     spans = text_spans(page)
     assert spans == [(c.start, c.end) for c in truth.chunks] != before_spans
@@ -131,7 +138,11 @@ def test_moving_the_percentile_moves_the_threshold_line_and_the_text_boundaries_
     # at least one update (one when the presses come faster than the debounce; a slow machine may
     # space them wider: the one-update rule is checked exactly in the burst test below)
     assert int(attr(page, PANEL, "data-sends")) >= sends + 1
-    assert page.locator(".cvt-caption").inner_text().startswith(f"similarity threshold {truth.threshold.value:.3f} = 15th percentile")
+    assert (
+        page.locator(".cvt-caption")
+        .inner_text()
+        .startswith(f"similarity threshold {truth.threshold.value:.3f} = 15th percentile")
+    )
 
 
 def test_a_burst_of_20_steps_is_one_update(page: Any) -> None:

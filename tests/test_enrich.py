@@ -47,11 +47,30 @@ def test_enrich_exact_prefix_and_metadata() -> None:
     # tokens." = 5, its prefix 11
     base = {"source": "docs/guide.md", "title": "Guide", "date": "2024-05-01", "enriched_over_limit": False}
     assert [dict(c.metadata) for c in got] == [
-        {**base, "section": "Guide", "heading_path": ["Guide"], "position": 0, "token_count": 4, "enriched_token_count": 10},
-        {**base, "section": "Guide > Authentication", "heading_path": ["Guide", "Authentication"], "position": 1,
-         "token_count": 2, "enriched_token_count": 10},
-        {**base, "section": "Guide > Authentication > OAuth 2.0", "heading_path": ["Guide", "Authentication", "OAuth 2.0"],
-         "position": 2, "token_count": 5, "enriched_token_count": 16},
+        {
+            **base,
+            "section": "Guide",
+            "heading_path": ["Guide"],
+            "position": 0,
+            "token_count": 4,
+            "enriched_token_count": 10,
+        },
+        {
+            **base,
+            "section": "Guide > Authentication",
+            "heading_path": ["Guide", "Authentication"],
+            "position": 1,
+            "token_count": 2,
+            "enriched_token_count": 10,
+        },
+        {
+            **base,
+            "section": "Guide > Authentication > OAuth 2.0",
+            "heading_path": ["Guide", "Authentication", "OAuth 2.0"],
+            "position": 2,
+            "token_count": 5,
+            "enriched_token_count": 16,
+        },
     ]
     # spans, indexes, reasons untouched; the inputs are not modified
     assert [(c.index, c.start, c.end, c.text, c.reason, c.level, c.parent) for c in got] == [
@@ -87,17 +106,29 @@ def test_enrich_title_fallback_include_and_existing_added_text() -> None:
     assert [c.added_text for c in bare] == ["Context: a note.\n", ""]
     assert "title" not in bare[1].metadata and bare[1].metadata["source"] == ""
     # an explicit title wins; include filters and keeps the fixed order
-    titled = enrich(GUIDE, _flat(GUIDE, [0, 68]), title="Manual", date="2020", include=("date", "title"), tokenizer="words")
+    titled = enrich(
+        GUIDE, _flat(GUIDE, [0, 68]), title="Manual", date="2020", include=("date", "title"), tokenizer="words"
+    )
     assert titled[0].added_text == "Document: Manual\nDate: 2020\n\n"
     with pytest.raises(ValueError, match="'author'"):
         enrich(text, chunks, include=("title", "author"))
 
 
 def test_enrich_positions_are_per_level() -> None:
-    got = enrich(TWELVE, chunk(TWELVE, "parent_child", tokenizer="words", parent_size=5, child_size=3, child_overlap=1),
-                 tokenizer="words")
+    got = enrich(
+        TWELVE,
+        chunk(TWELVE, "parent_child", tokenizer="words", parent_size=5, child_size=3, child_overlap=1),
+        tokenizer="words",
+    )
     assert [(c.level, c.metadata["position"], c.parent) for c in got] == [
-        (0, 0, None), (0, 1, None), (0, 2, None), (1, 0, 0), (1, 1, 0), (1, 2, 1), (1, 3, 1), (1, 4, 2)
+        (0, 0, None),
+        (0, 1, None),
+        (0, 2, None),
+        (1, 0, 0),
+        (1, 1, 0),
+        (1, 2, 1),
+        (1, 3, 1),
+        (1, 4, 2),
     ]
     assert all(c.metadata["token_count"] == len(c.text.split()) for c in got)
 
@@ -123,7 +154,9 @@ def test_enrich_flags_chunks_pushed_over_the_embedding_limit() -> None:
 @settings(max_examples=60, **SETTINGS)
 @given(text=multilevel_text(), name=st.sampled_from(["parent_child", "small_to_big"]), data=st.data())
 def test_enrich_keeps_spans_and_structure(text: str, name: str, data: st.DataObject) -> None:
-    params = data.draw(parent_child_params()) if name == "parent_child" else {"max_parent_tokens": 30, "max_child_tokens": 8}
+    params = (
+        data.draw(parent_child_params()) if name == "parent_child" else {"max_parent_tokens": 30, "max_child_tokens": 8}
+    )
     chunks = chunk(text, name, tokenizer="words", **params)
     got = enrich(text, chunks, source="doc.md", date="2024", tokenizer="words")
     assert_valid_multilevel(text, [dataclasses.replace(c, added_text="") for c in got])
@@ -136,4 +169,3 @@ def test_enrich_keeps_spans_and_structure(text: str, name: str, data: st.DataObj
         section = c.metadata["section"]
         assert (f"Section: {section}\n" in c.added_text) == bool(section)
         assert c.metadata["enriched_token_count"] == len((c.added_text + c.text).split())
-

@@ -59,7 +59,12 @@ def test_table_and_json_for_a_sweep(capsys: pytest.CaptureFixture[str], tmp_path
     assert lines[0].startswith("26 questions on 1 document(s), top 3 chunks each")
     assert lines[1].split()[:3] == ["configuration", "chunks", "mean"]
     labels = [line.split()[0] for line in lines[3:]]
-    assert labels == ["recursive(chunk_size=64)", "recursive(chunk_size=128)", "paragraphs(max_tokens=64)", "paragraphs(max_tokens=128)"]
+    assert labels == [
+        "recursive(chunk_size=64)",
+        "recursive(chunk_size=128)",
+        "paragraphs(max_tokens=64)",
+        "paragraphs(max_tokens=128)",
+    ]
     assert "embedding questions" in err  # progress goes to stderr
     data = json.loads(out_json.read_text())
     assert [d["label"] for d in data] == labels and all(d["k"] == 3 and len(d["questions"]) == 26 for d in data)
@@ -84,10 +89,14 @@ def test_every_sample_runs_with_its_questions(capsys: pytest.CaptureFixture[str]
 def test_errors_are_clear_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     doc = SAMPLES / "topic_shifts.txt"
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"question": "fine?", "references": [{"excerpt": "Roasting coffee"}]}\n{not json\n', encoding="utf-8")
+    bad.write_text(
+        '{"question": "fine?", "references": [{"excerpt": "Roasting coffee"}]}\n{not json\n', encoding="utf-8"
+    )
     code, _, err = run(capsys, str(doc), "--questions", str(bad))
     assert code == 2 and "line 2" in err and "bad.jsonl" in err
-    code, _, err = run(capsys, str(doc), "--questions", str(SAMPLES / "questions" / "topic_shifts.jsonl"), "--sweep", "chunk_size")
+    code, _, err = run(
+        capsys, str(doc), "--questions", str(SAMPLES / "questions" / "topic_shifts.jsonl"), "--sweep", "chunk_size"
+    )
     assert code == 2 and "NAME=V1,V2" in err
     code, _, err = run(capsys, str(doc), "--questions", str(SAMPLES / "questions" / "topic_shifts.jsonl"), "--k", "0")
     assert code == 2 and "--k must be at least 1" in err
@@ -97,14 +106,26 @@ def test_errors_are_clear_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_pat
 
 
 @pytest.mark.slow
-def test_first_find_placement_scores_a_repeated_paragraph_at_its_first_copy(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_first_find_placement_scores_a_repeated_paragraph_at_its_first_copy(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     text = "The gauge reads tides.\n\nThe gauge reads tides.\n\nCoffee is brewed at dawn by the cook."
     doc = tmp_path / "repeat.txt"
     doc.write_text(text, encoding="utf-8")
     second = text.index("The gauge", 1)
     questions = tmp_path / "q.jsonl"
-    questions.write_text(json.dumps({"question": "What does the gauge read?", "references": [
-        {"document": "repeat.txt", "start": second, "end": second + len("The gauge reads tides.")}]}) + "\n", encoding="utf-8")
+    questions.write_text(
+        json.dumps(
+            {
+                "question": "What does the gauge read?",
+                "references": [
+                    {"document": "repeat.txt", "start": second, "end": second + len("The gauge reads tides.")}
+                ],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     spans = {}
     for placement in ("exact", "first_find"):
         code, out, err = run(capsys, str(doc), "--questions", str(questions), "-s", "paragraphs", "-p", "min_tokens=0",

@@ -64,7 +64,14 @@ QUESTIONS = [
 
 
 def test_paragraph_chunks_retrieve_their_own_topic_first() -> None:
-    (result,) = evaluate({"doc": TEXT}, QUESTIONS, [Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})], k=1, model="words", encode=encode_words)
+    (result,) = evaluate(
+        {"doc": TEXT},
+        QUESTIONS,
+        [Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})],
+        k=1,
+        model="words",
+        encode=encode_words,
+    )
     assert result.chunks == 3
     # each question's top chunk is the paragraph holding its answer: recall 1, recall@1 1, MRR 1
     assert [s.recall for s in result.scores] == [1.0, 1.0, 1.0]
@@ -80,7 +87,14 @@ def test_paragraph_chunks_retrieve_their_own_topic_first() -> None:
 
 
 def test_k_larger_than_the_chunks_returns_every_chunk_ranked() -> None:
-    (result,) = evaluate({"doc": TEXT}, QUESTIONS[:1], [Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})], k=10, model="words", encode=encode_words)
+    (result,) = evaluate(
+        {"doc": TEXT},
+        QUESTIONS[:1],
+        [Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})],
+        k=10,
+        model="words",
+        encode=encode_words,
+    )
     assert [h.rank for h in result.retrieved[0]] == [1, 2, 3]
     scores = [h.score for h in result.retrieved[0]]
     assert scores == sorted(scores, reverse=True)
@@ -100,7 +114,10 @@ def test_parent_child_retrieves_children_and_returns_their_parents() -> None:
 
 
 def test_embeddings_are_cached_per_text_across_configurations_and_runs() -> None:
-    configs = [Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100}), Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 200})]
+    configs = [
+        Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100}),
+        Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 200}),
+    ]
     evaluate({"doc": TEXT}, QUESTIONS, configs, k=2, model="words", encode=encode_words)
     embedded = [t for batch in calls for t in batch]
     assert len(embedded) == len(set(embedded)) == 3 + 3  # the questions and the three paragraphs, once each
@@ -108,7 +125,9 @@ def test_embeddings_are_cached_per_text_across_configurations_and_runs() -> None
     calls.clear()
     again = evaluate({"doc": TEXT}, QUESTIONS, configs, k=2, model="words", encode=encode_words)
     assert calls == []
-    assert [r.summary() for r in again] == [r.summary() for r in evaluate({"doc": TEXT}, QUESTIONS, configs, k=2, model="words", encode=encode_words)]
+    assert [r.summary() for r in again] == [
+        r.summary() for r in evaluate({"doc": TEXT}, QUESTIONS, configs, k=2, model="words", encode=encode_words)
+    ]
 
 
 def test_vectors_in_memory_stay_under_the_limit_and_the_oldest_go_first(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,16 +152,32 @@ def test_vectors_in_memory_stay_under_the_limit_and_the_oldest_go_first(monkeypa
 def test_results_serialize_to_json() -> None:
     import json
 
-    results = evaluate({"doc": TEXT}, QUESTIONS, [Configuration("fixed_tokens", {"chunk_size": 12, "overlap": 2})], k=2, model="words", encode=encode_words)
+    results = evaluate(
+        {"doc": TEXT},
+        QUESTIONS,
+        [Configuration("fixed_tokens", {"chunk_size": 12, "overlap": 2})],
+        k=2,
+        model="words",
+        encode=encode_words,
+    )
     data = json.loads(results_json(results))
     assert data[0]["label"] == "fixed_tokens(chunk_size=12, overlap=2)"
-    assert set(data[0]["summary"]) == {"recall", "precision", "iou", "precision_omega", "recall_at_k", "reciprocal_rank"}
+    assert set(data[0]["summary"]) == {
+        "recall",
+        "precision",
+        "iou",
+        "precision_omega",
+        "recall_at_k",
+        "reciprocal_rank",
+    }
     assert len(data[0]["questions"]) == 3 and data[0]["questions"][0]["retrieved"][0]["rank"] == 1
 
 
 @pytest.mark.slow
 def test_the_offline_minilm_finds_the_topic_of_each_question() -> None:
-    (result,) = evaluate({"doc": TEXT}, QUESTIONS, [Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})], k=1)
+    (result,) = evaluate(
+        {"doc": TEXT}, QUESTIONS, [Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})], k=1
+    )
     assert [s.recall_at_k for s in result.scores] == [1.0, 1.0, 1.0]
 
 
@@ -159,7 +194,9 @@ PARAGRAPHS = Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})
 
 
 def test_labels_name_each_technique_and_variants_sit_next_to_their_plain_row() -> None:
-    configs = with_variants([PARAGRAPHS, Configuration("recursive")], enrich=[None, "contextual"], query=["raw", "hyde"])
+    configs = with_variants(
+        [PARAGRAPHS, Configuration("recursive")], enrich=[None, "contextual"], query=["raw", "hyde"]
+    )
     assert [c.label() for c in configs] == [
         "paragraphs(max_tokens=100, min_tokens=1)",
         "paragraphs(max_tokens=100, min_tokens=1) [query: hyde]",
@@ -174,7 +211,9 @@ def test_labels_name_each_technique_and_variants_sit_next_to_their_plain_row() -
     full = Configuration("headings", placement="first_find", enrich="metadata", query="rewrite", summaries="extractive")
     assert full.label() == "headings [first_find] [summaries: extractive] [enrich: metadata] [query: rewrite]"
     assert full.uses_llm and not Configuration("headings", enrich="metadata", summaries="extractive").uses_llm
-    assert returns_parents(Configuration("headings", summaries="extractive")) and not returns_parents(Configuration("headings"))
+    assert returns_parents(Configuration("headings", summaries="extractive")) and not returns_parents(
+        Configuration("headings")
+    )
     assert ENRICHMENTS == ("metadata", "contextual")
     with pytest.raises(ValueError, match="enrich must be one of metadata, contextual"):
         Configuration("paragraphs", enrich="llm")
@@ -185,23 +224,41 @@ def test_labels_name_each_technique_and_variants_sit_next_to_their_plain_row() -
 def test_variant_options_from_the_command_line_keep_the_plain_setting_first() -> None:
     assert variant_options() == {"enrich": [None], "query": ["raw"], "summaries": [None]}
     assert variant_options("contextual,metadata", "hyde, rewrite,hyde", "extractive") == {
-        "enrich": [None, "contextual", "metadata"], "query": ["raw", "hyde", "rewrite"], "summaries": [None, "extractive"],
+        "enrich": [None, "contextual", "metadata"],
+        "query": ["raw", "hyde", "rewrite"],
+        "summaries": [None, "extractive"],
     }
     assert parse_choices("raw,hyde", ("raw", "rewrite", "hyde"), "--query") == ["raw", "hyde"]
     with pytest.raises(SweepError, match=r"--enrich ',': no value; choose from metadata, contextual"):
         variant_options(enrich=",")
-    with pytest.raises(SweepError, match="--summaries 'abstract': unknown value 'abstract'; choose from extractive, llm"):
+    with pytest.raises(
+        SweepError, match="--summaries 'abstract': unknown value 'abstract'; choose from extractive, llm"
+    ):
         variant_options(summaries="abstract")
 
 
 def test_metadata_enrichment_embeds_the_prefix_and_scores_the_same_spans() -> None:
     text = "# Roasting\n\n" + TEXT
-    plain, enriched = evaluate({"doc.md": text}, QUESTIONS[:1], with_variants([PARAGRAPHS], enrich=[None, "metadata"]), k=1, model="words", encode=encode_words)
+    plain, enriched = evaluate(
+        {"doc.md": text},
+        QUESTIONS[:1],
+        with_variants([PARAGRAPHS], enrich=[None, "metadata"]),
+        k=1,
+        model="words",
+        encode=encode_words,
+    )
     embedded = [t for batch in calls for t in batch]
-    assert "Document: Roasting\nSection: Roasting\n\nTide power uses a turbine. A barrage holds the tide back.\n\n" in embedded
-    assert [(h.span.start, h.span.end) for h in plain.retrieved[0]] == [(h.span.start, h.span.end) for h in enriched.retrieved[0]]
+    assert (
+        "Document: Roasting\nSection: Roasting\n\nTide power uses a turbine. A barrage holds the tide back.\n\n"
+        in embedded
+    )
+    assert [(h.span.start, h.span.end) for h in plain.retrieved[0]] == [
+        (h.span.start, h.span.end) for h in enriched.retrieved[0]
+    ]
     assert enriched.chunks == plain.chunks == 4
-    shown = configured_chunks(text, Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100}, enrich="metadata"), name="doc.md")
+    shown = configured_chunks(
+        text, Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100}, enrich="metadata"), name="doc.md"
+    )
     assert [c.added_text for c in shown][:2] == ["Document: Roasting\nSection: Roasting\n\n"] * 2
 
 
@@ -217,15 +274,23 @@ def test_contextual_enrichment_in_the_evaluation_calls_once_per_chunk(llm_server
     question = Q("what is leather used for", (span_of("Book binding starts with a quire."),))
     configs = with_variants([PARAGRAPHS], enrich=[None, "contextual"])
     announced: list[str] = []
-    with use_llm(fast_settings(llm_server), cache_dir=tmp_path / "llm", on_estimate=lambda what, e: announced.append(f"{what}: {e.summary()}")):
+    with use_llm(
+        fast_settings(llm_server),
+        cache_dir=tmp_path / "llm",
+        on_estimate=lambda what, e: announced.append(f"{what}: {e.summary()}"),
+    ):
         plain, enriched = evaluate({"doc": TEXT}, [question], configs, k=1, model="words", encode=encode_words)
     # both find the binding paragraph; the context adds "leather binding", so it matches better
     assert (plain.retrieved[0][0].chunk_index, enriched.retrieved[0][0].chunk_index) == (2, 2)
     assert enriched.retrieved[0][0].score > plain.retrieved[0][0].score
     embedded = [t for batch in calls for t in batch]
-    assert "about leather binding.\n\nBook binding starts with a quire. The binding is covered in leather.\n" in embedded
+    assert (
+        "about leather binding.\n\nBook binding starts with a quire. The binding is covered in leather.\n" in embedded
+    )
     assert llm_server.calls == 3 and len(announced) == 1
-    assert announced[0].startswith("contextual retrieval for paragraphs(max_tokens=100, min_tokens=1) [enrich: contextual] of doc: 3 calls")
+    assert announced[0].startswith(
+        "contextual retrieval for paragraphs(max_tokens=100, min_tokens=1) [enrich: contextual] of doc: 3 calls"
+    )
     clear_answers()
     embedcache.clear_memory()
     with use_llm(fast_settings(llm_server), cache_dir=tmp_path / "llm") as session:
@@ -242,11 +307,20 @@ def test_llm_techniques_without_endpoint_fail_before_anything_is_embedded() -> N
         assert calls == []
     # the techniques without a model work with no endpoint
     with use_llm(LLMSettings()):
-        results = evaluate({"doc": TEXT}, QUESTIONS, [Configuration("paragraphs", enrich="metadata", summaries="extractive")], k=1, model="words", encode=encode_words)
+        results = evaluate(
+            {"doc": TEXT},
+            QUESTIONS,
+            [Configuration("paragraphs", enrich="metadata", summaries="extractive")],
+            k=1,
+            model="words",
+            encode=encode_words,
+        )
     assert len(results) == 1
 
 
 def test_summaries_on_a_multilevel_chunking_say_what_to_choose() -> None:
-    config = Configuration("parent_child", {"parent_size": 40, "child_size": 8, "child_overlap": 0}, summaries="extractive")
+    config = Configuration(
+        "parent_child", {"parent_size": 40, "child_size": 8, "child_overlap": 0}, summaries="extractive"
+    )
     with pytest.raises(SummaryIndexError, match="choose headings, paragraphs, recursive"):
         evaluate({"doc": TEXT}, QUESTIONS, [config], k=1, model="words", encode=encode_words)

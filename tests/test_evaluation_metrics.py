@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import SETTINGS, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,6 @@ from chunkviz.evaluation.metrics import Scores, Span, as_percent, precision_omeg
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Boundary, Reason
-from conftest import SETTINGS, examples
 
 
 def s(start: int, end: int, document: str = "d") -> Span:
@@ -103,7 +103,15 @@ def chunk(index: int, start: int, end: int, parent: int | None = None, level: in
 
 
 def test_empty_inputs_give_zero_not_an_error() -> None:
-    approx(question_scores([], [], []), recall=0.0, precision=0.0, iou=0.0, recall_at_k=0.0, reciprocal_rank=0.0, precision_omega=0.0)
+    approx(
+        question_scores([], [], []),
+        recall=0.0,
+        precision=0.0,
+        iou=0.0,
+        recall_at_k=0.0,
+        reciprocal_rank=0.0,
+        precision_omega=0.0,
+    )
     approx(question_scores([s(0, 5)], [], [s(0, 5)]), recall=0.0, iou=0.0, precision_omega=1.0)
 
 
@@ -128,7 +136,9 @@ def test_scores_agree_with_a_character_set_count(refs: list[tuple[int, int]], go
     found = len(ref_chars & got_chars)
     assert scores.recall == pytest.approx(found / sum(r.end - r.start for r in references))
     retrieved_total = sum(c.end - c.start for c in retrieved)
-    assert scores.iou == pytest.approx(found / (retrieved_total + len(ref_chars) - found) if retrieved_total + len(ref_chars) - found else 0.0)
+    assert scores.iou == pytest.approx(
+        found / (retrieved_total + len(ref_chars) - found) if retrieved_total + len(ref_chars) - found else 0.0
+    )
     for name in ("recall", "precision", "iou", "precision_omega", "recall_at_k", "reciprocal_rank"):
         assert 0.0 <= getattr(scores, name) <= 1.0 + 1e-12
 
@@ -162,6 +172,9 @@ def test_top_k_equals_a_full_stable_sort(chunks: int, queries: int, k: int, seed
     rng = np.random.default_rng(seed)
     c = rng.integers(-2, 3, size=(chunks, 3)).astype(np.float32)
     q = rng.integers(-2, 3, size=(queries, 3)).astype(np.float32)
-    norm = lambda m: m / np.where(np.linalg.norm(m, axis=1, keepdims=True) == 0, 1, np.linalg.norm(m, axis=1, keepdims=True))  # noqa: E731
+
+    def norm(m: np.ndarray) -> np.ndarray:
+        return m / np.where(np.linalg.norm(m, axis=1, keepdims=True) == 0, 1, np.linalg.norm(m, axis=1, keepdims=True))
+
     full = np.argsort(-(norm(q) @ norm(c).T), axis=1, kind="stable")[:, :k]
     assert top_k(q, c, k).indices.tolist() == full.tolist()

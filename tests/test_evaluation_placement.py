@@ -27,7 +27,7 @@ def test_place_exact_keeps_spans_and_first_find_reports_where_the_chunk_really_w
     placed = place(TEXT, chunks, "first_find")
     assert [(c.start, c.end, c.text) for c in placed] == [(0, 8, "Tide low"), (9, 18, " Tide low"), (19, 25, " Birds")]
     assert placed[1].metadata["exact_span"] == [9, 19]
-    assert all(TEXT[c.start:c.end] == c.text for c in placed)
+    assert all(TEXT[c.start : c.end] == c.text for c in placed)
 
 
 def test_second_copy_of_a_sentence_lands_on_the_first():
@@ -41,7 +41,9 @@ def test_unknown_placement_is_refused_with_the_choices():
     assert Configuration("recursive", {}, placement="first_find").label() == "recursive [first_find]"
 
 
-def test_first_find_scores_the_found_span_but_embeds_the_text_the_splitter_wrote(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_first_find_scores_the_found_span_but_embeds_the_text_the_splitter_wrote(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """As in Chroma's study: the vector is of the chunk's own text (trailing period included);
     only the scored span comes from the search."""
     from chunkviz.evaluation import embedcache

@@ -122,7 +122,10 @@ def test_document_names_match_by_key_file_name_or_stem() -> None:
         {"question": "By key?", "references": [{"document": "docs/a/guide.md", "excerpt": "two"}]},
         {"question": "By file name?", "references": [{"document": "guide.md", "excerpt": "three"}]},
         {"question": "By stem?", "references": [{"document": "other", "excerpt": "five"}]},
-        {"question": "By another path to the same file name?", "references": [{"document": "x/other.txt", "excerpt": "four"}]},
+        {
+            "question": "By another path to the same file name?",
+            "references": [{"document": "x/other.txt", "excerpt": "four"}],
+        },
     )
     docs = [q.references[0].document for q in parse_questions(file, corpus)]
     assert docs == ["docs/a/guide.md", "docs/a/guide.md", "other.txt", "other.txt"]
@@ -150,7 +153,9 @@ def test_format_is_read_from_the_extension_or_sniffed(tmp_path: Path) -> None:
         assert len(load_questions(str(path), CORPUS)) == 1
     assert len(load_questions(jsonl, CORPUS)) == 1  # text
     assert len(load_questions(jsonl.encode("utf-8"), CORPUS, name="upload.jsonl")) == 1  # an upload's bytes
-    csv_text = 'question,references,corpus_id\nQ?,"[{""content"": ""delta"", ""start_index"": 24, ""end_index"": 29}]",notes\n'
+    csv_text = (
+        'question,references,corpus_id\nQ?,"[{""content"": ""delta"", ""start_index"": 24, ""end_index"": 29}]",notes\n'
+    )
     assert CORPUS["notes.txt"][24:29] == "delta"
     assert load_questions(csv_text, CORPUS)[0].references == (Reference("notes.txt", 24, 29),)
     (tmp_path / "c.csv").write_text(csv_text, encoding="utf-8")
@@ -225,7 +230,11 @@ def test_bad_json_names_the_line() -> None:
     ],
 )
 def test_missing_or_malformed_keys_name_the_line(obj: dict, expected: str) -> None:
-    file = _jsonl({"question": "Fine?", "references": [{"excerpt": "delta"}]}, {"question": "x", "references": [{"excerpt": "gamma"}]}, obj)
+    file = _jsonl(
+        {"question": "Fine?", "references": [{"excerpt": "delta"}]},
+        {"question": "x", "references": [{"excerpt": "gamma"}]},
+        obj,
+    )
     err = _error(file, CORPUS, name="q.jsonl")
     assert "q.jsonl, line 3: " in str(err) and expected in str(err), str(err)
 
@@ -267,7 +276,9 @@ def test_reference_and_question_check_themselves() -> None:
 # ----------------------------------------------------------------------------- Chroma CSV
 
 
-def _chroma_csv(rows: list[tuple[str, list[dict], str]], header: tuple[str, ...] = ("question", "references", "corpus_id")) -> str:
+def _chroma_csv(
+    rows: list[tuple[str, list[dict], str]], header: tuple[str, ...] = ("question", "references", "corpus_id")
+) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -330,7 +341,8 @@ def test_chroma_csv_errors_name_the_line() -> None:
 
 def test_chroma_csv_extra_columns_and_a_single_document_without_corpus_id() -> None:
     text = _chroma_csv(
-        [("Q?", [{"content": "Beta", "start_index": 0, "end_index": 4}], "")], header=("question", "references", "corpus_id")
+        [("Q?", [{"content": "Beta", "start_index": 0, "end_index": 4}], "")],
+        header=("question", "references", "corpus_id"),
     )
     assert parse_questions(text, {"notes": "Beta"}, format="csv")[0].references == (Reference("notes", 0, 4),)
     indexed = ',question,references\n0,Q?,"[{""content"": ""Beta"", ""start_index"": 0, ""end_index"": 4}]"\n'
@@ -358,7 +370,7 @@ def test_all_chroma_questions_load_against_their_corpora() -> None:
 def test_save_and_load_round_trip(tmp_path: Path) -> None:
     corpus = {"docs/a.md": "Line one — é.\nLine two.", "b.txt": "x" * 10}
     questions = [
-        Question("First? \"quoted\"", (Reference("docs/a.md", 0, 13), Reference("b.txt", 2, 5))),
+        Question('First? "quoted"', (Reference("docs/a.md", 0, 13), Reference("b.txt", 2, 5))),
         Question("Second?", (Reference("docs/a.md", 14, 23),)),
     ]
     path = save_questions(questions, tmp_path / "saved.jsonl", corpus)

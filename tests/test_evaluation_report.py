@@ -31,7 +31,9 @@ from chunkviz.strategies.base import get_strategy
 
 
 def scores(value: float, rr: float = 1.0) -> Scores:
-    return Scores(recall=value, precision=value / 2, iou=value / 4, precision_omega=0.5, recall_at_k=value, reciprocal_rank=rr)
+    return Scores(
+        recall=value, precision=value / 2, iou=value / 4, precision_omega=0.5, recall_at_k=value, reciprocal_rank=rr
+    )
 
 
 def result(*per_question: Scores, chunks: int = 10, chars: float = 123.4) -> Result:
@@ -40,13 +42,21 @@ def result(*per_question: Scores, chunks: int = 10, chars: float = 123.4) -> Res
 
 @pytest.mark.parametrize(
     ("text", "sizes"),
-    [("128,256,512", [128, 256, 512]), (" 128, 256  512 ,", [128, 256, 512]), ("256, 128, 256", [256, 128]), ("7", [7])],
+    [
+        ("128,256,512", [128, 256, 512]),
+        (" 128, 256  512 ,", [128, 256, 512]),
+        ("256, 128, 256", [256, 128]),
+        ("7", [7]),
+    ],
 )
 def test_parse_sizes(text: str, sizes: list[int]) -> None:
     assert parse_sizes(text) == sizes
 
 
-@pytest.mark.parametrize(("text", "words"), [("", "no sizes"), (" , ", "no sizes"), ("128, x", "'x'"), ("0", "'0'"), ("-5", "'-5'"), ("1.5", "'1.5'")])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [("", "no sizes"), (" , ", "no sizes"), ("128, x", "'x'"), ("0", "'0'"), ("-5", "'-5'"), ("1.5", "'1.5'")],
+)
 def test_parse_sizes_refuses(text: str, words: str) -> None:
     with pytest.raises(SweepError, match=words):
         parse_sizes(text)
@@ -57,26 +67,87 @@ def test_parse_sizes_refuses(text: str, words: str) -> None:
     [
         # a size the params still fit: nothing changes (overlap 16 < 32, min_tokens 32 <= 32)
         ("fixed_tokens", {}, "chunk_size", 32, {"chunk_size": 32}, ()),
-        ("paragraphs", {"min_tokens": 32, "max_tokens": 128}, "max_tokens", 32, {"min_tokens": 32, "max_tokens": 32}, ()),
+        (
+            "paragraphs",
+            {"min_tokens": 32, "max_tokens": 128},
+            "max_tokens",
+            32,
+            {"min_tokens": 32, "max_tokens": 32},
+            (),
+        ),
         # the overlap keeps its ratio to the size (floored: it stays below)
-        ("fixed_tokens", {"chunk_size": 128, "overlap": 16}, "chunk_size", 16, {"chunk_size": 16, "overlap": 2}, (("overlap", 16, 128, 2, 16),)),
+        (
+            "fixed_tokens",
+            {"chunk_size": 128, "overlap": 16},
+            "chunk_size",
+            16,
+            {"chunk_size": 16, "overlap": 2},
+            (("overlap", 16, 128, 2, 16),),
+        ),
         ("recursive", {}, "chunk_size", 8, {"chunk_size": 8, "overlap": 1}, (("overlap", 16, 128, 1, 8),)),
-        ("recursive", {"chunk_size": 256, "overlap": 100}, "chunk_size", 100, {"chunk_size": 100, "overlap": 39}, (("overlap", 100, 256, 39, 100),)),
+        (
+            "recursive",
+            {"chunk_size": 256, "overlap": 100},
+            "chunk_size",
+            100,
+            {"chunk_size": 100, "overlap": 39},
+            (("overlap", 100, 256, 39, 100),),
+        ),
         ("fixed_tokens", {}, "chunk_size", 1, {"chunk_size": 1, "overlap": 0}, (("overlap", 16, 128, 0, 1),)),
         ("fixed_chars", {}, "chunk_size", 50, {"chunk_size": 50, "overlap": 6}, (("overlap", 64, 512, 6, 50),)),
-        ("paragraphs", {"min_tokens": 32, "max_tokens": 128}, "max_tokens", 16, {"min_tokens": 4, "max_tokens": 16}, (("min_tokens", 32, 128, 4, 16),)),
-        ("tables", {"text_overlap": 40}, "max_tokens", 16, {"text_overlap": 5, "max_tokens": 16}, (("text_overlap", 40, 128, 5, 16),)),
+        (
+            "paragraphs",
+            {"min_tokens": 32, "max_tokens": 128},
+            "max_tokens",
+            16,
+            {"min_tokens": 4, "max_tokens": 16},
+            (("min_tokens", 32, 128, 4, 16),),
+        ),
+        (
+            "tables",
+            {"text_overlap": 40},
+            "max_tokens",
+            16,
+            {"text_overlap": 5, "max_tokens": 16},
+            (("text_overlap", 40, 128, 5, 16),),
+        ),
         # the swept size itself is refused (child_size no longer below parent_size): the parent grows with it (ceiled)
-        ("parent_child", {}, "child_size", 1024, {"child_size": 1024, "parent_size": 8000}, (("parent_size", 1000, 128, 8000, 1024),)),
-        ("parent_child", {"parent_size": 300}, "child_size", 1000, {"parent_size": 2344, "child_size": 1000}, (("parent_size", 300, 128, 2344, 1000),)),
-        ("parent_child", {}, "child_size", 8, {"child_size": 8, "child_overlap": 1}, (("child_overlap", 16, 128, 1, 8),)),
+        (
+            "parent_child",
+            {},
+            "child_size",
+            1024,
+            {"child_size": 1024, "parent_size": 8000},
+            (("parent_size", 1000, 128, 8000, 1024),),
+        ),
+        (
+            "parent_child",
+            {"parent_size": 300},
+            "child_size",
+            1000,
+            {"parent_size": 2344, "child_size": 1000},
+            (("parent_size", 300, 128, 2344, 1000),),
+        ),
+        (
+            "parent_child",
+            {},
+            "child_size",
+            8,
+            {"child_size": 8, "child_overlap": 1},
+            (("child_overlap", 16, 128, 1, 8),),
+        ),
         # no ratio to keep (the column's size is 0: the model's limit), or not a whole-number sweep: unscaled, the run says why
         ("semantic", {"min_tokens": 40}, "max_tokens", 16, {"min_tokens": 40, "max_tokens": 16}, ()),
         ("semantic", {"similarity": 0.5}, "similarity", 0.7, {"similarity": 0.7}, ()),
     ],
 )
 def test_fit_to_size_scales_what_no_longer_fits(
-    strategy: str, params: dict[str, Any], name: str, size: Any, fitted: dict[str, Any], adjusted: tuple[tuple[Any, ...], ...]
+    strategy: str,
+    params: dict[str, Any],
+    name: str,
+    size: Any,
+    fitted: dict[str, Any],
+    adjusted: tuple[tuple[Any, ...], ...],
 ) -> None:
     before = dict(params)
     got, adjustments = fit_to_size(strategy, params, name, size)
@@ -89,7 +160,10 @@ def test_fit_to_size_scales_what_no_longer_fits(
 
 def test_fit_to_size_leaves_what_scaling_cannot_fix_unscaled() -> None:
     # overlap 16 at chunk_size 16 was never valid: there is no ratio that fits, the run reports it
-    assert fit_to_size("fixed_tokens", {"chunk_size": 16, "overlap": 16}, "chunk_size", 8) == ({"chunk_size": 8, "overlap": 16}, ())
+    assert fit_to_size("fixed_tokens", {"chunk_size": 16, "overlap": 16}, "chunk_size", 8) == (
+        {"chunk_size": 8, "overlap": 16},
+        (),
+    )
     # a parameter that does not exist is refused by the run, not scaled
     assert fit_to_size("recursive", {"nope": 1}, "chunk_size", 8) == ({"nope": 1, "chunk_size": 8}, ())
 
@@ -97,7 +171,11 @@ def test_fit_to_size_leaves_what_scaling_cannot_fix_unscaled() -> None:
 def test_adjustment_note_and_label_name_what_runs() -> None:
     one = Adjustment("overlap", 16, 128, 4, 32)
     assert adjustment_note([one]) == "overlap scaled with the size: 16 at 128 → 4 at 32"
-    several = [Adjustment("overlap", 16, 128, 2, 16), Adjustment("overlap", 16, 128, 1, 8), Adjustment("min_tokens", 32, 128, 4, 16)]
+    several = [
+        Adjustment("overlap", 16, 128, 2, 16),
+        Adjustment("overlap", 16, 128, 1, 8),
+        Adjustment("min_tokens", 32, 128, 4, 16),
+    ]
     assert adjustment_note(several) == (
         "overlap scaled with the size: 16 at 128 → 2 at 16, 1 at 8; min_tokens scaled with the size: 32 at 128 → 4 at 16"
     )
@@ -127,7 +205,11 @@ def test_check_k_refuses(k: object) -> None:
 
 
 def test_best_rows_marks_the_highest_mean_and_every_tie() -> None:
-    results = [result(scores(0.5), scores(1.0)), result(scores(1.0), scores(0.5)), result(scores(0.2), scores(0.2), chunks=3)]
+    results = [
+        result(scores(0.5), scores(1.0)),
+        result(scores(1.0), scores(0.5)),
+        result(scores(0.2), scores(0.2), chunks=3),
+    ]
     best = best_rows(results)
     assert best["recall"] == {0, 1} and best["iou"] == {0, 1}
     assert best["precision_omega"] == {0, 1, 2}
@@ -139,8 +221,20 @@ def test_best_rows_without_questions_marks_nothing() -> None:
 
 
 def test_summary_rows_are_percent_mean_and_std_with_the_best_marked() -> None:
-    rows = summary_rows([result(scores(0.5), scores(1.0), chunks=7, chars=99.6), result(scores(0.25), scores(0.25))], ["a", "b"])
-    assert list(rows[0]) == ["configuration", "chunks", "mean chunk chars", "recall@k", "recall", "precision", "IoU", "precision_Ω", "MRR"]
+    rows = summary_rows(
+        [result(scores(0.5), scores(1.0), chunks=7, chars=99.6), result(scores(0.25), scores(0.25))], ["a", "b"]
+    )
+    assert list(rows[0]) == [
+        "configuration",
+        "chunks",
+        "mean chunk chars",
+        "recall@k",
+        "recall",
+        "precision",
+        "IoU",
+        "precision_Ω",
+        "MRR",
+    ]
     assert rows[0]["configuration"] == "a" and rows[0]["chunks"] == 7 and rows[0]["mean chunk chars"] == 100
     assert rows[0]["recall"] == f"75.0 ± 25.0 {BEST_MARK}"
     assert rows[1]["recall"] == "25.0 ± 0.0"

@@ -41,14 +41,20 @@ def test_summary_names_the_similarity_threshold_not_a_percentile_value(topic) ->
     assert f"similarity threshold {value:.3f} = 5th percentile of 29 pairs · 2 breakpoints · 0 cuts" in line
     assert "exactly at the threshold" not in line
     assert "percentile =" not in line and "(percentile 95)" not in line and "\n" not in line
-    assert "30 sentences" in line and "2 breakpoints" in line and "0 cuts forced by max_tokens (256 model tokens)" in line
+    assert (
+        "30 sentences" in line and "2 breakpoints" in line and "0 cuts forced by max_tokens (256 model tokens)" in line
+    )
 
 
 @pytest.mark.parametrize(
     ("threshold_type", "amount", "phrase"),
     [
         ("gradient", 90, r"distance-gradient threshold -?\d\.\d{3} = 90th percentile of 29 rises in distance · "),
-        ("standard_deviation", 1.5, r"similarity threshold -?\d\.\d{3} = mean - 1\.5 × standard deviation of 29 pairs · "),
+        (
+            "standard_deviation",
+            1.5,
+            r"similarity threshold -?\d\.\d{3} = mean - 1\.5 × standard deviation of 29 pairs · ",
+        ),
         ("interquartile", 1, r"similarity threshold -?\d\.\d{3} = mean - 1 × interquartile range of 29 pairs · "),
         ("absolute", 0.3, r"similarity threshold 0\.300 \(absolute\)"),
     ],
@@ -100,7 +106,9 @@ def test_to_dict_is_json_without_nan(topic) -> None:
     assert json.loads(text)["breakpoints"] == sorted(SHIFTS)
     assert data["threshold"] == pytest.approx(topic.threshold.value)
     assert data["amount"] == 95.0 and data["metric"] == "similarity" and data["summary"] == topic.summary()
-    assert len(data["sentences"]) == 30 and not any(isinstance(v, float) and math.isnan(v) for v in data["similarities"])
+    assert len(data["sentences"]) == 30 and not any(
+        isinstance(v, float) and math.isnan(v) for v in data["similarities"]
+    )
 
 
 def test_explanation_pickles_for_the_app_cache(topic) -> None:

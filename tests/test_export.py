@@ -29,7 +29,9 @@ def test_csv_has_every_record_field() -> None:
     records = chunk_records(chunks, get_tokenizer("words"), TEXT)
     rows = list(csv.DictReader(io.StringIO(serialize(records, "csv"))))
     assert tuple(rows[0]) == RECORD_FIELDS and "boundary" in RECORD_FIELDS
-    assert [json.loads(line)["boundary"] for line in serialize(records, "jsonl").splitlines()] == [r["boundary"] for r in records]
+    assert [json.loads(line)["boundary"] for line in serialize(records, "jsonl").splitlines()] == [
+        r["boundary"] for r in records
+    ]
 
 
 def test_counter_counts_added_text_and_embedding_tokens() -> None:

@@ -60,7 +60,9 @@ def token_windows(document: Document, params: TokenWindowParams, tokenizer: Toke
 
 @pytest.fixture(autouse=True)
 def registered_strategy() -> Iterator[None]:
-    with temporary_strategy(NAME, "Windows of size tokens (a strategy defined in a test).", TokenWindowParams, token_windows):
+    with temporary_strategy(
+        NAME, "Windows of size tokens (a strategy defined in a test).", TokenWindowParams, token_windows
+    ):
         yield
 
 
@@ -99,7 +101,9 @@ def test_cli_strategies_json(capsys) -> None:
 
 
 def test_cli_chunk_with_a_list_parameter(capsys, doc_path: Path) -> None:
-    code = cli.main(["chunk", str(doc_path), "-s", NAME, "-p", "size=12", "-p", 'tags=["word7"]', "--tokenizer", "words"])
+    code = cli.main(
+        ["chunk", str(doc_path), "-s", NAME, "-p", "size=12", "-p", 'tags=["word7"]', "--tokenizer", "words"]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     records = [json.loads(line) for line in out.splitlines()]
@@ -112,11 +116,15 @@ def test_cli_chunk_with_a_list_parameter(capsys, doc_path: Path) -> None:
 
 def test_diagnostics_compare_configured_and_actual_overlap() -> None:
     chunks = chunkviz.chunk(TEXT, NAME, tokenizer="words", size=10, overlap=3)
-    report = diagnose(TEXT, chunks, tokenizer="words", strategy=NAME, params={"size": 10, "overlap": 3}, embedding_tokenizer=None)
+    report = diagnose(
+        TEXT, chunks, tokenizer="words", strategy=NAME, params={"size": 10, "overlap": 3}, embedding_tokenizer=None
+    )
     assert (report.overlap.configured, report.overlap.unit) == (3, "tokens")
     assert report.overlap.actual and set(report.overlap.actual) == {3}
     assert report.overlap.mismatches == 0
-    defaults = diagnose(TEXT, chunkviz.chunk(TEXT, NAME, tokenizer="words"), tokenizer="words", strategy=NAME, embedding_tokenizer=None)
+    defaults = diagnose(
+        TEXT, chunkviz.chunk(TEXT, NAME, tokenizer="words"), tokenizer="words", strategy=NAME, embedding_tokenizer=None
+    )
     assert defaults.overlap.configured == 3  # the declared default
 
 

@@ -7,8 +7,13 @@ Every reproduction of those items is a test here. Fixtures (HTML, DOCX, PDF) are
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hostile_files import docx_bomb, docx_bytes
@@ -16,6 +21,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunkviz
+from chunkviz import cli, limits
+from chunkviz.document.read import read_bytes
+from chunkviz.document.readers import docx as docx_reader
+from chunkviz.document.readers import html as html_reader
+from chunkviz.document.readers import pdf as pdf_reader
+from chunkviz.errors import ChunkvizError, DocumentError, InvalidParamError
 from chunkviz.export import (
     FORMULA_TRIGGERS,
     chunk_records,
@@ -23,12 +34,20 @@ from chunkviz.export import (
     serialize,
     spreadsheet_safe,
 )
+from chunkviz.limits import (
+    MAX_CHUNKS,
+    TooManyChunksError,
+    check_chunk_count,
+    check_chunk_count_bound,
+    estimated_chunk_count,
+)
+from chunkviz.semantic.embeddings import InvalidModelName, canonical_model, load_model
 from chunkviz.strategies.base import get_strategy
 from chunkviz.tokenizers import get_tokenizer
 
 # --------------------------------------------------------------------------- 7. CSV formulas
 
-FORMULA_TEXT = "=HYPERLINK(\"http://x\",\"y\")\n\n+1+2\n\n-3\n\n@SUM(A1)\n\n\tcmd\n\n\rz\n\n'quoted\n\nplain\n"
+FORMULA_TEXT = '=HYPERLINK("http://x","y")\n\n+1+2\n\n-3\n\n@SUM(A1)\n\n\tcmd\n\n\rz\n\n\'quoted\n\nplain\n'
 
 
 def _csv_rows(text: str) -> list[dict[str, str]]:
@@ -74,8 +93,19 @@ def test_csv_neutralizes_every_chunk_and_added_text_while_json_stays_exact() -> 
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from(["=", "+", "-", "@", "\t", "\r", "\n", "'", "a", " ", ",", '"']), min_size=1))
 def test_csv_cells_never_start_a_formula_and_give_the_exact_text_back(text: str) -> None:
-    record = {"index": 0, "start": 0, "end": len(text), "text": text, "reason": "end", "boundary": "end",
-              "parent": None, "level": 0, "added_text": text, "token_count": 1, "metadata": {"k": text}}
+    record = {
+        "index": 0,
+        "start": 0,
+        "end": len(text),
+        "text": text,
+        "reason": "end",
+        "boundary": "end",
+        "parent": None,
+        "level": 0,
+        "added_text": text,
+        "token_count": 1,
+        "metadata": {"k": text},
+    }
     (row,) = csv.DictReader(io.StringIO(serialize([record], "csv"), newline=""))
     for key in ("text", "added_text"):
         assert not row[key].startswith(FORMULA_TRIGGERS)
@@ -85,15 +115,6 @@ def test_csv_cells_never_start_a_formula_and_give_the_exact_text_back(text: str)
 
 # --------------------------------------------------------------------------- 6. raw errors
 
-import errno
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-from chunkviz import cli
-from chunkviz.errors import ChunkvizError, InvalidParamError
-from chunkviz.semantic.embeddings import InvalidModelName, canonical_model, load_model
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SEMANTIC_TEXT = "Alpha beta. Gamma delta. Epsilon zeta.\n\nEta theta."
@@ -126,11 +147,23 @@ def test_full_disk_is_one_error_line_and_a_failure_status(command: str, small_do
 def test_closed_stdout_is_one_error_line_and_a_failure_status(small_doc: Path) -> None:
     done = _run_shell(f"'{sys.executable}' -m chunkviz chunk '{small_doc}' -s recursive >&-")
     assert done.returncode == cli.EXIT_FAILURE
-    assert done.stderr.decode() == "chunkviz: error: standard output is closed; redirect it to a file instead (e.g. > out.jsonl)\n"
+    assert (
+        done.stderr.decode()
+        == "chunkviz: error: standard output is closed; redirect it to a file instead (e.g. > out.jsonl)\n"
+    )
 
 
-@pytest.mark.parametrize("argv", [["strategies"], ["diagnose", "{doc}", "-s", "recursive"], ["chunk", "{doc}", "-s", "recursive", "--format", "text"]])
-def test_closed_stdout_in_process(argv: list[str], small_doc: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["strategies"],
+        ["diagnose", "{doc}", "-s", "recursive"],
+        ["chunk", "{doc}", "-s", "recursive", "--format", "text"],
+    ],
+)
+def test_closed_stdout_in_process(
+    argv: list[str], small_doc: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(sys, "stdout", None)
     assert cli.main([a.format(doc=small_doc) for a in argv]) == cli.EXIT_FAILURE
     assert capsys.readouterr().err.startswith("chunkviz: error: standard output is closed")
@@ -146,7 +179,9 @@ class _FailingStream(io.StringIO):
 
 
 @pytest.mark.parametrize("error", [errno.ENOSPC, errno.EIO])
-def test_a_write_error_in_process_names_the_reason(error: int, small_doc: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_write_error_in_process_names_the_reason(
+    error: int, small_doc: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     failing = _FailingStream(error)
     monkeypatch.setattr(sys, "stdout", failing)
     assert cli.main(["chunk", str(small_doc), "-s", "recursive"]) == cli.EXIT_FAILURE
@@ -169,7 +204,9 @@ def test_non_string_model_in_the_embedding_functions_names_the_parameter(value: 
             function(value)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("value", [v for v in NOT_STRINGS if not isinstance(v, bytes)])  # bytes: UnknownTokenizerError already
+@pytest.mark.parametrize(
+    "value", [v for v in NOT_STRINGS if not isinstance(v, bytes)]
+)  # bytes: UnknownTokenizerError already
 def test_non_string_tokenizer_is_a_chunkviz_error(value: object) -> None:
     with pytest.raises(ChunkvizError, match="tokenizer"):
         chunkviz.chunk(SEMANTIC_TEXT, "recursive", tokenizer=value)  # type: ignore[arg-type]
@@ -201,12 +238,21 @@ def test_nan_is_refused_for_every_float_parameter_of_every_strategy() -> None:
     assert checked >= 4  # semantic: percentile, std_multiplier, iqr_multiplier, similarity
 
 
-def test_integral_floats_are_accepted_by_the_api_and_the_cli_alike(small_doc: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_integral_floats_are_accepted_by_the_api_and_the_cli_alike(
+    small_doc: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     api = chunkviz.chunk(SEMANTIC_TEXT, "paragraphs", max_tokens=5.0, min_tokens=0)
     assert api == chunkviz.chunk(SEMANTIC_TEXT, "paragraphs", max_tokens=5, min_tokens=0)
     spec = get_strategy("semantic")
-    assert spec.make_params({"max_tokens": "5.0"}) == spec.make_params({"max_tokens": 5.0}) == spec.make_params({"max_tokens": 5})
-    assert spec.make_params({"max_tokens": "5.0"}).max_tokens == 5 and spec.make_params({"max_tokens": "1e3"}).max_tokens == 1000
+    assert (
+        spec.make_params({"max_tokens": "5.0"})
+        == spec.make_params({"max_tokens": 5.0})
+        == spec.make_params({"max_tokens": 5})
+    )
+    assert (
+        spec.make_params({"max_tokens": "5.0"}).max_tokens == 5
+        and spec.make_params({"max_tokens": "1e3"}).max_tokens == 1000
+    )
     assert cli.main(["chunk", str(small_doc), "-s", "fixed_chars", "-p", "chunk_size=10.0", "-p", "overlap=0"]) == 0
     out = capsys.readouterr().out
     assert [json.loads(line)["end"] for line in out.splitlines()][:2] == [10, 20]
@@ -220,19 +266,18 @@ def test_an_invalid_model_name_prints_only_the_error(small_doc: Path) -> None:
     done = _run_shell(f"'{sys.executable}' -m chunkviz chunk '{small_doc}' -s semantic -p model=../not-a-model")
     assert done.returncode == cli.EXIT_USAGE
     lines = done.stderr.decode().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("chunkviz: error: cannot load embedding model '../not-a-model' offline")
+    assert len(lines) == 1 and lines[0].startswith(
+        "chunkviz: error: cannot load embedding model '../not-a-model' offline"
+    )
     assert done.stdout == b""
 
 
 # --------------------------------------------------------------------------- 4. readers
 
-from chunkviz.document.read import read_bytes
-from chunkviz.document.readers import docx as docx_reader
-from chunkviz.document.readers import html as html_reader
-from chunkviz.document.readers import pdf as pdf_reader
-from chunkviz.errors import DocumentError
 
-NO_BODY_HTML = b'<!doctype html><html><head><meta charset="utf-8"><title>T</title><h1>Station report</h1><p>Gauge read 3.2 m.</p>'
+NO_BODY_HTML = (
+    b'<!doctype html><html><head><meta charset="utf-8"><title>T</title><h1>Station report</h1><p>Gauge read 3.2 m.</p>'
+)
 
 
 @pytest.fixture(params=["lxml", "html.parser"])
@@ -241,7 +286,9 @@ def html_parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
     return request.param
 
 
-def test_html_without_head_end_or_body_keeps_the_whole_document(html_parser: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_html_without_head_end_or_body_keeps_the_whole_document(
+    html_parser: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     doc = read_bytes(NO_BODY_HTML, "report.html")
     assert doc.text == "# Station report\n\nGauge read 3.2 m.\n"
     assert [c.text for c in chunkviz.chunk(doc, "recursive")] == ["# Station report\n\nGauge read 3.2 m.\n"]
@@ -258,10 +305,14 @@ def test_html_without_head_end_through_the_cli_gives_chunks(tmp_path: Path, caps
 
 
 def test_text_directly_inside_a_table_is_moved_before_it_in_document_order(html_parser: str) -> None:
-    source = (b"<table>before<tr>in row<td>a</td><td>b</td></tr><p>para</p><tr><td>c</td><td>d</td></tr>after</table>"
-              b"<table><tr><td>e</td></tr>z</table>")
+    source = (
+        b"<table>before<tr>in row<td>a</td><td>b</td></tr><p>para</p><tr><td>c</td><td>d</td></tr>after</table>"
+        b"<table><tr><td>e</td></tr>z</table>"
+    )
     doc = read_bytes(source, "t.html")
-    assert doc.text == "before\n\nin row\n\npara\n\nafter\n\n| a | b |\n| --- | --- |\n| c | d |\n\nz\n\n| e |\n| --- |\n"
+    assert (
+        doc.text == "before\n\nin row\n\npara\n\nafter\n\n| a | b |\n| --- | --- |\n| c | d |\n\nz\n\n| e |\n| --- |\n"
+    )
     assert "5 pieces of text inside a table but outside its cells moved before the table" in doc.notes
     assert [len(t.rows) for t in doc.structure.tables] == [3, 2]
 
@@ -275,11 +326,16 @@ def test_deeply_nested_lists_keep_every_item_with_bounded_text() -> None:
     doc = read_bytes(source, "nested.html")
     assert doc.text.count("item") == 20000
     assert len(doc.text) < len(source)  # indentation stops growing at MAX_NESTING levels
-    assert f"HTML nested deeper than {html_reader.MAX_NESTING} levels: 39,954 deeper elements kept as plain text lines" in doc.notes
+    assert (
+        f"HTML nested deeper than {html_reader.MAX_NESTING} levels: 39,954 deeper elements kept as plain text lines"
+        in doc.notes
+    )
     assert chunkviz.chunk(doc, "recursive")
 
 
-@pytest.mark.parametrize("unit", ["<div>w", "<b>w", "<blockquote>w", "<table><tr><td>w", "<ol><li>w", "<dl><dt>w<dd>", "<pre>w", "<h2>w"])
+@pytest.mark.parametrize(
+    "unit", ["<div>w", "<b>w", "<blockquote>w", "<table><tr><td>w", "<ol><li>w", "<dl><dt>w<dd>", "<pre>w", "<h2>w"]
+)
 def test_any_deep_nesting_converts_without_exhausting_the_stack(unit: str) -> None:
     doc = read_bytes((unit * 3000).encode(), "deep.html")
     assert doc.text.count("w") == 3000
@@ -302,8 +358,6 @@ def test_converted_html_over_the_text_limit_is_refused(monkeypatch: pytest.Monke
         read_bytes(b"<p>" + b"a" * 1001 + b"</p>", "big.html")
 
 
-
-
 def test_docx_whose_xml_inflates_past_the_limit_is_refused_before_inflating(monkeypatch: pytest.MonkeyPatch) -> None:
     data = docx_bomb(docx_reader.MAX_XML_BYTES + 5_000_000)
     assert len(data) < 200_000  # the upload is small; what it expands to is not
@@ -312,7 +366,10 @@ def test_docx_whose_xml_inflates_past_the_limit_is_refused_before_inflating(monk
         raise AssertionError("the DOCX was inflated")
 
     monkeypatch.setattr(docx_reader.mammoth, "convert_to_html", never)
-    with pytest.raises(DocumentError, match=r"bomb.docx is too large once unpacked: its XML inflates to 25\.\d+ MB .* the limit is 20 MB"):
+    with pytest.raises(
+        DocumentError,
+        match=r"bomb.docx is too large once unpacked: its XML inflates to 25\.\d+ MB .* the limit is 20 MB",
+    ):
         read_bytes(data, "bomb.docx")
 
 
@@ -363,17 +420,10 @@ def test_pdf_extraction_stops_at_the_text_limit(monkeypatch: pytest.MonkeyPatch)
 
 # --------------------------------------------------------------------------- 5. memory: a bounded number of chunks
 
-from chunkviz import limits
-from chunkviz.limits import (
-    MAX_CHUNKS,
-    TooManyChunksError,
-    check_chunk_count,
-    check_chunk_count_bound,
-    estimated_chunk_count,
-)
 
-
-def _bound(strategy: str, text: str, tokenizer: str = "cl100k_base", max_chunks: int = MAX_CHUNKS, **params: object) -> limits.ChunkBound | None:
+def _bound(
+    strategy: str, text: str, tokenizer: str = "cl100k_base", max_chunks: int = MAX_CHUNKS, **params: object
+) -> limits.ChunkBound | None:
     spec = get_strategy(strategy)
     return estimated_chunk_count(spec, spec.make_params(params), text, get_tokenizer(tokenizer), max_chunks)
 
@@ -388,8 +438,16 @@ def test_the_estimate_for_windows_is_exact() -> None:
     assert bound.size_for(5) == 3 + 20  # ceil(97 / 5) = 20 new characters per chunk
 
 
-SIZE_PARAMS = {"fixed_chars": "chunk_size", "fixed_tokens": "chunk_size", "recursive": "chunk_size", "paragraphs": "max_tokens",
-               "sentences": "max_tokens", "parent_child": "child_size", "small_to_big": "max_child_tokens", "headings": "max_tokens"}
+SIZE_PARAMS = {
+    "fixed_chars": "chunk_size",
+    "fixed_tokens": "chunk_size",
+    "recursive": "chunk_size",
+    "paragraphs": "max_tokens",
+    "sentences": "max_tokens",
+    "parent_child": "child_size",
+    "small_to_big": "max_child_tokens",
+    "headings": "max_tokens",
+}
 
 
 @settings(max_examples=60, deadline=None)
@@ -418,20 +476,30 @@ def test_no_strategy_produces_fewer_chunks_than_the_fewest(text: str, strategy: 
 def test_fixed_chars_of_one_character_on_4_mb_is_refused_up_front_naming_the_parameter() -> None:
     text = "word " * 800_000  # 4 MB: 4 million one-character chunks before (49 s, 4.5 GB)
     spec = get_strategy("fixed_chars")
-    with pytest.raises(TooManyChunksError, match=(
-        r"fixed_chars: chunk_size=1 would cut this document \(4,000,000 chars\) into at least 4,000,000 chunks; "
-        r"a run may produce at most 100,000\. Raise chunk_size to at least 40, or chunk a smaller document")):
-        check_chunk_count_bound(spec, spec.make_params({"chunk_size": 1, "overlap": 0}), text, get_tokenizer("cl100k_base"))
+    with pytest.raises(
+        TooManyChunksError,
+        match=(
+            r"fixed_chars: chunk_size=1 would cut this document \(4,000,000 chars\) into at least 4,000,000 chunks; "
+            r"a run may produce at most 100,000\. Raise chunk_size to at least 40, or chunk a smaller document"
+        ),
+    ):
+        check_chunk_count_bound(
+            spec, spec.make_params({"chunk_size": 1, "overlap": 0}), text, get_tokenizer("cl100k_base")
+        )
 
 
-def test_the_cli_refuses_before_chunking(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_refuses_before_chunking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "big.txt"
     path.write_text("word " * 50_000, encoding="utf-8")  # 250,000 characters, 50,000 tokens
     chunked: list[str] = []
     monkeypatch.setattr(cli, "chunk", lambda *a, **k: chunked.append("called") or [])
     monkeypatch.setattr(limits, "MAX_CHUNKS", 1_000)
     monkeypatch.setattr(cli, "check_chunk_count_bound", lambda *a: check_chunk_count_bound(*a, max_chunks=1_000))
-    assert cli.main(["chunk", str(path), "-s", "fixed_tokens", "-p", "chunk_size=8", "-p", "overlap=4"]) == cli.EXIT_USAGE
+    assert (
+        cli.main(["chunk", str(path), "-s", "fixed_tokens", "-p", "chunk_size=8", "-p", "overlap=4"]) == cli.EXIT_USAGE
+    )
     err = capsys.readouterr().err
     assert err == (
         "chunkviz: error: fixed_tokens: chunk_size=8 with overlap 4 would cut this document (50,001 tokens) into about "
@@ -446,7 +514,9 @@ def test_tokens_are_counted_only_when_the_byte_length_could_exceed_the_limit(mon
     monkeypatch.setattr(tokenizer, "count", lambda text: counted.append(len(text)) or len(text.split()))
     spec = get_strategy("recursive")
     params = spec.make_params({"chunk_size": 100, "overlap": 0})
-    assert estimated_chunk_count(spec, params, "word " * 1000, tokenizer, max_chunks=50) is None  # 5,000 bytes / 100 <= 50
+    assert (
+        estimated_chunk_count(spec, params, "word " * 1000, tokenizer, max_chunks=50) is None
+    )  # 5,000 bytes / 100 <= 50
     assert counted == []
     bound = estimated_chunk_count(spec, params, "word " * 1000, tokenizer, max_chunks=10)
     assert counted == [5000] and bound is not None and bound.chunks == 10
@@ -456,7 +526,10 @@ def test_strategies_without_a_size_cap_are_checked_on_the_result() -> None:
     spec = get_strategy("semantic")
     assert estimated_chunk_count(spec, spec.make_params({}), "a. b. c.", get_tokenizer("words")) is None
     check_chunk_count(spec, spec.make_params({}), [object()] * 3, max_chunks=3)
-    with pytest.raises(TooManyChunksError, match=r"semantic cut this document into 4 chunks; a run may produce at most 3: change the parameters"):
+    with pytest.raises(
+        TooManyChunksError,
+        match=r"semantic cut this document into 4 chunks; a run may produce at most 3: change the parameters",
+    ):
         check_chunk_count(spec, spec.make_params({}), [object()] * 4, max_chunks=3)
     paragraphs = get_strategy("paragraphs")
     with pytest.raises(TooManyChunksError, match=r"raise max_tokens \(now 128\)"):
@@ -466,9 +539,13 @@ def test_strategies_without_a_size_cap_are_checked_on_the_result() -> None:
 def test_a_run_at_the_limit_is_allowed_and_bounded() -> None:
     text = "abcd" * 25_000  # 100,000 characters
     spec = get_strategy("fixed_chars")
-    check_chunk_count_bound(spec, spec.make_params({"chunk_size": 1, "overlap": 0}), text, get_tokenizer("chars"))  # exactly 100,000
+    check_chunk_count_bound(
+        spec, spec.make_params({"chunk_size": 1, "overlap": 0}), text, get_tokenizer("chars")
+    )  # exactly 100,000
     with pytest.raises(TooManyChunksError):
-        check_chunk_count_bound(spec, spec.make_params({"chunk_size": 1, "overlap": 0}), text + "e", get_tokenizer("chars"))
+        check_chunk_count_bound(
+            spec, spec.make_params({"chunk_size": 1, "overlap": 0}), text + "e", get_tokenizer("chars")
+        )
 
 
 @pytest.mark.parametrize("value", [None, 1, [], {}, ("recursive",)])
@@ -480,7 +557,9 @@ def test_a_strategy_name_that_is_not_a_string_is_the_unknown_strategy_error(valu
 
 
 @pytest.mark.slow
-def test_eval_json_that_cannot_be_written_is_one_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_json_that_cannot_be_written_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", str(tmp_path / "cache"))
     samples = REPO_ROOT / "sample_docs"
     target = tmp_path / "missing-folder" / "scores.json"

@@ -27,7 +27,9 @@ ODD_CODE = "x = '😀😀😀'; y = 'é'\n\u2028z\u2029\x85\u200b\ue000 end\n"
 
 
 def window_rows(chunks: list[Chunk]) -> list[tuple[Any, ...]]:
-    return [(c.level, c.start, c.end, c.metadata["token_count"], bool(c.metadata.get("over_size_limit"))) for c in chunks]
+    return [
+        (c.level, c.start, c.end, c.metadata["token_count"], bool(c.metadata.get("over_size_limit"))) for c in chunks
+    ]
 
 
 def assert_counts_are_real(chunks: list[Chunk], tokenizer: str, limit_of: Any) -> None:
@@ -56,7 +58,14 @@ def test_fixed_tokens_emoji_split_by_tokens_is_in_one_chunk_with_its_real_count(
     text = "ab 😀😀 语 x"
     chunks = chunk(text, "fixed_tokens", chunk_size=1, overlap=0)
     assert [c.text for c in chunks] == ["ab", " 😀", "😀", " ", "语", " x"]
-    assert [(c.metadata["token_start"], c.metadata["token_end"]) for c in chunks] == [(0, 1), (1, 2), (2, 4), (4, 5), (5, 6), (6, 7)]
+    assert [(c.metadata["token_start"], c.metadata["token_end"]) for c in chunks] == [
+        (0, 1),
+        (1, 2),
+        (2, 4),
+        (4, 5),
+        (5, 6),
+        (6, 7),
+    ]
     assert [c.metadata["token_count"] for c in chunks] == [1, 1, 2, 1, 1, 1]
     emoji = chunks[2]
     assert emoji.metadata["over_size_limit"] and emoji.metadata["indivisible"]
@@ -72,7 +81,14 @@ def test_fixed_tokens_overlap_keeps_real_counts() -> None:
     # and holds 😀 + " " = 3 tokens: over 2, flagged indivisible
     chunks = chunk("ab 😀😀 语 x", "fixed_tokens", chunk_size=2, overlap=1)
     rows = [(c.text, c.metadata["token_count"], bool(c.metadata.get("over_size_limit"))) for c in chunks]
-    assert rows == [("ab 😀", 2, False), (" 😀", 1, False), ("😀", 2, False), ("😀 ", 3, True), (" 语", 2, False), ("语 x", 2, False)]
+    assert rows == [
+        ("ab 😀", 2, False),
+        (" 😀", 1, False),
+        ("😀", 2, False),
+        ("😀 ", 3, True),
+        (" 语", 2, False),
+        ("语 x", 2, False),
+    ]
     assert chunks[3].metadata["indivisible"]
     assert_counts_are_real(chunks, "cl100k_base", lambda c: 2)
 
@@ -119,7 +135,9 @@ def test_parent_child_without_overlap_children_tile_their_parents() -> None:
         ("parent_child", {"parent_size": 10, "child_size": 3, "child_overlap": 0, "parents": "sections"}, (10, 3)),
     ],
 )
-def test_token_windows_tile_and_report_real_counts(tokenizer: str, name: str, params: dict[str, Any], limits: tuple[int, int]) -> None:
+def test_token_windows_tile_and_report_real_counts(
+    tokenizer: str, name: str, params: dict[str, Any], limits: tuple[int, int]
+) -> None:
     @settings(max_examples=examples(40), **SETTINGS)
     @given(text=odd_text(25))
     def prop(text: str) -> None:
@@ -145,7 +163,9 @@ def test_token_windows_tile_and_report_real_counts(tokenizer: str, name: str, pa
         ("headings", {"max_tokens": 2}, (2, 2)),
     ],
 )
-def test_span_strategies_tile_without_overlap_and_flag_what_is_over(name: str, params: dict[str, Any], limits: tuple[int, int]) -> None:
+def test_span_strategies_tile_without_overlap_and_flag_what_is_over(
+    name: str, params: dict[str, Any], limits: tuple[int, int]
+) -> None:
     """The strategies that cut spans by real counts: no shared text without overlap, and a chunk
     over its limit (one character the tokenizer spreads over several tokens) is flagged."""
     tok = CL100K

@@ -33,9 +33,16 @@ def test_langchain_documents_exact() -> None:
         ("docs/guide.md#1", "## Setup\n\nInstall it now.\n"),
     ]
     meta = records[1]["metadata"]
-    assert {k: meta[k] for k in ("source", "start_index", "end_index", "heading_path", "parent_id", "chunk_index", "level")} == {
-        "source": "docs/guide.md", "start_index": 22, "end_index": 48, "heading_path": ["Guide", "Setup"],
-        "parent_id": None, "chunk_index": 1, "level": 0,
+    assert {
+        k: meta[k] for k in ("source", "start_index", "end_index", "heading_path", "parent_id", "chunk_index", "level")
+    } == {
+        "source": "docs/guide.md",
+        "start_index": 22,
+        "end_index": 48,
+        "heading_path": ["Guide", "Setup"],
+        "parent_id": None,
+        "chunk_index": 1,
+        "level": 0,
     }
     assert records[0]["type"] == "Document" and "added_text" not in meta
 
@@ -43,7 +50,12 @@ def test_langchain_documents_exact() -> None:
 def test_llamaindex_nodes_exact_relationships() -> None:
     chunks = chunk(guide(), "headings", max_tokens=50)
     first, second = llamaindex_nodes(guide(), chunks, doc_id="guide")
-    assert (second["id_"], second["text"], second["start_char_idx"], second["end_char_idx"]) == ("guide#1", "## Setup\n\nInstall it now.\n", 22, 48)
+    assert (second["id_"], second["text"], second["start_char_idx"], second["end_char_idx"]) == (
+        "guide#1",
+        "## Setup\n\nInstall it now.\n",
+        22,
+        48,
+    )
     assert {k: v["node_id"] for k, v in first["relationships"].items()} == {"1": "guide", "3": "guide#1"}
     assert {k: v["node_id"] for k, v in second["relationships"].items()} == {"1": "guide", "2": "guide#0"}
     assert first["relationships"]["1"]["node_type"] == "4"  # the source is a document
@@ -79,7 +91,10 @@ def test_interop_text_formats() -> None:
     chunks = chunk(guide(), "headings", max_tokens=50)
     lines = interop_text(guide(), chunks, "langchain").splitlines()
     assert [json.loads(line)["id"] for line in lines] == ["docs/guide.md#0", "docs/guide.md#1"]
-    assert [n["id_"] for n in json.loads(interop_text(guide(), chunks, "llamaindex"))] == ["docs/guide.md#0", "docs/guide.md#1"]
+    assert [n["id_"] for n in json.loads(interop_text(guide(), chunks, "llamaindex"))] == [
+        "docs/guide.md#0",
+        "docs/guide.md#1",
+    ]
     with pytest.raises(ValueError, match="choose one of: langchain, llamaindex"):
         interop_records(guide(), chunks, "haystack")
 
@@ -120,5 +135,7 @@ def test_llamaindex_loads_them() -> None:
         if c.parent is not None:
             assert node.parent_node is not None and node.parent_node.node_id == f"doc#{c.parent}"
         else:
-            assert [r.node_id for r in node.child_nodes or []] == [f"doc#{k.index}" for k in chunks if k.parent == c.index]
+            assert [r.node_id for r in node.child_nodes or []] == [
+                f"doc#{k.index}" for k in chunks if k.parent == c.index
+            ]
         assert json.loads(node.to_json())["relationships"] == node_dict["relationships"]

@@ -58,15 +58,21 @@ TEXTS: dict[str, Callable[[int], str]] = {
     # 15,000 lines of " \n": 27.8 s
     "space_newline_lines": lambda n: "w" + " \n" * (n // 2) + "w",
     # a Markdown file of blank lines (paragraphs, headings, sentences, small_to_big, tables, code)
-    "markdown_blank_lines": lambda n: "# Title\n\nword\n" + "\n" * n + "| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode\n```\n",
+    "markdown_blank_lines": lambda n: (
+        "# Title\n\nword\n" + "\n" * n + "| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode\n```\n"
+    ),
     "space_run": lambda n: "a" + " " * n + "b",
     "crlf_run": lambda n: "a" + "\r\n" * (n // 2) + "b",
     "one_long_line": lambda n: "abcdefghij" * (n // 10),
     "prose": prose,
     # many units of the structure-aware strategies: sections, table rows, functions
-    "many_headings": lambda n: "".join(f"{'#' * (1 + k % 6)} Heading {k}\n\nText {k} here.\n\n" for k in range(n // 30)),
+    "many_headings": lambda n: "".join(
+        f"{'#' * (1 + k % 6)} Heading {k}\n\nText {k} here.\n\n" for k in range(n // 30)
+    ),
     "long_table": lambda n: "| a | b |\n|---|---|\n" + "".join(f"| {k} | x{k} |\n" for k in range(n // 12)),
-    "many_functions": lambda n: "class A:\n" + "".join(f"    def m{k}(self):\n        return {k}\n\n" for k in range(n // 40)),
+    "many_functions": lambda n: (
+        "class A:\n" + "".join(f"    def m{k}(self):\n        return {k}\n\n" for k in range(n // 40))
+    ),
 }
 
 #: Each strategy at its smallest allowed limits (and, where a parameter changes the algorithm, its
@@ -76,7 +82,11 @@ SMALLEST: dict[str, list[dict[str, Any]]] = {
     "fixed_chars": [{"chunk_size": 1, "overlap": 0}],
     "sentences": [{"max_tokens": 1, "overlap_sentences": 0}, {"max_tokens": 2, "overlap_sentences": 100}],
     "paragraphs": [{"min_tokens": 1, "max_tokens": 1}, {"min_tokens": 0, "max_tokens": 2}],
-    "recursive": [{"chunk_size": 1, "overlap": 0}, {"chunk_size": 5, "overlap": 2}, {"chunk_size": 2, "overlap": 1, "separators": "markdown"}],
+    "recursive": [
+        {"chunk_size": 1, "overlap": 0},
+        {"chunk_size": 5, "overlap": 2},
+        {"chunk_size": 2, "overlap": 1, "separators": "markdown"},
+    ],
     "recursive_langchain": [{"chunk_size": 1, "overlap": 0}, {"chunk_size": 2, "overlap": 2}],
     "semantic": [{"max_tokens": 3}, {"max_tokens": 3, "min_tokens": 3, "buffer_size": 5}],
     "headings": [{"max_tokens": 1}, {"max_tokens": 5, "merge_small": 4}],
@@ -283,7 +293,10 @@ REPRODUCTIONS = [
     (BLANK_AROUND_A_WORD, "headings", {"max_tokens": 5}, "cl100k_base"),  # 15.3 s
     (BLANK_AROUND_A_WORD, "paragraphs", {"min_tokens": 1, "max_tokens": 2}, "cl100k_base"),  # 12.2 s
     (BLANK_AROUND_A_WORD, "sentences", {"max_tokens": 2}, "cl100k_base"),  # 6.5 s
-    *((MARKDOWN_BLANK_LINES, name, {}, "cl100k_base") for name in ("paragraphs", "headings", "sentences", "small_to_big", "tables", "code")),
+    *(
+        (MARKDOWN_BLANK_LINES, name, {}, "cl100k_base")
+        for name in ("paragraphs", "headings", "sentences", "small_to_big", "tables", "code")
+    ),
     *(
         (ONE_LONG_LINE, name, params, "chars")  # one long line, chars tokenizer, tiny limits: 34-182 s
         for name, params in (
@@ -301,7 +314,11 @@ REPRODUCTIONS = [
     ("text", "name", "params", "tokenizer"),
     [pytest.param(*case, id=f"{case[1]}-{len(case[0])}chars-{case[3]}-{k}") for k, case in enumerate(REPRODUCTIONS)],
 )
-def test_issue_reproductions_do_bounded_work_per_character(text: str, name: str, params: dict[str, Any], tokenizer: str) -> None:
+def test_issue_reproductions_do_bounded_work_per_character(
+    text: str, name: str, params: dict[str, Any], tokenizer: str
+) -> None:
     lines, tokenized = work(text, name, params, tokenizer)
     assert lines <= MAX_LINES_PER_CHAR * len(text), f"{lines / len(text):.0f} lines of chunkviz code per character"
-    assert tokenized <= MAX_TOKENIZED_PER_CHAR * len(text), f"{tokenized / len(text):.1f} characters tokenized per character"
+    assert tokenized <= MAX_TOKENIZED_PER_CHAR * len(text), (
+        f"{tokenized / len(text):.1f} characters tokenized per character"
+    )

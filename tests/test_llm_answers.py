@@ -78,7 +78,9 @@ def test_token_f1_hand_computed(prediction: str, reference: str, f1: float) -> N
     assert token_f1(prediction, reference) == pytest.approx(f1, abs=1e-12)
 
 
-words = st.lists(st.sampled_from(["a", "the", "cat", "Cat,", "sat", "mat.", "x", "y", "über", "—"]), max_size=12).map(" ".join)
+words = st.lists(st.sampled_from(["a", "the", "cat", "Cat,", "sat", "mat.", "x", "y", "über", "—"]), max_size=12).map(
+    " ".join
+)
 
 
 @settings(max_examples=examples(200), **SETTINGS)
@@ -99,27 +101,50 @@ def test_token_f1_is_a_symmetric_fraction_and_one_on_itself(a: str, b: str) -> N
         ('{"verdict": "partially correct", "reason": "Half."}', Verdict("partially correct", 0.5, "Half.")),
         (
             '```json\n{"verdict": "Partially_Correct", "reason": "Half."}\n```',
-            Verdict("partially correct", 0.5, "Half.", (
-                "removed a Markdown code fence around the JSON", "read the verdict 'Partially_Correct' as 'partially correct'",
-            )),
+            Verdict(
+                "partially correct",
+                0.5,
+                "Half.",
+                (
+                    "removed a Markdown code fence around the JSON",
+                    "read the verdict 'Partially_Correct' as 'partially correct'",
+                ),
+            ),
         ),
         (
             "Here you go: {'verdict': 'incorrect', 'reason': 'Wrong year.'} Hope that helps.",
-            Verdict("incorrect", 0.0, "Wrong year.", ("read a Python-style literal (single quotes) as JSON", "ignored text around the JSON")),
+            Verdict(
+                "incorrect",
+                0.0,
+                "Wrong year.",
+                ("read a Python-style literal (single quotes) as JSON", "ignored text around the JSON"),
+            ),
         ),
         (
             '{"grade": "wrong"}',
-            Verdict("incorrect", 0.0, "", (
-                "read the verdict under 'grade' (not 'verdict')", "read the verdict 'wrong' as 'incorrect'", "no reason given",
-            )),
+            Verdict(
+                "incorrect",
+                0.0,
+                "",
+                (
+                    "read the verdict under 'grade' (not 'verdict')",
+                    "read the verdict 'wrong' as 'incorrect'",
+                    "no reason given",
+                ),
+            ),
         ),
-        ('[{"verdict": "correct", "reason": "ok"}]', Verdict("correct", 1.0, "ok", ("read the object inside a one-item list",))),
+        (
+            '[{"verdict": "correct", "reason": "ok"}]',
+            Verdict("correct", 1.0, "ok", ("read the object inside a one-item list",)),
+        ),
         (
             "Incorrect. The excerpt says every two weeks.",
             Verdict("incorrect", 0.0, "", ("not valid JSON: read the verdict from the text", "no reason given")),
         ),
-        ('{"verdict": "correct", "reason": "' + "x" * 400 + '"}',
-         Verdict("correct", 1.0, "x" * 299 + "…", ("shortened the reason to 300 characters",))),
+        (
+            '{"verdict": "correct", "reason": "' + "x" * 400 + '"}',
+            Verdict("correct", 1.0, "x" * 299 + "…", ("shortened the reason to 300 characters",)),
+        ),
         ("", None),
         ("correct or incorrect, hard to say", None),  # two verdicts: none
         ('{"verdict": "maybe", "reason": "unsure"}', None),
@@ -136,8 +161,10 @@ def test_the_judge_prompt_is_shown_as_the_model_gets_it() -> None:
     assert "\n\n[user]\nQuestion: {question}\n" in shown and "{references}" in shown and "{answer}" in shown
     assert shown.endswith('{"verdict": "correct", "reason": "one short sentence"}')
     messages = JUDGE_PROMPT.messages(judge_input("Q?", ["first  excerpt\nline", "second"], " the answer "))
-    assert messages[1]["content"].startswith("Question: Q?\n\nReference excerpts from the document (they hold the correct answer):\n"
-                                             "- first excerpt line\n- second\n\nAnswer to grade:\nthe answer\n\n")
+    assert messages[1]["content"].startswith(
+        "Question: Q?\n\nReference excerpts from the document (they hold the correct answer):\n"
+        "- first excerpt line\n- second\n\nAnswer to grade:\nthe answer\n\n"
+    )
     assert messages[1]["content"].endswith('{"verdict": "correct", "reason": "one short sentence"}')
 
 
@@ -162,8 +189,13 @@ NO_SCORES = Scores(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 def result(size: int, *per_question: list[Span]) -> Result:
-    retrieved = tuple(tuple(Retrieved(rank, 1.0 - rank / 10, s, i) for i, (rank, s) in enumerate(enumerate(spans, 1))) for spans in per_question)
-    return Result(Configuration("recursive", {"chunk_size": size}), 2, (NO_SCORES,) * len(per_question), retrieved, 4, 30.0)
+    retrieved = tuple(
+        tuple(Retrieved(rank, 1.0 - rank / 10, s, i) for i, (rank, s) in enumerate(enumerate(spans, 1)))
+        for spans in per_question
+    )
+    return Result(
+        Configuration("recursive", {"chunk_size": size}), 2, (NO_SCORES,) * len(per_question), retrieved, 4, 30.0
+    )
 
 
 # A retrieves what answers both questions; B retrieves the same for question 1 (the same prompt:
@@ -208,7 +240,8 @@ def test_passages_are_the_top_k_in_rank_order_with_their_text() -> None:
         assert [(p.rank, p.text) for p in shown] == [(1, LOG), (2, "Alpha station notes.")]
     assert [p.rank for p in passages(hits, {NAME: DOC})] == [1, 2, 3]
     assert answer_input("Q?", passages(hits, {NAME: DOC}, 2)) == {
-        "passages": f"[1] {LOG}\n\n[2] Alpha station notes.", "question": "Q?",
+        "passages": f"[1] {LOG}\n\n[2] Alpha station notes.",
+        "question": "Q?",
     }
     assert answer_input("Q?", [])["passages"] == "(no passages were retrieved)"
 
@@ -217,8 +250,12 @@ def test_answer_quality_scores_each_answer_and_a_second_run_makes_no_call(server
     settings = fast_settings(server)
     announced: list[tuple[str, Any]] = []
     ticks: list[tuple[int, int]] = []
-    with use_llm(settings, cache_dir=tmp_path, on_estimate=lambda what, e: announced.append((what, e)),
-                 progress=lambda d, t: ticks.append((d, t))) as session:
+    with use_llm(
+        settings,
+        cache_dir=tmp_path,
+        on_estimate=lambda what, e: announced.append((what, e)),
+        progress=lambda d, t: ticks.append((d, t)),
+    ) as session:
         qualities = answer_quality(RESULTS, QUESTIONS, {NAME: DOC}, judge=True)
         stats = session.stats
     # answers: A1 = B1 (one call), A2, B2; judge: A1 = B1, A2, B2
@@ -238,10 +275,18 @@ def test_answer_quality_scores_each_answer_and_a_second_run_makes_no_call(server
     assert [x.f1 for x in b.answers] == [1.0, 0.0]
     assert [x.verdict for x in a.answers] == [
         Verdict("correct", 1.0, "Matches the excerpt."),
-        Verdict("correct", 1.0, "Same place.", ("removed a Markdown code fence around the JSON", "read the verdict 'Correct' as 'correct'")),
+        Verdict(
+            "correct",
+            1.0,
+            "Same place.",
+            ("removed a Markdown code fence around the JSON", "read the verdict 'Correct' as 'correct'"),
+        ),
     ]
     assert b.answers[1].verdict == Verdict("incorrect", 0.0, "No answer given.")
-    assert [(p.rank, p.start, p.end) for p in b.answers[1].passages] == [(1, GAMMA.start, GAMMA.end), (2, ALPHA.start, ALPHA.end)]
+    assert [(p.rank, p.start, p.end) for p in b.answers[1].passages] == [
+        (1, GAMMA.start, GAMMA.end),
+        (2, ALPHA.start, ALPHA.end),
+    ]
     assert a.summary()["answer_f1"] == (pytest.approx(11 / 12), pytest.approx(1 / 12))
     assert a.summary()["judge"] == (1.0, 0.0)
     assert b.summary() == {"answer_f1": (0.5, 0.5), "judge": (0.5, 0.5)}
@@ -263,7 +308,7 @@ def test_the_table_gets_answer_columns_and_the_json_its_answers(server: Loopback
     base = table(RESULTS).split("\n")
     lines = with_answer_columns(table(RESULTS), qualities).split("\n")
     assert [line[: len(b)] for line, b in zip(lines, base)] == base
-    assert [line[len(b):] for line, b in zip(lines, base)] == [
+    assert [line[len(b) :] for line, b in zip(lines, base)] == [
         "    answer F1        judge",
         "  -----------  -----------",
         "   91.7 ± 8.3  100.0 ± 0.0",
@@ -278,14 +323,23 @@ def test_the_table_gets_answer_columns_and_the_json_its_answers(server: Loopback
     }
     assert records[1]["answers"]["summary"]["judge"] == {"mean": 0.5, "std": 0.5}
     assert records[1]["answers"]["questions"][1] == {
-        "number": 2, "question": "Where is the log kept?", "answer": "The passages do not say.", "f1": 0.0,
-        "passages": [{"rank": 1, "document": NAME, "start": GAMMA.start, "end": GAMMA.end},
-                     {"rank": 2, "document": NAME, "start": ALPHA.start, "end": ALPHA.end}],
+        "number": 2,
+        "question": "Where is the log kept?",
+        "answer": "The passages do not say.",
+        "f1": 0.0,
+        "passages": [
+            {"rank": 1, "document": NAME, "start": GAMMA.start, "end": GAMMA.end},
+            {"rank": 2, "document": NAME, "start": ALPHA.start, "end": ALPHA.end},
+        ],
         "judge": {"verdict": "incorrect", "score": 0.0, "reason": "No answer given.", "repairs": []},
     }
     assert answer_rows(qualities[1])[1] == {
-        "#": 2, "question": "Where is the log kept?", "answer": "The passages do not say.", "answer F1": 0.0,
-        "judge": "incorrect", "reason": "No answer given.",
+        "#": 2,
+        "question": "Where is the log kept?",
+        "answer": "The passages do not say.",
+        "answer F1": 0.0,
+        "judge": "incorrect",
+        "reason": "No answer given.",
     }
 
 
@@ -306,7 +360,9 @@ def test_eval_options_through_argparse(server: LoopbackLLM, tmp_path: Path) -> N
     with use_llm(fast_settings(server), cache_dir=tmp_path) as session:
         assert run_answers(parser.parse_args([]), {NAME: DOC}, QUESTIONS, RESULTS, session) is None
         assert server.calls == 0
-        judged = run_answers(parser.parse_args(["--judge", "--answer-k", "1"]), {NAME: DOC}, QUESTIONS, RESULTS, session)
+        judged = run_answers(
+            parser.parse_args(["--judge", "--answer-k", "1"]), {NAME: DOC}, QUESTIONS, RESULTS, session
+        )
     assert judged is not None and [q.judged for q in judged] == [True, True]
     assert {len(x.passages) for q in judged for x in q.answers} == {1}
     with pytest.raises(ValueError, match="answer k = 0"):
@@ -319,7 +375,9 @@ def test_eval_options_through_argparse(server: LoopbackLLM, tmp_path: Path) -> N
             check_answer_endpoint(parser.parse_args(["--answers"]), session)
 
 
-def test_answer_quality_after_a_real_evaluation(server: LoopbackLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_answer_quality_after_a_real_evaluation(
+    server: LoopbackLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The engine's own Results: a bag-of-words retriever puts each question's paragraph first."""
     import numpy as np
 
@@ -331,9 +389,18 @@ def test_answer_quality_after_a_real_evaluation(server: LoopbackLLM, tmp_path: P
     vocabulary = ["station", "visited", "log", "kept", "alpha", "gamma"]
 
     def encode(texts: Any, progress: Any = None) -> Any:
-        return np.asarray([[re.findall(r"[a-z]+", t.lower()).count(w) for w in vocabulary] + [0.01] for t in texts], dtype=np.float32)
+        return np.asarray(
+            [[re.findall(r"[a-z]+", t.lower()).count(w) for w in vocabulary] + [0.01] for t in texts], dtype=np.float32
+        )
 
-    (result,) = evaluate({NAME: DOC}, QUESTIONS, [Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})], k=1, model="words", encode=encode)
+    (result,) = evaluate(
+        {NAME: DOC},
+        QUESTIONS,
+        [Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})],
+        k=1,
+        model="words",
+        encode=encode,
+    )
     with use_llm(fast_settings(server), cache_dir=tmp_path):
         (quality,) = answer_quality([result], QUESTIONS, {NAME: DOC})
     assert [p.text.strip() for a in quality.answers for p in a.passages] == [VISIT, LOG]
@@ -362,12 +429,17 @@ def test_a_server_error_forever_stops_the_run_and_caches_nothing(server: Loopbac
 
 def test_an_empty_answer_is_asked_again_then_reported_and_never_cached(server: LoopbackLLM, tmp_path: Path) -> None:
     server.reset(fallback=lambda request: Reply(""))
-    with use_llm(fast_settings(server, concurrency=1), cache_dir=tmp_path), pytest.raises(LLMError, match="the last answer was empty"):
+    with (
+        use_llm(fast_settings(server, concurrency=1), cache_dir=tmp_path),
+        pytest.raises(LLMError, match="the last answer was empty"),
+    ):
         answer_quality([ONE], QUESTIONS[:1], {NAME: DOC})
     assert server.calls == 2 and AnswerCache(tmp_path).count() == 0
 
 
-def test_a_judge_answer_without_a_verdict_is_not_cached_and_a_rerun_asks_only_the_judge(server: LoopbackLLM, tmp_path: Path) -> None:
+def test_a_judge_answer_without_a_verdict_is_not_cached_and_a_rerun_asks_only_the_judge(
+    server: LoopbackLLM, tmp_path: Path
+) -> None:
     def no_verdict(request: dict[str, Any]) -> Reply:
         if request["messages"][0]["content"] == JUDGE_PROMPT.system:
             return Reply("I would rather not say.")

@@ -13,7 +13,6 @@ from llm_server import LoopbackLLM, Reply, fast_settings, good_json, llm_endpoin
 import chunkviz.strategies.llm  # noqa: F401 - registers the strategy
 from chunkviz import chunk
 from chunkviz.cli import main
-from chunkviz.llm import use_llm
 from chunkviz.llm.cache import clear_memory
 from chunkviz.llm.cli import add_llm_arguments, cli_llm_session, settings_from_args
 
@@ -38,15 +37,35 @@ def test_flags_override_the_environment_and_the_key_comes_only_from_it(monkeypat
     monkeypatch.setenv("CHUNKVIZ_LLM_MODEL", "env-model")
     unset = settings_from_args(parser().parse_args([]))
     assert (unset.base_url, unset.model, unset.api_key, unset.timeout, unset.concurrency, unset.max_retries) == (
-        "http://env:1/v1", "env-model", SECRET, 60.0, 4, 4
+        "http://env:1/v1",
+        "env-model",
+        SECRET,
+        60.0,
+        4,
+        4,
     )
     args = parser().parse_args(
-        ["--llm-base-url", "http://localhost:11434/v1", "--llm-model", "llama3.1", "--llm-timeout", "12.5",
-         "--llm-concurrency", "2", "--llm-retries", "0"]
+        [
+            "--llm-base-url",
+            "http://localhost:11434/v1",
+            "--llm-model",
+            "llama3.1",
+            "--llm-timeout",
+            "12.5",
+            "--llm-concurrency",
+            "2",
+            "--llm-retries",
+            "0",
+        ]
     )
     given = settings_from_args(args)
     assert (given.base_url, given.model, given.api_key, given.timeout, given.concurrency, given.max_retries) == (
-        "http://localhost:11434/v1", "llama3.1", SECRET, 12.5, 2, 0
+        "http://localhost:11434/v1",
+        "llama3.1",
+        SECRET,
+        12.5,
+        2,
+        0,
     )
     help_text = " ".join(parser().format_help().split())
     assert "--llm-api-key" not in help_text and "read only from OPENAI_API_KEY" in help_text
@@ -54,8 +73,12 @@ def test_flags_override_the_environment_and_the_key_comes_only_from_it(monkeypat
 
 @pytest.mark.parametrize(
     ("flags", "says"),
-    [(["--llm-timeout", "0"], "must be more than 0 seconds"), (["--llm-concurrency", "0"], "must be in 1..64"),
-     (["--llm-timeout", "soon"], "expected a number of seconds"), (["--llm-retries", "x"], "expected an integer")],
+    [
+        (["--llm-timeout", "0"], "must be more than 0 seconds"),
+        (["--llm-concurrency", "0"], "must be in 1..64"),
+        (["--llm-timeout", "soon"], "expected a number of seconds"),
+        (["--llm-retries", "x"], "expected an integer"),
+    ],
 )
 def test_bad_flag_values_are_usage_errors(capsys, flags: list[str], says: str) -> None:
     with pytest.raises(SystemExit) as caught:
@@ -114,7 +137,9 @@ def test_cli_without_an_endpoint_exits_2_with_what_to_set(capsys, monkeypatch, d
     assert "Ollama: OPENAI_BASE_URL=http://localhost:11434/v1 CHUNKVIZ_LLM_MODEL=llama3.1" in err
 
 
-def test_cli_chunks_with_the_endpoint_and_never_prints_the_key(capsys, llm_endpoint_env: LoopbackLLM, doc_path: Path) -> None:
+def test_cli_chunks_with_the_endpoint_and_never_prints_the_key(
+    capsys, llm_endpoint_env: LoopbackLLM, doc_path: Path
+) -> None:
     llm_endpoint_env.play(good_json([4, 7]))
     assert main(["chunk", str(doc_path), "-s", "llm", "--format", "json"]) == 0
     out, err = capsys.readouterr()
@@ -128,7 +153,9 @@ def test_cli_chunks_with_the_endpoint_and_never_prints_the_key(capsys, llm_endpo
     assert llm_endpoint_env.calls == 1
 
 
-def test_cli_endpoint_failure_is_one_line_without_the_key(capsys, llm_endpoint_env: LoopbackLLM, doc_path: Path) -> None:
+def test_cli_endpoint_failure_is_one_line_without_the_key(
+    capsys, llm_endpoint_env: LoopbackLLM, doc_path: Path
+) -> None:
     llm_endpoint_env.play(fallback=server_error)
     code = main(["chunk", str(doc_path), "-s", "llm", "--llm-retries", "0"])
     err = capsys.readouterr().err
@@ -141,7 +168,9 @@ def test_cli_endpoint_failure_is_one_line_without_the_key(capsys, llm_endpoint_e
     assert llm_endpoint_env.calls == 1
 
 
-def test_cli_explain_and_diagnose_show_what_the_model_did(capsys, llm_endpoint_env: LoopbackLLM, doc_path: Path) -> None:
+def test_cli_explain_and_diagnose_show_what_the_model_did(
+    capsys, llm_endpoint_env: LoopbackLLM, doc_path: Path
+) -> None:
     llm_endpoint_env.play(fallback=lambda r: Reply('```json\n{"section_starts": [7, 4]}\n```'))
     assert main(["explain", str(doc_path), "-s", "llm"]) == 0
     out = capsys.readouterr().out
@@ -185,7 +214,19 @@ def test_questions_then_eval_with_answers_through_main(capsys, llm_endpoint_env:
         ("How often is the station visited?", VISITS), ("Where are the spare batteries?", SPARES)]  # fmt: skip
     assert llm_endpoint_env.calls == 1
     capsys.readouterr()
-    argv = ["eval", str(doc), "--questions", str(questions), "-s", "paragraphs", "--k", "1", "--answers", "--json", str(tmp_path / "r.json")]
+    argv = [
+        "eval",
+        str(doc),
+        "--questions",
+        str(questions),
+        "-s",
+        "paragraphs",
+        "--k",
+        "1",
+        "--answers",
+        "--json",
+        str(tmp_path / "r.json"),
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "answer F1" in out.splitlines()[1]

@@ -64,8 +64,16 @@ def test_settings_from_env_and_overrides() -> None:
     assert settings.configured
     # None keeps the environment's value (an unset flag), a value replaces it, "" clears it
     changed = LLMSettings.from_env(env, base_url=None, model="qwen2.5", timeout=5.0, api_key="")
-    assert (changed.base_url, changed.model, changed.timeout, changed.api_key) == ("http://localhost:11434/v1", "qwen2.5", 5.0, None)
-    assert LLMSettings.from_env({}).missing() == ["OPENAI_BASE_URL (or OPENAI_API_KEY for OpenAI)", "CHUNKVIZ_LLM_MODEL"]
+    assert (changed.base_url, changed.model, changed.timeout, changed.api_key) == (
+        "http://localhost:11434/v1",
+        "qwen2.5",
+        5.0,
+        None,
+    )
+    assert LLMSettings.from_env({}).missing() == [
+        "OPENAI_BASE_URL (or OPENAI_API_KEY for OpenAI)",
+        "CHUNKVIZ_LLM_MODEL",
+    ]
     # OpenAI itself: a key and a model, no base URL
     openai = LLMSettings.from_env({"OPENAI_API_KEY": SECRET, "CHUNKVIZ_LLM_MODEL": "gpt-4o-mini"})
     assert openai.configured and openai.endpoint == "https://api.openai.com/v1"
@@ -73,7 +81,10 @@ def test_settings_from_env_and_overrides() -> None:
         LLMSettings.from_env(env, modle="x")
 
 
-@pytest.mark.parametrize(("field", "value", "says"), [("timeout", 0.0, "> 0 seconds"), ("concurrency", 0, "1..64"), ("max_retries", -1, "0..20")])
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [("timeout", 0.0, "> 0 seconds"), ("concurrency", 0, "1..64"), ("max_retries", -1, "0..20")],
+)
 def test_settings_out_of_range_say_the_range(field: str, value: float, says: str) -> None:
     with pytest.raises(LLMSettingsError, match=f"{field} must be {re.escape(says)}"):
         LLMSettings(**{field: value})
@@ -84,7 +95,12 @@ def test_the_key_is_never_shown() -> None:
     shown = [repr(settings), str(settings), json.dumps(settings.public()), repr(LLMClient(settings)), settings.endpoint]
     assert not any(SECRET in s or ":pw@" in s for s in shown)
     assert settings.public() == {
-        "base_url": "http://localhost:8000/v1", "model": "m", "api_key_set": True, "timeout": 60.0, "max_retries": 4, "concurrency": 4,
+        "base_url": "http://localhost:8000/v1",
+        "model": "m",
+        "api_key_set": True,
+        "timeout": 60.0,
+        "max_retries": 4,
+        "concurrency": 4,
     }
     assert display_url("http://localhost:11434/v1") == "http://localhost:11434/v1"
 
@@ -126,7 +142,10 @@ def test_an_answer_is_cached_on_disk_and_a_second_run_makes_no_call(llm_server: 
     assert (first.stats.made, first.stats.cached) == (1, 0)
     request = llm_server.requests[0]
     assert request["model"] == "loopback-model" and request["temperature"] == 0
-    assert request["messages"] == [{"role": "system", "content": "You repeat."}, {"role": "user", "content": "Say hello."}]
+    assert request["messages"] == [
+        {"role": "system", "content": "You repeat."},
+        {"role": "user", "content": "Say hello."},
+    ]
     assert "response_format" not in request
     assert llm_server.headers[0]["authorization"] == f"Bearer {SECRET}"
     clear_memory()  # a new process: only the disk remains
@@ -150,7 +169,9 @@ def test_the_cache_key_holds_prompt_version_model_and_inputs(llm_server: Loopbac
     assert llm_server.calls == 4
 
 
-def test_json_prompts_ask_for_json_mode_and_fall_back_when_the_server_refuses(llm_server: LoopbackLLM, tmp_path: Path) -> None:
+def test_json_prompts_ask_for_json_mode_and_fall_back_when_the_server_refuses(
+    llm_server: LoopbackLLM, tmp_path: Path
+) -> None:
     refused = Reply(status=400, body='{"error": {"message": "response_format json_object is not supported"}}')
     llm_server.play(refused, sections_reply([2]))
     client = client_for(llm_server, tmp_path)
@@ -190,7 +211,9 @@ def test_complete_many_keeps_order_asks_once_per_distinct_input_and_limits_concu
 
 
 # ---- failures: nothing partial is cached ---------------------------------------------------------------
-def test_an_empty_answer_is_asked_again_never_cached_then_a_clear_error(llm_server: LoopbackLLM, tmp_path: Path) -> None:
+def test_an_empty_answer_is_asked_again_never_cached_then_a_clear_error(
+    llm_server: LoopbackLLM, tmp_path: Path
+) -> None:
     llm_server.play(empty(ANSWER_ATTEMPTS), fallback=lambda r: Reply("late but good"))
     client = client_for(llm_server, tmp_path)
     with pytest.raises(LLMError, match=r"gave no usable answer .* in 2 attempts: the last answer was empty"):
@@ -203,7 +226,9 @@ def test_an_empty_answer_is_asked_again_never_cached_then_a_clear_error(llm_serv
 
 def test_a_cut_off_or_rejected_answer_is_not_cached(llm_server: LoopbackLLM, tmp_path: Path) -> None:
     has_digit = lambda a: any(ch.isdigit() for ch in a)  # noqa: E731
-    llm_server.play(Reply('{"section_starts": [1, 2', finish_reason="length"), Reply("[3]"), Reply("no numbers here"), Reply("[4]"))
+    llm_server.play(
+        Reply('{"section_starts": [1, 2', finish_reason="length"), Reply("[3]"), Reply("no numbers here"), Reply("[4]")
+    )
     client = client_for(llm_server, tmp_path)
     assert client.complete(JSONISH, {"word": "x"}, accept=has_digit) == "[3]"
     assert client.complete(JSONISH, {"word": "y"}, accept=has_digit) == "[4]"
@@ -238,12 +263,17 @@ def test_429_then_success_waits_and_succeeds(llm_server: LoopbackLLM, tmp_path: 
 def test_a_long_retry_after_is_not_waited_for(llm_server: LoopbackLLM, tmp_path: Path) -> None:
     llm_server.play(rate_limited(Reply("ok"), retry_after=3600))
     client = client_for(llm_server, tmp_path, max_retry_after=5.0)
-    with pytest.raises(LLMError, match=r"rate limited \(429: slow down\) after 1 attempt \(it asked to wait 3600 s\); .*--llm-concurrency"):
+    with pytest.raises(
+        LLMError,
+        match=r"rate limited \(429: slow down\) after 1 attempt \(it asked to wait 3600 s\); .*--llm-concurrency",
+    ):
         client.complete(ECHO, {"word": "x"})
     assert llm_server.calls == 1
 
 
-def test_500_forever_gives_up_after_the_retries_with_the_server_message(llm_server: LoopbackLLM, tmp_path: Path) -> None:
+def test_500_forever_gives_up_after_the_retries_with_the_server_message(
+    llm_server: LoopbackLLM, tmp_path: Path
+) -> None:
     llm_server.play(fallback=server_error)
     client = client_for(llm_server, tmp_path, max_retries=3)
     with pytest.raises(LLMError, match=r"failed with HTTP 500: model crashed after 4 attempts; check the server's log"):
@@ -270,7 +300,9 @@ def test_an_unreachable_server_says_so(tmp_path: Path) -> None:
             client.complete(ECHO, {"word": "x"})
 
 
-def test_complete_many_stops_at_the_first_failure_and_keeps_the_answers_before_it(llm_server: LoopbackLLM, tmp_path: Path) -> None:
+def test_complete_many_stops_at_the_first_failure_and_keeps_the_answers_before_it(
+    llm_server: LoopbackLLM, tmp_path: Path
+) -> None:
     def answer(request):
         word = request["messages"][1]["content"]
         return server_error(request) if "bad" in word else Reply(word)
@@ -280,7 +312,9 @@ def test_complete_many_stops_at_the_first_failure_and_keeps_the_answers_before_i
     with pytest.raises(LLMError, match="HTTP 500"):
         client.complete_many(ECHO, [{"word": "one"}, {"word": "bad"}, {"word": "three"}])
     # "one" was answered and kept; "bad" was not cached ("three" may or may not have started)
-    assert client.estimate(ECHO, [{"word": "one"}, {"word": "bad"}]) == CallEstimate(1, 1, count_tokens(ECHO.messages({"word": "bad"})))
+    assert client.estimate(ECHO, [{"word": "one"}, {"word": "bad"}]) == CallEstimate(
+        1, 1, count_tokens(ECHO.messages({"word": "bad"}))
+    )
 
 
 @contextlib.contextmanager
@@ -304,7 +338,9 @@ def test_sqlite_holds_only_complete_answers(llm_server: LoopbackLLM, tmp_path: P
 
 
 def test_a_503_with_retry_after_is_retried(llm_server: LoopbackLLM, tmp_path: Path) -> None:
-    llm_server.play(Reply(status=503, headers={"Retry-After": "0.01"}, body='{"error": {"message": "loading model"}}'), Reply("ok"))
+    llm_server.play(
+        Reply(status=503, headers={"Retry-After": "0.01"}, body='{"error": {"message": "loading model"}}'), Reply("ok")
+    )
     client = client_for(llm_server, tmp_path)
     assert client.complete(ECHO, {"word": "x"}) == "ok"
     assert llm_server.calls == 2 and client.stats.retries == 1
@@ -314,7 +350,9 @@ def test_a_503_with_retry_after_is_retried(llm_server: LoopbackLLM, tmp_path: Pa
     assert llm_server.calls == 3
 
 
-def test_answers_in_memory_are_bounded_and_the_disk_still_has_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_answers_in_memory_are_bounded_and_the_disk_still_has_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from chunkviz.llm import cache as answer_cache
 
     clear_memory()

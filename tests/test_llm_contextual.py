@@ -47,7 +47,8 @@ CUTS = [0, 22, 31, len(DOC)]
 def _flat(text: str, cuts: list[int]) -> list[Chunk]:
     structure = as_document(text).structure
     return [
-        Chunk.from_span(text, k, a, b, Reason.UNIT_END, boundary=structure.boundary_at(b)) for k, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))
+        Chunk.from_span(text, k, a, b, Reason.UNIT_END, boundary=structure.boundary_at(b))
+        for k, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))
     ]
 
 
@@ -78,18 +79,42 @@ def test_contexts_are_added_text_in_front_with_their_costs(client: LLMClient, ll
     assert [c.text for c in chunks] == ["# Guide\n\nIntro text.\n\n", "## Auth\n\n", "Use tokens. They expire.\n"]
     got = contextualize(client, DOC, chunks, tokenizer="words")
     assert [c.added_text for c in got] == [
-        "This chunk is about Guide.\n\n", "This chunk is about Auth.\n\n", "This chunk is about Use.\n\n",
+        "This chunk is about Guide.\n\n",
+        "This chunk is about Auth.\n\n",
+        "This chunk is about Use.\n\n",
     ]
-    assert [(c.index, c.start, c.end, c.text, c.reason) for c in got] == [(c.index, c.start, c.end, c.text, c.reason) for c in chunks]
+    assert [(c.index, c.start, c.end, c.text, c.reason) for c in got] == [
+        (c.index, c.start, c.end, c.text, c.reason) for c in chunks
+    ]
     # words: the context is 5 words; the spans 4, 2 and 4 words
     assert [dict(c.metadata) for c in got] == [
-        {"token_count": 4, "enriched_token_count": 9, "enriched_over_limit": False, "context_token_count": 5, "context_document": "whole"},
-        {"token_count": 2, "enriched_token_count": 7, "enriched_over_limit": False, "context_token_count": 5, "context_document": "whole"},
-        {"token_count": 4, "enriched_token_count": 9, "enriched_over_limit": False, "context_token_count": 5, "context_document": "whole"},
+        {
+            "token_count": 4,
+            "enriched_token_count": 9,
+            "enriched_over_limit": False,
+            "context_token_count": 5,
+            "context_document": "whole",
+        },
+        {
+            "token_count": 2,
+            "enriched_token_count": 7,
+            "enriched_over_limit": False,
+            "context_token_count": 5,
+            "context_document": "whole",
+        },
+        {
+            "token_count": 4,
+            "enriched_token_count": 9,
+            "enriched_over_limit": False,
+            "context_token_count": 5,
+            "context_document": "whole",
+        },
     ]
     assert llm_server.calls == 3
     (user,) = [r["messages"][-1]["content"] for r in llm_server.requests if chunk_of(r).startswith("# Guide")]
-    assert user.startswith(f"<document>\n{DOC}\n</document>\n\nHere is a chunk of that document:\n<chunk>\n# Guide\n\nIntro text.\n\n\n</chunk>")
+    assert user.startswith(
+        f"<document>\n{DOC}\n</document>\n\nHere is a chunk of that document:\n<chunk>\n# Guide\n\nIntro text.\n\n\n</chunk>"
+    )
     assert_valid_chunking(DOC, got, allow_added_text=True)
 
 
@@ -117,13 +142,20 @@ def test_only_embedded_non_blank_chunks_get_a_context(client: LLMClient, llm_ser
     assert llm_server.calls == 3
     assert all(c.added_text == "" and "context_token_count" not in c.metadata for c in got if c.parent is None)
     assert [c.added_text for c in got if c.parent is not None] == [
-        "This chunk is about alpha.\n\n", "This chunk is about epsilon.\n\n", "This chunk is about iota.\n\n",
+        "This chunk is about alpha.\n\n",
+        "This chunk is about epsilon.\n\n",
+        "This chunk is about iota.\n\n",
     ]
-    blank = [Chunk.from_span("a\n\n\n", 0, 0, 1, Reason.UNIT_END), Chunk.from_span("a\n\n\n", 1, 1, 4, Reason.END_OF_DOCUMENT)]
+    blank = [
+        Chunk.from_span("a\n\n\n", 0, 0, 1, Reason.UNIT_END),
+        Chunk.from_span("a\n\n\n", 1, 1, 4, Reason.END_OF_DOCUMENT),
+    ]
     assert plan_contexts("a\n\n\n", blank).positions == (0,)
 
 
-def test_a_context_that_pushes_the_chunk_over_the_embedding_limit_is_flagged(client: LLMClient, llm_server: LoopbackLLM) -> None:
+def test_a_context_that_pushes_the_chunk_over_the_embedding_limit_is_flagged(
+    client: LLMClient, llm_server: LoopbackLLM
+) -> None:
     minilm = get_tokenizer("minilm")
     text = " ".join(["word"] * 250) + "\n"
     other = " ".join(["other"] * 250) + "\n"
@@ -208,7 +240,9 @@ def test_plan_windows_long_documents_into_the_model_context() -> None:
 
 @settings(max_examples=examples(150), **SETTINGS)
 @given(
-    text=st.lists(st.sampled_from(["a", "b ", "é", "\n", "😀", " ", "xyz ", "word "]), min_size=1, max_size=300).map("".join),
+    text=st.lists(st.sampled_from(["a", "b ", "é", "\n", "😀", " ", "xyz ", "word "]), min_size=1, max_size=300).map(
+        "".join
+    ),
     data=st.data(),
     budget=st.integers(12, 120),
 )
@@ -236,7 +270,10 @@ def test_the_window_holds_the_chunk_and_stays_in_budget(text: str, data: st.Data
 
 # ----------------------------------------------------------------------------- the CLI
 def test_cli_eval_enrich_contextual_compares_the_same_chunks(
-    capsys: pytest.CaptureFixture[str], llm_endpoint_env: LoopbackLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    llm_endpoint_env: LoopbackLLM,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import json
 
@@ -254,19 +291,40 @@ def test_cli_eval_enrich_contextual_compares_the_same_chunks(
     doc = tmp_path / "guide.md"
     doc.write_text(DOC, encoding="utf-8")
     questions = tmp_path / "q.jsonl"
-    questions.write_text(json.dumps({"question": "when do tokens expire", "references": [{"document": "guide.md", "excerpt": "They expire."}]}) + "\n")
-    argv = ["eval", str(doc), "--questions", str(questions), "-s", "paragraphs", "-p", "min_tokens=1", "--enrich", "contextual", "--json", "-"]
+    questions.write_text(
+        json.dumps(
+            {"question": "when do tokens expire", "references": [{"document": "guide.md", "excerpt": "They expire."}]}
+        )
+        + "\n"
+    )
+    argv = [
+        "eval",
+        str(doc),
+        "--questions",
+        str(questions),
+        "-s",
+        "paragraphs",
+        "-p",
+        "min_tokens=1",
+        "--enrich",
+        "contextual",
+        "--json",
+        "-",
+    ]
     assert main(argv) == 0
     out, err = capsys.readouterr()
     data = json.loads(out)
     assert [(d["label"], d["enrich"], d["chunks"]) for d in data] == [
-        ("paragraphs(min_tokens=1)", None, 4), ("paragraphs(min_tokens=1) [enrich: contextual]", "contextual", 4),
+        ("paragraphs(min_tokens=1)", None, 4),
+        ("paragraphs(min_tokens=1) [enrich: contextual]", "contextual", 4),
     ]
     assert [[(h["start"], h["end"]) for h in d["questions"][0]["retrieved"]] for d in data][0] == [
         [(h["start"], h["end"]) for h in d["questions"][0]["retrieved"]] for d in data
     ][1]  # the same spans are ranked
     assert "contextual retrieval for paragraphs(min_tokens=1) [enrich: contextual]" in err and ": 4 calls" in err
-    assert llm_endpoint_env.calls == 4  # one per paragraph: '# Guide', 'Intro text.', '## Auth', 'Use tokens. They expire.'
+    assert (
+        llm_endpoint_env.calls == 4
+    )  # one per paragraph: '# Guide', 'Intro text.', '## Auth', 'Use tokens. They expire.'
     clear_memory()
     assert main(argv) == 0
     again, err = capsys.readouterr()

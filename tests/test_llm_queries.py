@@ -23,7 +23,6 @@ from chunkviz.evaluation.evaluate import (
     with_variants,
 )
 from chunkviz.evaluation.metrics import Span
-from chunkviz.evaluation.report import deltas, table
 from chunkviz.evaluation.playground import (
     answer_scores,
     query_variants,
@@ -31,6 +30,7 @@ from chunkviz.evaluation.playground import (
     variant_label,
     variant_rows,
 )
+from chunkviz.evaluation.report import deltas, table
 from chunkviz.llm import LLMClient, LLMNotConfigured, LLMSettings, use_llm
 from chunkviz.llm.cache import clear_memory
 from chunkviz.llm.queries import (
@@ -106,11 +106,13 @@ def test_rewrites_and_passages_are_cached_per_query(client: LLMClient, llm_serve
     queries = ["how long is a session", "who signs the contract", "how long is a session"]
     assert estimate_queries(client, queries, "rewrite").calls == 2  # the repeated query is asked once
     assert query_texts(client, queries, "rewrite") == [
-        "Which cover material protects the binding? (21)", "Which cover material protects the binding? (22)",
+        "Which cover material protects the binding? (21)",
+        "Which cover material protects the binding? (22)",
         "Which cover material protects the binding? (21)",
     ]
     assert query_texts(client, queries, "hyde") == [
-        "The binding of a volume (21) is covered in leather.", "The binding of a volume (22) is covered in leather.",
+        "The binding of a volume (21) is covered in leather.",
+        "The binding of a volume (22) is covered in leather.",
         "The binding of a volume (21) is covered in leather.",
     ]
     assert llm_server.calls == 4
@@ -137,7 +139,9 @@ def test_the_playground_shows_each_query_mode_with_its_own_hits(client: LLMClien
     hits = search_variants(chunks, False, variants, 1, "words", encode_words)
     # the raw query matches nothing: every chunk ties and the first wins; both LLM texts find the binding
     assert {mode: [(h.index, h.rank) for h in found] for mode, found in hits.items()} == {
-        "raw": [(0, 1)], "rewrite": [(2, 1)], "hyde": [(2, 1)],
+        "raw": [(0, 1)],
+        "rewrite": [(2, 1)],
+        "hyde": [(2, 1)],
     }
     answer = (TEXT.index(ANSWER), TEXT.index(ANSWER) + len(ANSWER))
     recall = {mode: answer_scores(chunks, False, found, answer).recall for mode, found in hits.items()}
@@ -147,8 +151,18 @@ def test_the_playground_shows_each_query_mode_with_its_own_hits(client: LLMClien
     assert [(r["column"], r["searched with"], r["top k: rank, chunk, score"], r["recall %"]) for r in rows] == [
         # cosines of bags of words: nothing shared; binding + cover; binding + cover + leather
         ("1. paragraphs · raw query", QUESTION, "#1 chunk 0: 0.00", 0.0),
-        ("1. paragraphs · rewritten query", "Which cover material protects the binding? (32)", "#1 chunk 2: 0.80", 100.0),
-        ("1. paragraphs · hypothetical passage (HyDE)", "The binding of a volume (32) is covered in leather.", "#1 chunk 2: 0.87", 100.0),
+        (
+            "1. paragraphs · rewritten query",
+            "Which cover material protects the binding? (32)",
+            "#1 chunk 2: 0.80",
+            100.0,
+        ),
+        (
+            "1. paragraphs · hypothetical passage (HyDE)",
+            "The binding of a volume (32) is covered in leather.",
+            "#1 chunk 2: 0.87",
+            100.0,
+        ),
     ]
     assert llm_server.calls == 2
     query_variants(QUESTION, ["rewrite", "hyde"], "words", encode_words, client)
@@ -165,18 +179,26 @@ class Q:
 def test_the_evaluation_scores_one_row_per_query_mode(llm_server: LoopbackLLM, tmp_path: Path) -> None:
     llm_server.reset(answers)
     questions = [Q(QUESTION, ANSWER)]
-    configs = with_variants([Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})], query=["raw", "rewrite", "hyde"])
+    configs = with_variants(
+        [Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})], query=["raw", "rewrite", "hyde"]
+    )
     assert [c.label() for c in configs] == [
         "paragraphs(max_tokens=100, min_tokens=1)",
         "paragraphs(max_tokens=100, min_tokens=1) [query: rewrite]",
         "paragraphs(max_tokens=100, min_tokens=1) [query: hyde]",
     ]
     announced: list[tuple[str, int]] = []
-    with use_llm(fast_settings(llm_server), cache_dir=tmp_path / "llm", on_estimate=lambda what, e: announced.append((what, e.calls))):
+    with use_llm(
+        fast_settings(llm_server),
+        cache_dir=tmp_path / "llm",
+        on_estimate=lambda what, e: announced.append((what, e.calls)),
+    ):
         results = evaluate({"doc": TEXT}, questions, configs, k=1, model="words", encode=encode_words)
     assert [r.scores[0].recall for r in results] == [0.0, 1.0, 1.0]
     assert [r.query_texts for r in results] == [
-        (QUESTION,), ("Which cover material protects the binding? (32)",), ("The binding of a volume (32) is covered in leather.",),
+        (QUESTION,),
+        ("Which cover material protects the binding? (32)",),
+        ("The binding of a volume (32) is covered in leather.",),
     ]
     assert announced == [("query rewrite of 1 questions", 1), ("query hyde of 1 questions", 1)]
     data = json.loads(results_json(results))
@@ -222,7 +244,10 @@ def eval_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, P
     doc = tmp_path / "doc.txt"
     doc.write_text(TEXT, encoding="utf-8")
     questions = tmp_path / "q.jsonl"
-    questions.write_text(json.dumps({"question": QUESTION, "references": [{"document": "doc.txt", "excerpt": ANSWER}]}) + "\n", encoding="utf-8")
+    questions.write_text(
+        json.dumps({"question": QUESTION, "references": [{"document": "doc.txt", "excerpt": ANSWER}]}) + "\n",
+        encoding="utf-8",
+    )
     return doc, questions
 
 
@@ -234,14 +259,33 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return code, out, err
 
 
-def test_cli_eval_query_modes_side_by_side(capsys, llm_endpoint_env: LoopbackLLM, eval_files: tuple[Path, Path]) -> None:  # noqa: ANN001
+def test_cli_eval_query_modes_side_by_side(
+    capsys, llm_endpoint_env: LoopbackLLM, eval_files: tuple[Path, Path]
+) -> None:  # noqa: ANN001
     llm_endpoint_env.reset(answers)
     doc, questions = eval_files
-    argv = ["eval", str(doc), "--questions", str(questions), "-s", "paragraphs", "-p", "min_tokens=1", "--k", "1", "--query", "rewrite,hyde"]
+    argv = [
+        "eval",
+        str(doc),
+        "--questions",
+        str(questions),
+        "-s",
+        "paragraphs",
+        "-p",
+        "min_tokens=1",
+        "--k",
+        "1",
+        "--query",
+        "rewrite,hyde",
+    ]
     code, out, err = run_cli(capsys, *argv)
     assert code == 0, err
     rows = [line.split("  ")[0] for line in out.splitlines()[3:]]
-    assert rows == ["paragraphs(min_tokens=1)", "paragraphs(min_tokens=1) [query: rewrite]", "paragraphs(min_tokens=1) [query: hyde]"]
+    assert rows == [
+        "paragraphs(min_tokens=1)",
+        "paragraphs(min_tokens=1) [query: rewrite]",
+        "paragraphs(min_tokens=1) [query: hyde]",
+    ]
     recall = [re.split(r"\s{2,}", line)[3] for line in out.splitlines()[3:]]
     assert recall == ["0.0 ± 0.0", "100.0 ± 0.0", "100.0 ± 0.0"]
     assert "llm: query rewrite of 1 questions: 1 call" in err
@@ -254,7 +298,9 @@ def test_cli_eval_query_modes_side_by_side(capsys, llm_endpoint_env: LoopbackLLM
     assert "llm: 0 calls made, 2 from the cache" in err
 
 
-def test_cli_llm_query_without_endpoint_exits_2(capsys, eval_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_cli_llm_query_without_endpoint_exits_2(
+    capsys, eval_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:  # noqa: ANN001
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "CHUNKVIZ_LLM_MODEL"):
         monkeypatch.delenv(name, raising=False)
     doc, questions = eval_files
@@ -268,7 +314,9 @@ def test_cli_llm_query_without_endpoint_exits_2(capsys, eval_files: tuple[Path, 
     assert "--query 'hyde,expand': unknown value 'expand'; choose from raw, rewrite, hyde" in err
 
 
-def test_a_rate_limit_is_waited_out_and_a_failing_server_caches_nothing(llm_server: LoopbackLLM, tmp_path: Path) -> None:
+def test_a_rate_limit_is_waited_out_and_a_failing_server_caches_nothing(
+    llm_server: LoopbackLLM, tmp_path: Path
+) -> None:
     from llm_server import rate_limited, server_error
 
     llm_server.reset(answers)
@@ -282,12 +330,16 @@ def test_a_rate_limit_is_waited_out_and_a_failing_server_caches_nothing(llm_serv
     assert estimate_queries(client, ["who signs"], "rewrite").calls == 1  # nothing was cached
 
 
-def test_cli_endpoint_failure_exits_1_with_one_line(capsys, llm_endpoint_env: LoopbackLLM, eval_files: tuple[Path, Path]) -> None:  # noqa: ANN001
+def test_cli_endpoint_failure_exits_1_with_one_line(
+    capsys, llm_endpoint_env: LoopbackLLM, eval_files: tuple[Path, Path]
+) -> None:  # noqa: ANN001
     from llm_server import server_error
 
     llm_endpoint_env.reset(server_error)
     doc, questions = eval_files
-    code, out, err = run_cli(capsys, "eval", str(doc), "--questions", str(questions), "--query", "rewrite", "--llm-retries", "0")
+    code, out, err = run_cli(
+        capsys, "eval", str(doc), "--questions", str(questions), "--query", "rewrite", "--llm-retries", "0"
+    )
     assert (code, out) == (1, "")
     lines = [line for line in err.splitlines() if line.startswith("chunkviz: error:")]
     assert len(lines) == 1 and "failed with HTTP 500: model crashed" in lines[0]

@@ -61,24 +61,38 @@ def _fresh_memory() -> None:
         ('{"questions": []}', ReadAnswer(())),
         (
             '```json\n[{"question": "Q1?", "references": "a b"}]\n```',
-            ReadAnswer((Proposal("Q1?", ("a b",)),), (
-                "removed a Markdown code fence around the JSON", "read a bare list (no 'questions' key)",
-                "read a single excerpt given as text (not a list)",
-            )),
+            ReadAnswer(
+                (Proposal("Q1?", ("a b",)),),
+                (
+                    "removed a Markdown code fence around the JSON",
+                    "read a bare list (no 'questions' key)",
+                    "read a single excerpt given as text (not a list)",
+                ),
+            ),
         ),
         (
             "Sure! {'question': 'Q1?', 'excerpts': [{'content': 'a b'}]}",
-            ReadAnswer((Proposal("Q1?", ("a b",)),), (
-                "read a Python-style literal (single quotes) as JSON", "ignored text around the JSON",
-                "read a single question object (no 'questions' list)", "read the excerpts under 'excerpts' (not 'references')",
-                "read excerpts given as objects",
-            )),
+            ReadAnswer(
+                (Proposal("Q1?", ("a b",)),),
+                (
+                    "read a Python-style literal (single quotes) as JSON",
+                    "ignored text around the JSON",
+                    "read a single question object (no 'questions' list)",
+                    "read the excerpts under 'excerpts' (not 'references')",
+                    "read excerpts given as objects",
+                ),
+            ),
         ),
         (
             '{"items": [{"question": "  Q1\\n  again? ", "references": []}, "junk"]}',
-            ReadAnswer((Proposal("Q1 again?", ()), Proposal(None, ())), ("read the list under 'items' (not 'questions')",)),
+            ReadAnswer(
+                (Proposal("Q1 again?", ()), Proposal(None, ())), ("read the list under 'items' (not 'questions')",)
+            ),
         ),
-        ('{"questions": [{"question": "Q\\udc80?", "references": ["a"]}]}', ReadAnswer((Proposal("Q\ufffd?", ("a",)),))),
+        (
+            '{"questions": [{"question": "Q\\udc80?", "references": ["a"]}]}',
+            ReadAnswer((Proposal("Q\ufffd?", ("a",)),)),
+        ),
         ("no JSON here", None),
         ('{"a": 1}', None),
         ("", None),
@@ -110,13 +124,36 @@ def test_check_proposal_locates_excerpts_and_names_why_others_are_dropped() -> N
     assert first == Question("How often is the station visited?", (ref(visit),))
     assert check_proposal(Proposal("Where?", ("The log is kept in the red binder.",)), DOC, NAME, kept) == "not_found"
     assert check_proposal(Proposal("What is blue?", ("blue binder",)), DOC, NAME, kept) == "ambiguous"
-    assert check_proposal(Proposal("how often is THE station visited", ("Each visit logs the water level.",)), DOC, NAME, kept) == "duplicate"
+    assert (
+        check_proposal(
+            Proposal("how often is THE station visited", ("Each visit logs the water level.",)), DOC, NAME, kept
+        )
+        == "duplicate"
+    )
     assert check_proposal(Proposal("What is logged?", ("the water level.", visit)), DOC, NAME, kept) == "duplicate"
-    assert check_proposal(Proposal("Many?", tuple(f"{w}" for w in ("# Station", "Each", "water", "hut", "kept", "log is"))), DOC, NAME, kept) == "too_many_references"
+    assert (
+        check_proposal(
+            Proposal("Many?", tuple(f"{w}" for w in ("# Station", "Each", "water", "hut", "kept", "log is"))),
+            DOC,
+            NAME,
+            kept,
+        )
+        == "too_many_references"
+    )
     assert check_proposal(Proposal(None, ("x",)), DOC, NAME, kept) == "unreadable"
     assert check_proposal(Proposal("Q?", ()), DOC, NAME, kept) == "unreadable"
-    both = check_proposal(Proposal("What is logged, and where?", ("Each visit logs the water level.", "The log is kept in the blue binder.")), DOC, NAME, kept)
-    assert both == Question("What is logged, and where?", (ref("Each visit logs the water level."), ref("The log is kept in the blue binder.")))
+    both = check_proposal(
+        Proposal(
+            "What is logged, and where?", ("Each visit logs the water level.", "The log is kept in the blue binder.")
+        ),
+        DOC,
+        NAME,
+        kept,
+    )
+    assert both == Question(
+        "What is logged, and where?",
+        (ref("Each visit logs the water level."), ref("The log is kept in the blue binder.")),
+    )
 
 
 @settings(max_examples=examples(300), **SETTINGS)
@@ -125,7 +162,9 @@ def test_check_proposal_locates_excerpts_and_names_why_others_are_dropped() -> N
     st.lists(st.tuples(st.integers(0, 60), st.integers(1, 12)), max_size=7),
     st.booleans(),
 )
-def test_check_proposal_keeps_only_excerpts_found_exactly_once(text: str, slices: list[tuple[int, int]], garble: bool) -> None:
+def test_check_proposal_keeps_only_excerpts_found_exactly_once(
+    text: str, slices: list[tuple[int, int]], garble: bool
+) -> None:
     excerpts = [text[a : a + n].strip() for a, n in slices] + (["zzz"] if garble else [])
     proposal = Proposal("Q?", tuple(e for e in excerpts if e))
     outcome = check_proposal(proposal, text, "d")
@@ -167,8 +206,16 @@ def test_reading_any_answer_never_raises(value: Any, before: str, after: str) ->
 # ---- windows and allocation ----------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("total", "windows", "shift", "expected"),
-    [(10, 5, 0, [2, 2, 2, 2, 2]), (12, 5, 0, [2, 3, 2, 3, 2]), (3, 10, 0, [0, 1, 0, 0, 0, 1, 0, 0, 1, 0]),
-     (3, 10, 1, [0, 0, 1, 0, 0, 0, 1, 0, 0, 1]), (1, 4, 0, [0, 0, 1, 0]), (0, 3, 0, [0, 0, 0]), (5, 1, 2, [5]), (4, 0, 0, [])],
+    [
+        (10, 5, 0, [2, 2, 2, 2, 2]),
+        (12, 5, 0, [2, 3, 2, 3, 2]),
+        (3, 10, 0, [0, 1, 0, 0, 0, 1, 0, 0, 1, 0]),
+        (3, 10, 1, [0, 0, 1, 0, 0, 0, 1, 0, 0, 1]),
+        (1, 4, 0, [0, 0, 1, 0]),
+        (0, 3, 0, [0, 0, 0]),
+        (5, 1, 2, [5]),
+        (4, 0, 0, []),
+    ],
 )
 def test_allocate_spreads_questions_evenly(total: int, windows: int, shift: int, expected: list[int]) -> None:
     assert allocate(total, windows, shift) == expected
@@ -182,7 +229,9 @@ def test_allocate_property(total: int, windows: int, shift: int) -> None:
 
 
 def test_windows_are_exact_spans_of_at_most_the_window_size() -> None:
-    text = "".join(f"Paragraph {i} says something about topic {i}. It has a second sentence too.\n\n" for i in range(30))
+    text = "".join(
+        f"Paragraph {i} says something about topic {i}. It has a second sentence too.\n\n" for i in range(30)
+    )
     windows = plan_windows(text, 400)
     assert len(windows) > 5
     assert all(w.end - w.start <= 400 for w in windows)
@@ -200,7 +249,9 @@ def test_question_input_lists_questions_to_avoid_only_in_later_rounds() -> None:
     assert later["avoid"] == "\n\nThese questions have been asked already; do not repeat them:\n- Q1?\n- Q2 next?"
     user = QUESTION_PROMPT.messages(later)[1]["content"]
     assert user.startswith("Text:\n<<<\nT\n>>>\n\nWrite 3 questions about this text.")
-    assert user.endswith('{"questions": [{"question": "...", "references": ["exact excerpt", "another exact excerpt"]}]}')
+    assert user.endswith(
+        '{"questions": [{"question": "...", "references": ["exact excerpt", "another exact excerpt"]}]}'
+    )
 
 
 # ---- generating against the loopback server ------------------------------------------------------
@@ -210,7 +261,10 @@ PROPOSALS = [
     {"question": "How often is the station visited?", "references": [VISIT]},  # kept
     {"question": "Where is the log kept?", "references": ["The log is kept in the red binder."]},  # not verbatim
     {"question": "What is blue?", "references": ["blue binder"]},  # twice in the text
-    {"question": "how often is the station visited", "references": ["Each visit logs the water level."]},  # same question
+    {
+        "question": "how often is the station visited",
+        "references": ["Each visit logs the water level."],
+    },  # same question
     {"question": "What happens every two weeks?", "references": [VISIT]},  # same excerpt
     {"question": "Where does the blue binder stay?", "references": [HUT]},  # kept
     {"question": "", "references": ["x"]},  # no question
@@ -228,7 +282,9 @@ def same_proposals(request: dict[str, Any]) -> Reply:
 def test_generation_keeps_checked_questions_and_counts_the_dropped(llm_server: LoopbackLLM, tmp_path: Path) -> None:
     llm_server.reset(fallback=same_proposals)
     announced: list[tuple[str, int]] = []
-    with use_llm(fast_settings(llm_server), cache_dir=tmp_path, on_estimate=lambda what, e: announced.append((what, e.calls))):
+    with use_llm(
+        fast_settings(llm_server), cache_dir=tmp_path, on_estimate=lambda what, e: announced.append((what, e.calls))
+    ):
         one = generate_questions(DOC, 1, name=NAME)
     assert llm_server.calls == 1 and announced == [(f"questions for {NAME}", 1)]
     assert one.questions == (Question("How often is the station visited?", (ref(VISIT),)),)
@@ -240,27 +296,44 @@ def test_generation_keeps_checked_questions_and_counts_the_dropped(llm_server: L
     )
     assert window_text(llm_server.requests[0]) == DOC
     # asking for more: a second round lists the kept questions, adds nothing new, and stops
-    with use_llm(fast_settings(llm_server), cache_dir=tmp_path, on_estimate=lambda what, e: announced.append((what, e.calls))):
+    with use_llm(
+        fast_settings(llm_server), cache_dir=tmp_path, on_estimate=lambda what, e: announced.append((what, e.calls))
+    ):
         ten = generate_questions(DOC, 10, name=NAME)
-    assert ten.questions == (Question("How often is the station visited?", (ref(VISIT),)), Question("Where does the blue binder stay?", (ref(HUT),)))
+    assert ten.questions == (
+        Question("How often is the station visited?", (ref(VISIT),)),
+        Question("Where does the blue binder stay?", (ref(HUT),)),
+    )
     assert (ten.proposed, ten.rounds) == (14, 2)
     assert ten.dropped == {"not_found": 2, "ambiguous": 2, "duplicate": 6, "unreadable": 2}
     assert llm_server.calls == 3  # round 1 asks for 10 (a new prompt), round 2 for 8
     assert "Write 10 questions" in llm_server.requests[1]["messages"][-1]["content"]
     second_round = llm_server.requests[2]["messages"][-1]["content"]
     assert "Write 8 questions" in second_round
-    assert "do not repeat them:\n- How often is the station visited?\n- Where does the blue binder stay?" in second_round
+    assert (
+        "do not repeat them:\n- How often is the station visited?\n- Where does the blue binder stay?" in second_round
+    )
     assert announced[-1] == (f"questions for {NAME} (round 2)", 1)
 
 
 def first_sentence_question(request: dict[str, Any]) -> Reply:
     """One question per window, about its first sentence (copied exactly)."""
     sentence = re.match(r"\s*(.*?\.)", window_text(request), re.DOTALL).group(1)
-    return Reply(json.dumps({"questions": [{"question": f"What does the text say about {sentence.split()[0]}?", "references": [sentence]}]}))
+    return Reply(
+        json.dumps(
+            {
+                "questions": [
+                    {"question": f"What does the text say about {sentence.split()[0]}?", "references": [sentence]}
+                ]
+            }
+        )
+    )
 
 
 LONG = "".join(
-    f"Topic{i} opens paragraph {i}. " + "".join(f"Sentence {j} of paragraph {i} adds detail. " for j in range(4)) + "\n\n"
+    f"Topic{i} opens paragraph {i}. "
+    + "".join(f"Sentence {j} of paragraph {i} adds detail. " for j in range(4))
+    + "\n\n"
     for i in range(10)
 )  # four windows of 600 characters: Topic0.., Topic3.., Topic6.., Topic9
 
@@ -278,7 +351,16 @@ def test_windows_are_asked_in_parallel_and_a_second_run_makes_no_call(llm_server
     assert llm_server.calls == 3 and made.rounds == 1 and made.dropped == {}
     # three questions for four windows: the first, third and fourth are asked
     assert made.questions == tuple(
-        Question(f"What does the text say about Topic{i}?", (Reference("long.md", LONG.index(f"Topic{i} "), LONG.index(f"Topic{i} ") + len(f"Topic{i} opens paragraph {i}.")),))
+        Question(
+            f"What does the text say about Topic{i}?",
+            (
+                Reference(
+                    "long.md",
+                    LONG.index(f"Topic{i} "),
+                    LONG.index(f"Topic{i} ") + len(f"Topic{i} opens paragraph {i}."),
+                ),
+            ),
+        )
         for i in (0, 6, 9)
     )
     clear_memory()
@@ -318,16 +400,23 @@ def test_unusable_answers_are_asked_again_then_reported_and_never_cached(
     llm_server.reset(fallback=lambda request: reply)
     with use_llm(fast_settings(llm_server, concurrency=1), cache_dir=tmp_path), pytest.raises(LLMError) as caught:
         generate_questions(DOC, 2, name=NAME)
-    assert "gave no usable answer to prompt 'question_generation' in 2 attempts" in str(caught.value) and says in str(caught.value)
+    assert "gave no usable answer to prompt 'question_generation' in 2 attempts" in str(caught.value) and says in str(
+        caught.value
+    )
     assert llm_server.calls == 2 and AnswerCache(tmp_path).count() == 0
 
 
-def test_a_failing_window_stops_the_run_and_only_complete_answers_are_cached(llm_server: LoopbackLLM, tmp_path: Path) -> None:
+def test_a_failing_window_stops_the_run_and_only_complete_answers_are_cached(
+    llm_server: LoopbackLLM, tmp_path: Path
+) -> None:
     def second_fails(request: dict[str, Any]) -> Reply:
         return server_error(request) if "Topic9" in window_text(request) else first_sentence_question(request)
 
     llm_server.reset(fallback=second_fails)
-    with use_llm(fast_settings(llm_server, concurrency=1), cache_dir=tmp_path), pytest.raises(LLMError, match="HTTP 500: model crashed"):
+    with (
+        use_llm(fast_settings(llm_server, concurrency=1), cache_dir=tmp_path),
+        pytest.raises(LLMError, match="HTTP 500: model crashed"),
+    ):
         generate_questions(LONG, 4, name="long.md", window_chars=600)
     cached = AnswerCache(tmp_path).count()
     assert cached == 3  # the windows answered before the failure (one call at a time), each a complete answer
@@ -356,7 +445,9 @@ def test_the_command_writes_a_question_file_eval_reads_back(llm_endpoint_env: Lo
     code, out, err = run_command([str(doc), "--out", str(target), "-n", "2", "--rounds", "1"])
     assert code == 0 and out == ""
     lines = err.split("\n")
-    assert lines[0].startswith(f"llm: questions for {doc}: 1 call, about ") and lines[0].endswith("(model loopback-model at " + llm_endpoint_env.base_url + ")")
+    assert lines[0].startswith(f"llm: questions for {doc}: 1 call, about ") and lines[0].endswith(
+        "(model loopback-model at " + llm_endpoint_env.base_url + ")"
+    )
     assert lines[1] == "\rllm: 0/1 answers" + "\rllm: 1/1 answers"
     assert lines[2] == (
         f"{doc}: 2 of 2 questions (7 proposed in 1 window, 1 round); dropped: 1 no question text or no excerpt, "
@@ -372,8 +463,10 @@ def test_the_command_writes_a_question_file_eval_reads_back(llm_endpoint_env: Lo
     ]
     assert loaded == expected
     first = json.loads(target.read_text(encoding="utf-8").splitlines()[0])
-    assert first == {"question": "How often is the station visited?",
-                     "references": [{"document": str(doc), "start": ref(VISIT).start, "end": ref(VISIT).end, "excerpt": VISIT}]}
+    assert first == {
+        "question": "How often is the station visited?",
+        "references": [{"document": str(doc), "start": ref(VISIT).start, "end": ref(VISIT).end, "excerpt": VISIT}],
+    }
     # the same command again: every answer from the cache, the same file
     clear_memory()
     before = target.read_text(encoding="utf-8")
@@ -385,12 +478,18 @@ def test_the_command_writes_a_question_file_eval_reads_back(llm_endpoint_env: Lo
     assert out == before
 
 
-def test_the_command_without_an_endpoint_or_with_no_usable_question(monkeypatch, llm_endpoint_env: LoopbackLLM, tmp_path: Path) -> None:
+def test_the_command_without_an_endpoint_or_with_no_usable_question(
+    monkeypatch, llm_endpoint_env: LoopbackLLM, tmp_path: Path
+) -> None:
     doc = tmp_path / NAME
     doc.write_text(DOC, encoding="utf-8")
     target = tmp_path / "q.jsonl"
-    llm_endpoint_env.reset(fallback=lambda request: Reply(json.dumps({"questions": [{"question": "Q?", "references": ["not in it"]}]})))
-    with pytest.raises(LLMError, match=r"no question survived the checks \(1 proposed, none kept\): nothing written to"):
+    llm_endpoint_env.reset(
+        fallback=lambda request: Reply(json.dumps({"questions": [{"question": "Q?", "references": ["not in it"]}]}))
+    )
+    with pytest.raises(
+        LLMError, match=r"no question survived the checks \(1 proposed, none kept\): nothing written to"
+    ):
         run_command([str(doc), "--out", str(target), "-n", "1", "--rounds", "1"])
     assert not target.exists()
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "CHUNKVIZ_LLM_MODEL"):
@@ -401,8 +500,14 @@ def test_the_command_without_an_endpoint_or_with_no_usable_question(monkeypatch,
     assert not target.exists()
 
 
-@pytest.mark.parametrize(("flags", "says"), [(["-n", "0"], "must be 1 or more, got 0"), (["--window-chars", "50"], "must be 200 or more, got 50"),
-                                             (["--rounds", "x"], "expected a whole number, got 'x'")])
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["-n", "0"], "must be 1 or more, got 0"),
+        (["--window-chars", "50"], "must be 200 or more, got 50"),
+        (["--rounds", "x"], "expected a whole number, got 'x'"),
+    ],
+)
 def test_bad_numbers_are_usage_errors(capsys, flags: list[str], says: str) -> None:
     with pytest.raises(SystemExit) as exited:
         run_command(["doc.md", "--out", "q.jsonl", *flags])

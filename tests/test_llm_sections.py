@@ -28,15 +28,30 @@ from chunkviz.llm.sections import (
         ('{"section_starts": []}', Proposal(())),
         ("[1, 3]", Proposal((3,))),  # 1 is the window's first sentence: no cut, no repair
         ('```json\n{"section_starts": [3]}\n```', Proposal((3,), ("removed a Markdown code fence around the JSON",))),
-        ('Sure! Here you go: {"section_starts": [2, 5]} Hope it helps.', Proposal((2, 5), ("ignored text around the JSON",))),
+        (
+            'Sure! Here you go: {"section_starts": [2, 5]} Hope it helps.',
+            Proposal((2, 5), ("ignored text around the JSON",)),
+        ),
         ('{"section_starts": [2, 5,', Proposal((2, 5), ("not valid JSON: read the numbers from the text",))),
-        ("New sections begin at sentences 3 and 7.", Proposal((3, 7), ("not valid JSON: read the numbers from the text",))),
+        (
+            "New sections begin at sentences 3 and 7.",
+            Proposal((3, 7), ("not valid JSON: read the numbers from the text",)),
+        ),
         (
             '{"section_starts": [12, 5, 5, 0, 3]}',
-            Proposal((3, 5), ("dropped numbers out of range 1..10: 12, 0", "sorted the numbers", "removed repeated number: 5")),
+            Proposal(
+                (3, 5),
+                ("dropped numbers out of range 1..10: 12, 0", "sorted the numbers", "removed repeated number: 5"),
+            ),
         ),
-        ('{"sections": [2, "4"]}', Proposal((2, 4), ("read the list under 'sections' (not 'section_starts')", "read 1 number given as text"))),
-        ('{"section_starts": [2, "x", null, 4.0]}', Proposal((2, 4), ("dropped 2 items that are not a sentence number",))),
+        (
+            '{"sections": [2, "4"]}',
+            Proposal((2, 4), ("read the list under 'sections' (not 'section_starts')", "read 1 number given as text")),
+        ),
+        (
+            '{"section_starts": [2, "x", null, 4.0]}',
+            Proposal((2, 4), ("dropped 2 items that are not a sentence number",)),
+        ),
         ("7", Proposal((7,))),
     ],
 )
@@ -44,14 +59,18 @@ def test_answers_are_read_and_every_repair_is_named(answer: str, expected: Propo
     assert read_section_starts(answer, 10) == expected
 
 
-@pytest.mark.parametrize("answer", ["", "   ", "I cannot do that.", '{"answer": "none"}', "true", '{"section_starts": "soon"}', "null"])
+@pytest.mark.parametrize(
+    "answer", ["", "   ", "I cannot do that.", '{"answer": "none"}', "true", '{"section_starts": "soon"}', "null"]
+)
 def test_answers_without_sentence_numbers_are_unusable(answer: str) -> None:
     assert read_section_starts(answer, 10) is None
 
 
 def test_sentence_lines_are_one_line_and_long_sentences_shortened() -> None:
     assert sentence_line("  A  first\nsentence.  \n", 3) == "[3] A first sentence."
-    assert sentence_line("bad \ud800 half 😀", 2) == "[2] bad \ufffd half 😀"  # a request cannot encode a lone surrogate
+    assert (
+        sentence_line("bad \ud800 half 😀", 2) == "[2] bad \ufffd half 😀"
+    )  # a request cannot encode a lone surrogate
     long = sentence_line("word " * 1000, 1)
     assert long.endswith(" …") and len(long) <= len("[1] ") + MAX_LINE_CHARS + 2
 
@@ -70,7 +89,11 @@ def test_windows_overlap_and_their_cores_tile_the_sentences() -> None:
     assert [(w.core_start, w.core_end) for w in windows] == [(0, 3), (3, 5), (5, 7), (7, 9), (9, 10)]
     assert [(w.first, w.end) for w in plan_windows([10] * 10, budget=1000, overlap=2)] == [(0, 10)]
     # no overlap: windows touch, each decides from its own start
-    assert [(w.first, w.end, w.core_start) for w in plan_windows([10] * 6, budget=20, overlap=0)] == [(0, 2, 0), (2, 4, 2), (4, 6, 4)]
+    assert [(w.first, w.end, w.core_start) for w in plan_windows([10] * 6, budget=20, overlap=0)] == [
+        (0, 2, 0),
+        (2, 4, 2),
+        (4, 6, 4),
+    ]
     # a sentence over the budget still gets a window of its own
     assert [(w.first, w.end) for w in plan_windows([5, 50, 5], budget=20, overlap=1)] == [(0, 1), (1, 2), (2, 3)]
 
@@ -97,21 +120,29 @@ def test_windows_fit_the_budget_advance_and_cores_tile(tokens: list[int], budget
         assert w.first <= w.core_start <= w.core_end <= w.end
     for a, b in zip(windows, windows[1:]):
         assert a.core_end == b.core_start and a.first < b.first and a.end <= b.end
-        assert b.core_start > b.first or b.first == a.end  # overlapping windows: the later one never decides its first sentence
+        assert (
+            b.core_start > b.first or b.first == a.end
+        )  # overlapping windows: the later one never decides its first sentence
         assert b.first >= a.end - overlap
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.one_of(st.integers(-5, 40), st.text(alphabet="0123456789 -x", max_size=3), st.none()), max_size=30), st.integers(1, 30))
+@given(
+    st.lists(st.one_of(st.integers(-5, 40), st.text(alphabet="0123456789 -x", max_size=3), st.none()), max_size=30),
+    st.integers(1, 30),
+)
 def test_any_list_is_read_into_sorted_unique_in_range_starts(items: list, n: int) -> None:
     proposal = read_section_starts(json.dumps({"section_starts": items}), n)
     assert proposal is not None
     assert list(proposal.starts) == sorted(set(proposal.starts)) and all(2 <= k <= n for k in proposal.starts)
     wanted = {int(i) for i in items if isinstance(i, int) or (isinstance(i, str) and re.fullmatch(r"\s*-?\d+\s*", i))}
     assert set(proposal.starts) == {k for k in wanted if 2 <= k <= n}
-    assert bool(proposal.repairs) == (any(not isinstance(i, int) for i in items) or any(not 1 <= i <= n for i in items if isinstance(i, int))
-                                      or [i for i in items if isinstance(i, int)] != sorted(i for i in items if isinstance(i, int))
-                                      or any(items.count(i) > 1 for i in items if isinstance(i, int) and 1 <= i <= n))
+    assert bool(proposal.repairs) == (
+        any(not isinstance(i, int) for i in items)
+        or any(not 1 <= i <= n for i in items if isinstance(i, int))
+        or [i for i in items if isinstance(i, int)] != sorted(i for i in items if isinstance(i, int))
+        or any(items.count(i) > 1 for i in items if isinstance(i, int) and 1 <= i <= n)
+    )
 
 
 def test_window_dataclass_size() -> None:

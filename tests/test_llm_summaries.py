@@ -83,7 +83,10 @@ def _fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_section_sentences_are_trimmed_and_clipped() -> None:
     document = as_document(DOC)
     assert [DOC[a:b] for a, b in section_sentences(document, 0, 95)] == [
-        "# Coffee", "Coffee roast notes.", "The beans crack when the roast is done.", "Coffee beans and roast.",
+        "# Coffee",
+        "Coffee roast notes.",
+        "The beans crack when the roast is done.",
+        "Coffee beans and roast.",
     ]
     assert [DOC[a:b] for a, b in section_sentences(document, 15, 40)] == ["e roast notes.", "The beans"]
     assert section_sentences(document, 93, 95) == []  # whitespace only
@@ -157,7 +160,9 @@ def client(llm_server: LoopbackLLM, tmp_path: Path) -> LLMClient:
     return LLMClient(fast_settings(llm_server), tmp_path / "llm")
 
 
-def test_llm_summaries_are_added_text_over_their_section(client: LLMClient, llm_server: LoopbackLLM, tmp_path: Path) -> None:
+def test_llm_summaries_are_added_text_over_their_section(
+    client: LLMClient, llm_server: LoopbackLLM, tmp_path: Path
+) -> None:
     sections = chunk(DOC, "headings")
     assert estimate_summaries(client, DOC, sections).calls == 2
     got = summary_index(DOC, sections, mode="llm", client=client, tokenizer="words")
@@ -167,12 +172,24 @@ def test_llm_summaries_are_added_text_over_their_section(client: LLMClient, llm_
         (2, 1, 0, 0, 95, "This section covers coffee."),
         (3, 1, 1, 95, 161, "This section covers tide."),
     ]
-    assert [dict(c.metadata) for c in got[2:]] == [{"summary": "llm", EMBED_ADDED_TEXT: True, "summary_token_count": 4}] * 2
-    assert [embedding_text(c) for c in got] == [sections[0].text, sections[1].text, "This section covers coffee.", "This section covers tide."]
-    assert chunk_texts(got) == ["This section covers coffee.", "This section covers tide."]  # the playground embeds the same
+    assert [dict(c.metadata) for c in got[2:]] == [
+        {"summary": "llm", EMBED_ADDED_TEXT: True, "summary_token_count": 4}
+    ] * 2
+    assert [embedding_text(c) for c in got] == [
+        sections[0].text,
+        sections[1].text,
+        "This section covers coffee.",
+        "This section covers tide.",
+    ]
+    assert chunk_texts(got) == [
+        "This section covers coffee.",
+        "This section covers tide.",
+    ]  # the playground embeds the same
     assert_valid_chunking(DOC, got, allow_added_text=True)
     users = sorted(r["messages"][-1]["content"] for r in llm_server.requests)
-    assert users[0].startswith("Here is a section of a document (section: Coffee):\n<section>\n# Coffee\n\nCoffee roast notes.")
+    assert users[0].startswith(
+        "Here is a section of a document (section: Coffee):\n<section>\n# Coffee\n\nCoffee roast notes."
+    )
     assert llm_server.calls == 2
     clear_memory()
     again = LLMClient(fast_settings(llm_server), tmp_path / "llm")
@@ -193,12 +210,22 @@ BROAD = Q("what is said about the tide", TIDE_SECTION)
 
 
 def test_retrieval_over_summaries_returns_whole_sections() -> None:
-    configs = with_variants([Configuration("sentences", {"max_tokens": 12, "overlap_sentences": 0})], summaries=[None, "extractive"])
+    configs = with_variants(
+        [Configuration("sentences", {"max_tokens": 12, "overlap_sentences": 0})], summaries=[None, "extractive"]
+    )
     assert [c.label() for c in configs] == [
-        "sentences(max_tokens=12, overlap_sentences=0)", "sentences(max_tokens=12, overlap_sentences=0) [summaries: extractive]",
+        "sentences(max_tokens=12, overlap_sentences=0)",
+        "sentences(max_tokens=12, overlap_sentences=0) [summaries: extractive]",
     ]
     sentences, _ = evaluate({"doc": DOC}, [BROAD], configs, k=1, model="words", encode=encode_words)
-    headings = evaluate({"doc": DOC}, [BROAD], with_variants([Configuration("headings")], summaries=[None, "extractive"]), k=1, model="words", encode=encode_words)
+    headings = evaluate(
+        {"doc": DOC},
+        [BROAD],
+        with_variants([Configuration("headings")], summaries=[None, "extractive"]),
+        k=1,
+        model="words",
+        encode=encode_words,
+    )
     # sentence chunks: the broad question hits one sentence of the section
     (hit,) = sentences.retrieved[0]
     assert DOC[hit.span.start : hit.span.end] == "Tide power uses a turbine."
@@ -218,7 +245,9 @@ def test_llm_summaries_in_the_evaluation(llm_server: LoopbackLLM, tmp_path: Path
     with use_llm(fast_settings(llm_server), cache_dir=tmp_path / "llm"):
         (result,) = evaluate({"doc": DOC}, [BROAD], [config], k=1, model="words", encode=encode_words)
         shown = configured_chunks(DOC, config, name="doc", model="words", encode=encode_words)
-    assert "This section covers tide." in encoded and not any("turbine" in t for t in encoded)  # only the summaries are embedded
+    assert "This section covers tide." in encoded and not any(
+        "turbine" in t for t in encoded
+    )  # only the summaries are embedded
     (hit,) = result.retrieved[0]
     assert (hit.span.start, hit.span.end, hit.matched) == (95, 161, 3)
     assert [c.added_text for c in shown if c.level == 1] == ["This section covers coffee.", "This section covers tide."]
@@ -236,7 +265,13 @@ def eval_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, P
     doc = tmp_path / "doc.md"
     doc.write_text(DOC, encoding="utf-8")
     questions = tmp_path / "q.jsonl"
-    questions.write_text(json.dumps({"question": BROAD.question, "references": [{"document": "doc.md", "excerpt": TIDE_SECTION.strip()}]}) + "\n", encoding="utf-8")
+    questions.write_text(
+        json.dumps(
+            {"question": BROAD.question, "references": [{"document": "doc.md", "excerpt": TIDE_SECTION.strip()}]}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     return doc, questions
 
 
@@ -248,24 +283,46 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return code, out, err
 
 
-def test_cli_extractive_summaries_work_without_an_endpoint(capsys, eval_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_cli_extractive_summaries_work_without_an_endpoint(
+    capsys, eval_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:  # noqa: ANN001
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "CHUNKVIZ_LLM_MODEL"):
         monkeypatch.delenv(name, raising=False)
     doc, questions = eval_files
-    code, out, err = run_cli(capsys, "eval", str(doc), "--questions", str(questions), "-s", "headings", "--k", "1", "--summaries", "extractive", "--json", "-")
+    code, out, err = run_cli(
+        capsys,
+        "eval",
+        str(doc),
+        "--questions",
+        str(questions),
+        "-s",
+        "headings",
+        "--k",
+        "1",
+        "--summaries",
+        "extractive",
+        "--json",
+        "-",
+    )
     assert code == 0, err
     data = json.loads(out)
     assert [(d["label"], d["summaries"], d["chunks"]) for d in data] == [
-        ("headings", None, 2), ("headings [summaries: extractive]", "extractive", 4),
+        ("headings", None, 2),
+        ("headings [summaries: extractive]", "extractive", 4),
     ]
-    assert [d["questions"][0]["retrieved"][0]["start"] for d in data] == [95, 95]  # the Tide section, searched or via its summary
+    assert [d["questions"][0]["retrieved"][0]["start"] for d in data] == [
+        95,
+        95,
+    ]  # the Tide section, searched or via its summary
     assert "llm:" not in err
     code, out, err = run_cli(capsys, "eval", str(doc), "--questions", str(questions), "--summaries", "llm")
     assert (code, out) == (2, "")
     assert err.startswith("chunkviz: error: no LLM endpoint is configured")
 
 
-def test_cli_llm_summaries_second_run_makes_no_call(capsys, llm_endpoint_env: LoopbackLLM, eval_files: tuple[Path, Path]) -> None:  # noqa: ANN001
+def test_cli_llm_summaries_second_run_makes_no_call(
+    capsys, llm_endpoint_env: LoopbackLLM, eval_files: tuple[Path, Path]
+) -> None:  # noqa: ANN001
     llm_endpoint_env.reset(summary_of)
     doc, questions = eval_files
     argv = ["eval", str(doc), "--questions", str(questions), "-s", "headings", "--k", "1", "--summaries", "llm"]
@@ -285,8 +342,14 @@ def test_cli_llm_summaries_second_run_makes_no_call(capsys, llm_endpoint_env: Lo
 def test_the_offline_minilm_ranks_an_off_topic_sentence_least_central() -> None:
     from conftest import ASTRONOMY, COOKING, TAX_LAW
 
-    sections = [("Baking", COOKING[:6], TAX_LAW[0]), ("Stars", ASTRONOMY[:6], COOKING[9]), ("Taxes", TAX_LAW[1:7], ASTRONOMY[9])]
-    text = "".join(f"# {title}\n\n{' '.join(body[:3])} {intruder} {' '.join(body[3:])}\n\n" for title, body, intruder in sections)
+    sections = [
+        ("Baking", COOKING[:6], TAX_LAW[0]),
+        ("Stars", ASTRONOMY[:6], COOKING[9]),
+        ("Taxes", TAX_LAW[1:7], ASTRONOMY[9]),
+    ]
+    text = "".join(
+        f"# {title}\n\n{' '.join(body[:3])} {intruder} {' '.join(body[3:])}\n\n" for title, body, intruder in sections
+    )
     got = summary_index(text, chunk(text, "headings"), sentences=8)
     for k, (_, body, intruder) in enumerate(sections):
         ranked = sorted((c for c in got if c.parent == k), key=lambda c: c.metadata["summary_rank"])
@@ -298,10 +361,18 @@ def test_twin_question_rows_put_broad_questions_first() -> None:
     from chunkviz.evaluation.report import twin_question_rows
 
     specific = Q("what does the barrage hold", "A barrage holds the tide back.")
-    configs = with_variants([Configuration("sentences", {"max_tokens": 12, "overlap_sentences": 0})], summaries=[None, "extractive"])
+    configs = with_variants(
+        [Configuration("sentences", {"max_tokens": 12, "overlap_sentences": 0})], summaries=[None, "extractive"]
+    )
     plain, summarized = evaluate({"doc": DOC}, [specific, BROAD], configs, k=1, model="words", encode=encode_words)
     rows = twin_question_rows(plain, summarized, [specific, BROAD])
-    assert [(r["#"], r["reference chars"], r["first hit"], r["first hit (summaries: extractive)"]) for r in rows] == [(2, 66, 1, 1), (1, 30, 1, 1)]
+    assert [(r["#"], r["reference chars"], r["first hit"], r["first hit (summaries: extractive)"]) for r in rows] == [
+        (2, 66, 1, 1),
+        (1, 30, 1, 1),
+    ]
     # sentence-sized "sections" make poor summaries: the heading line "# Tide" alone (all "tide")
     # now wins the broad question over "Tide power uses a turbine."; its chunk is 8 of 66 characters
-    assert [(r["recall %"], r["recall % (summaries: extractive)"], r["Δ recall"]) for r in rows] == [(39.4, 12.1, -27.3), (100.0, 100.0, 0.0)]
+    assert [(r["recall %"], r["recall % (summaries: extractive)"], r["Δ recall"]) for r in rows] == [
+        (39.4, 12.1, -27.3),
+        (100.0, 100.0, 0.0),
+    ]

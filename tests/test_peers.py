@@ -130,23 +130,34 @@ def test_audit_flags_an_earlier_copy_against_an_exact_reference() -> None:
     source = "Intro text.\n\nSame para.\n\nSame para."
     output = PeerOutput(
         (PeerChunk("Intro text.\n\nSame para.", 0), PeerChunk("Same para.", 13)),
-        None, True, True, ((0, 23), (25, 35)), Reason.SIZE_LIMIT, 0.0, "LangChain's start_index",
+        None,
+        True,
+        True,
+        ((0, 23), (25, 35)),
+        Reason.SIZE_LIMIT,
+        0.0,
+        "LangChain's start_index",
     )
     first, second = audit(source, output)
     assert (first.start, first.end, first.flags) == (0, 23, ())
     assert (second.start, second.end, second.flags) == (13, 23, (PeerFlag.MISPLACED,))
     assert second.true_span == (25, 35) and second.misplacement == "earlier_copy"
-    assert second.note == "LangChain's start_index says 13 (an earlier copy of its text); the splitter's own sequence puts it at 25"
+    assert (
+        second.note
+        == "LangChain's start_index says 13 (an earlier copy of its text); the splitter's own sequence puts it at 25"
+    )
 
 
 def test_audit_without_reference_flags_ambiguous_search_placements_only() -> None:
-    """"ok" after "x ok" may overlap it (at 2) or follow it (at 5): a search cannot tell. The
+    """ "ok" after "x ok" may overlap it (at 2) or follow it (at 5): a search cannot tell. The
     first "ok" of "A. ok ok" is certain: placing it at the second copy would drop the first."""
     overlapping = PeerOutput((PeerChunk("x ok", 0), PeerChunk("ok", 5)), None, True, True, None, Reason.SIZE_LIMIT, 0.0)
     assert [a.flags for a in audit("x ok ok", overlapping)] == [(), (PeerFlag.AMBIGUOUS_PLACEMENT,)]
     offsets = PeerOutput(overlapping.chunks, None, True, False, None, Reason.SIZE_LIMIT, 0.0)  # the peer's own offsets
     assert [a.flags for a in audit("x ok ok", offsets)] == [(), ()]
-    gap = PeerOutput((PeerChunk("A.", 0), PeerChunk("ok", 8), PeerChunk("ok", 8)), None, False, True, None, Reason.UNIT_END, 0.0)
+    gap = PeerOutput(
+        (PeerChunk("A.", 0), PeerChunk("ok", 8), PeerChunk("ok", 8)), None, False, True, None, Reason.UNIT_END, 0.0
+    )
     flags = [(a.start, a.flags) for a in audit("A.\n\nok\n\nok", gap)]
     assert flags == [(0, ()), (8, (PeerFlag.MISPLACED,)), (8, ())]
 
@@ -154,8 +165,18 @@ def test_audit_without_reference_flags_ambiguous_search_placements_only() -> Non
 def test_audit_not_found_whitespace_and_foreign_text() -> None:
     source = "alpha beta\n\n  gamma delta\nepsilon"
     output = PeerOutput(
-        (PeerChunk("alpha beta", 0), PeerChunk("gamma delta", -1), PeerChunk("gamma delta  \nepsilon", -1), PeerChunk("zeta", 3)),
-        None, False, True, None, Reason.UNIT_END, 0.0,
+        (
+            PeerChunk("alpha beta", 0),
+            PeerChunk("gamma delta", -1),
+            PeerChunk("gamma delta  \nepsilon", -1),
+            PeerChunk("zeta", 3),
+        ),
+        None,
+        False,
+        True,
+        None,
+        Reason.UNIT_END,
+        0.0,
     )
     _, b, c, d = audit(source, output)
     assert (b.start, b.end, b.flags, b.misplacement) == (14, 25, (PeerFlag.MISPLACED,), "not_found")
@@ -164,7 +185,9 @@ def test_audit_not_found_whitespace_and_foreign_text() -> None:
 
 
 def test_audit_of_the_limit() -> None:
-    output = PeerOutput((PeerChunk("abc", 0, size=3), PeerChunk("defgh", 3, size=5)), 4, False, False, None, Reason.SIZE_LIMIT, 0.0)
+    output = PeerOutput(
+        (PeerChunk("abc", 0, size=3), PeerChunk("defgh", 3, size=5)), 4, False, False, None, Reason.SIZE_LIMIT, 0.0
+    )
     assert [a.flags for a in audit("abcdefgh", output)] == [(), (PeerFlag.OVER_PEER_LIMIT,)]
 
 
@@ -181,7 +204,9 @@ def test_langchain_start_index_misplaces_a_repeated_paragraph() -> None:
     text = "Intro text.\n\nSame para.\n\nSame para."
     run = run_peer(text, "langchain_recursive", {"chunk_size": 24, "chunk_overlap": 10}, "chars")
     assert [(c.start, c.end, c.metadata["peer_flags"]) for c in run.chunks] == [(0, 23, []), (13, 23, ["misplaced"])]
-    assert run.chunks[1].metadata[TRUE_SPAN_KEY] == [25, 35] and run.chunks[1].metadata[MISPLACEMENT_KEY] == "earlier_copy"
+    assert (
+        run.chunks[1].metadata[TRUE_SPAN_KEY] == [25, 35] and run.chunks[1].metadata[MISPLACEMENT_KEY] == "earlier_copy"
+    )
     ours = chunkviz.chunk(text, "recursive_langchain", tokenizer="chars", chunk_size=24, overlap=10)
     assert [(c.start, c.end) for c in ours] == [(0, 23), (25, 35)]
     assert audit_spans(text, ours).counts == {}
@@ -189,8 +214,14 @@ def test_langchain_start_index_misplaces_a_repeated_paragraph() -> None:
 
 @pytest.mark.skipif(not installed("langchain_recursive"), reason="langchain-text-splitters is not installed")
 def test_langchain_over_its_limit_is_flagged() -> None:
-    run = run_peer("ab abcdefgh ab", "langchain_recursive", {"chunk_size": 4, "chunk_overlap": 0, "separators": [" "]}, "chars")
-    assert [(c.text, c.metadata["peer_flags"]) for c in run.chunks] == [("ab", []), (" abcdefgh", ["over_peer_limit"]), ("ab", [])]
+    run = run_peer(
+        "ab abcdefgh ab", "langchain_recursive", {"chunk_size": 4, "chunk_overlap": 0, "separators": [" "]}, "chars"
+    )
+    assert [(c.text, c.metadata["peer_flags"]) for c in run.chunks] == [
+        ("ab", []),
+        (" abcdefgh", ["over_peer_limit"]),
+        ("ab", []),
+    ]
     assert run.audit.counts == {"over_peer_limit": 1}
 
 
@@ -198,8 +229,13 @@ def test_langchain_over_its_limit_is_flagged() -> None:
 def test_markdown_headers_rewrite_whitespace_and_drop_headings() -> None:
     text = "# Title\n\nline one\n\n  line two\n\n## Sub\n\nlast\n"
     run = run_peer(as_document(text, "markdown"), "langchain_markdown_headers")
-    assert [(c.start, c.end, c.metadata["peer_flags"]) for c in run.chunks] == [(9, 29, ["whitespace_changed"]), (39, 43, [])]
-    assert run.chunks[0].metadata[PEER_TEXT_KEY] == "line one  \nline two"  # lines stripped, joined with two spaces and a line feed
+    assert [(c.start, c.end, c.metadata["peer_flags"]) for c in run.chunks] == [
+        (9, 29, ["whitespace_changed"]),
+        (39, 43, []),
+    ]
+    assert (
+        run.chunks[0].metadata[PEER_TEXT_KEY] == "line one  \nline two"
+    )  # lines stripped, joined with two spaces and a line feed
     assert run.chunks[0].metadata["peer_start"] == -1
 
 
@@ -222,7 +258,16 @@ def test_token_splitters_on_multibyte_text() -> None:
 def test_semchunk_offsets_are_exact() -> None:
     text = "Intro para.\n\nYes.\nYes.\nYes.\n\nThe end is near.\n\nYes.\n"
     run = run_peer(text, "semchunk", {"chunk_size": 5, "overlap": 2})
-    assert [(c.start, c.end) for c in run.chunks] == [(0, 11), (6, 17), (13, 22), (18, 27), (23, 36), (29, 39), (37, 45), (40, 52)]
+    assert [(c.start, c.end) for c in run.chunks] == [
+        (0, 11),
+        (6, 17),
+        (13, 22),
+        (18, 27),
+        (23, 36),
+        (29, 39),
+        (37, 45),
+        (40, 52),
+    ]
     assert run.audit.counts == {}
 
 
@@ -238,13 +283,23 @@ def test_langchain_semantic_rejoins_sentences_and_its_running_sum_drifts(semanti
         (33, 44, ["misplaced"], "other_text"),
         (44, 68, ["misplaced", "whitespace_changed"], "other_text"),
     ]
-    assert [c.metadata[PEER_TEXT_KEY] for c in run.chunks] == ["Cats purr. Dogs bark. Rain falls.", "Snow melts.", "Taxes rise. Prices grow."]
+    assert [c.metadata[PEER_TEXT_KEY] for c in run.chunks] == [
+        "Cats purr. Dogs bark. Rain falls.",
+        "Snow melts.",
+        "Taxes rise. Prices grow.",
+    ]
     assert [c.metadata[TRUE_SPAN_KEY] for c in run.chunks] == [[0, 35], [36, 47], [49, 74]]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [n for n in ("langchain_semantic", "chonkie_semantic") if installed(n)] or [pytest.param("none", marks=pytest.mark.skip(reason="no semantic peer installed"))])
-def test_a_semantic_peer_rerun_with_other_parameters_embeds_nothing_again(name: str, semantic_cache_dir: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "name",
+    [n for n in ("langchain_semantic", "chonkie_semantic") if installed(n)]
+    or [pytest.param("none", marks=pytest.mark.skip(reason="no semantic peer installed"))],
+)
+def test_a_semantic_peer_rerun_with_other_parameters_embeds_nothing_again(
+    name: str, semantic_cache_dir: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The app re-runs a column on every parameter change: the peers' sentence vectors come from
     chunkviz's embedding cache the second time, as ours do (and give the same chunks)."""
     from sentence_transformers import SentenceTransformer
@@ -287,7 +342,9 @@ REALDOC_PATHS = realdoc_paths()
 @pytest.mark.parametrize("path", REALDOC_PATHS, ids=lambda p: p.name)
 def test_peer_on_real_documents(name: str, path: Path, semantic_cache_dir: Any) -> None:
     if name in SEMANTIC_PEERS and path.stat().st_size > 20_000:
-        pytest.skip("a semantic peer over a document over 20 kB (10-40 s of embedding each): covered by bench/bench_peers.py --semantic")
+        pytest.skip(
+            "a semantic peer over a document over 20 kB (10-40 s of embedding each): covered by bench/bench_peers.py --semantic"
+        )
     document = document_of(path)
     run = run_peer(document, name)
     check_drawn(document.text, run.chunks)
@@ -301,7 +358,9 @@ def _realdocs_or_skip() -> list[Path]:
 
 @pytest.mark.skipif(not installed("langchain_recursive"), reason="langchain-text-splitters is not installed")
 @pytest.mark.parametrize(("tokenizer", "size", "overlap"), [("chars", 200, 50), ("cl100k_base", 16, 4)])
-def test_audit_finds_langchain_misplaced_copies_on_real_documents_and_none_in_ours(tokenizer: str, size: int, overlap: int) -> None:
+def test_audit_finds_langchain_misplaced_copies_on_real_documents_and_none_in_ours(
+    tokenizer: str, size: int, overlap: int
+) -> None:
     earlier = 0
     for path in _realdocs_or_skip():
         document = document_of(path)
@@ -314,7 +373,9 @@ def test_audit_finds_langchain_misplaced_copies_on_real_documents_and_none_in_ou
             if PeerFlag.MISPLACED in chunk_peer_flags(theirs):
                 # (a chunk LangChain could not place at all is drawn at its true span)
                 assert theirs.metadata.get(TRUE_SPAN_KEY, [theirs.start, theirs.end]) == [mine.start, mine.end]
-        recursive = chunkviz.chunk(document, "recursive", tokenizer=tokenizer, chunk_size=size, overlap=min(overlap, size - 1))
+        recursive = chunkviz.chunk(
+            document, "recursive", tokenizer=tokenizer, chunk_size=size, overlap=min(overlap, size - 1)
+        )
         assert audit_spans(document, recursive).counts == {}, path.name
     assert earlier > 0, "LangChain's start_index should pick an earlier copy somewhere in the real documents"
 
@@ -325,15 +386,26 @@ def test_audit_finds_langchain_misplaced_copies_on_real_documents_and_none_in_ou
 @pytest.mark.skipif(not installed("langchain_recursive"), reason="langchain-text-splitters is not installed")
 @settings(max_examples=60, **SETTINGS)
 @given(
-    text=st.lists(st.sampled_from(["ok", "ok.", "no", "\n", "\n\n", " ", "yes ok"]), min_size=1, max_size=40).map("".join),
+    text=st.lists(st.sampled_from(["ok", "ok.", "no", "\n", "\n\n", " ", "yes ok"]), min_size=1, max_size=40).map(
+        "".join
+    ),
     size=st.integers(2, 12),
     data=st.data(),
 )
 def test_langchain_audit_agrees_with_the_exact_port(text: str, size: int, data: st.DataObject) -> None:
     """A LangChain chunk is unflagged exactly when its start_index is where our exact port puts it."""
     overlap = data.draw(st.integers(0, size))
-    run = run_peer(text, "langchain_recursive", {"chunk_size": size, "chunk_overlap": overlap, "separators": ["\n\n", "\n", " ", ""]}, "chars")
-    ours = chunkviz.chunk(text, "recursive_langchain", tokenizer="chars", chunk_size=size, overlap=overlap) if text.strip() else []
+    run = run_peer(
+        text,
+        "langchain_recursive",
+        {"chunk_size": size, "chunk_overlap": overlap, "separators": ["\n\n", "\n", " ", ""]},
+        "chars",
+    )
+    ours = (
+        chunkviz.chunk(text, "recursive_langchain", tokenizer="chars", chunk_size=size, overlap=overlap)
+        if text.strip()
+        else []
+    )
     check_drawn(text, run.chunks)
     assert len(run.chunks) == len(ours)
     for theirs, mine in zip(run.chunks, ours):
@@ -368,7 +440,11 @@ def test_peer_columns_on_odd_text_are_spans_or_a_clear_error(name: str) -> None:
     @given(text=st.lists(ODD, max_size=40).map("".join))
     def prop(text: str) -> None:
         try:
-            chunks = chunkviz.chunk(text, name, chunk_size=4) if "chunk_size" in DEFAULTS[name] else chunkviz.chunk(text, name)
+            chunks = (
+                chunkviz.chunk(text, name, chunk_size=4)
+                if "chunk_size" in DEFAULTS[name]
+                else chunkviz.chunk(text, name)
+            )
         except ChunkvizError as exc:
             assert str(exc).split(":")[0].endswith("failed on this document") or "must be" in str(exc), str(exc)
             return
@@ -419,17 +495,27 @@ def test_one_peer_call_per_document_and_params(monkeypatch: pytest.MonkeyPatch) 
     assert len(calls) == 1
     assert isinstance(explanation, PeerExplanation) and explanation.figures(chunks) == []
     summary = explanation.summary()
-    assert summary.startswith("LangChain RecursiveCharacterTextSplitter ") and " · CPU " in summary and summary.endswith(" · audit: 1 misplaced chunk")
+    assert (
+        summary.startswith("LangChain RecursiveCharacterTextSplitter ")
+        and " · CPU " in summary
+        and summary.endswith(" · audit: 1 misplaced chunk")
+    )
     data = explanation.to_dict()
     assert data["peer"] == "langchain_recursive" and data["chunks"] == len(chunks) and data["cpu_seconds"] >= 0
-    assert cpu_seconds(document, "langchain_recursive", {"chunk_size": 7, "chunk_overlap": 2}) == data["cpu_seconds"] and len(calls) == 1
+    assert (
+        cpu_seconds(document, "langchain_recursive", {"chunk_size": 7, "chunk_overlap": 2}) == data["cpu_seconds"]
+        and len(calls) == 1
+    )
     assert cpu_seconds(document, "recursive", {"chunk_size": 7, "overlap": 2}) >= 0
 
 
 def test_overlap_over_the_size_names_the_default() -> None:
     if not installed("chonkie_token"):
         pytest.skip("chonkie is not installed")
-    with pytest.raises(ChunkvizError, match=r"chunk_overlap' must be smaller than chunk_size \(8\), got 16 \(the default chunk_overlap is 16"):
+    with pytest.raises(
+        ChunkvizError,
+        match=r"chunk_overlap' must be smaller than chunk_size \(8\), got 16 \(the default chunk_overlap is 16",
+    ):
         chunkviz.chunk("some text", "chonkie_token", chunk_size=8)
 
 

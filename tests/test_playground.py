@@ -97,7 +97,11 @@ def query_vector(query: str = QUERY) -> np.ndarray:
 
 def test_flat_hits_are_the_best_chunks_with_their_cosine() -> None:
     hits = search(FLAT, False, query_vector(), 3, MODEL, encode_words)
-    assert [(h.index, h.rank, h.matched) for h in hits] == [(1, 1, None), (0, 2, None), (2, 3, None)]  # a tie: earlier first
+    assert [(h.index, h.rank, h.matched) for h in hits] == [
+        (1, 1, None),
+        (0, 2, None),
+        (2, 3, None),
+    ]  # a tie: earlier first
     assert hits[0].score == pytest.approx(cosine(QUERY, PARAGRAPHS[1]), abs=1e-6)
     assert hits[1].score == pytest.approx(cosine(QUERY, PARAGRAPHS[0]), abs=1e-6) and hits[1].score < 0.01
     assert [h.index for h in search(FLAT, False, query_vector(), 1, MODEL, encode_words)] == [1]
@@ -134,21 +138,33 @@ def test_scores_against_the_expected_answer() -> None:
                          precision_omega=length / chunk_chars, recall_at_k=1.0, reciprocal_rank=1.0)  # fmt: skip
     three = answer_scores(FLAT, False, search(FLAT, False, query_vector(), 3, MODEL, encode_words), ANSWER)
     total = sum(len(p) for p in PARAGRAPHS)
-    assert (three.recall, three.precision, three.iou, three.reciprocal_rank) == (1.0, length / total, length / total, 1.0)
+    assert (three.recall, three.precision, three.iou, three.reciprocal_rank) == (
+        1.0,
+        length / total,
+        length / total,
+        1.0,
+    )
     # the returned parent counts whole
     parent = answer_scores(PARENTS, True, search(PARENTS, True, query_vector(), 1, MODEL, encode_words), ANSWER)
     assert parent.recall == 1.0 and parent.precision == pytest.approx(length / (PARENTS[0].end - PARENTS[0].start))
     # an answer the hits miss
-    missed = answer_scores(FLAT, False, search(FLAT, False, query_vector(), 1, MODEL, encode_words), span("covered in leather"))
+    missed = answer_scores(
+        FLAT, False, search(FLAT, False, query_vector(), 1, MODEL, encode_words), span("covered in leather")
+    )
     assert (missed.recall, missed.iou, missed.recall_at_k, missed.reciprocal_rank) == (0.0, 0.0, 0.0, 0.0)
     # rank 2 holds it: RR 1/2, half the answer in the hits
-    half = answer_scores(FLAT, False, [Hit(1, 1, 0.9), Hit(2, 2, 0.1)], (span(PARAGRAPHS[2])[0] - 1, span(PARAGRAPHS[2])[0] + 1))
+    half = answer_scores(
+        FLAT, False, [Hit(1, 1, 0.9), Hit(2, 2, 0.1)], (span(PARAGRAPHS[2])[0] - 1, span(PARAGRAPHS[2])[0] + 1)
+    )
     assert (half.recall, half.reciprocal_rank) == (0.5, 0.5)
 
 
 def test_score_row() -> None:
     hits = [Hit(4, 2, 0.3), Hit(1, 1, 0.625, 3)]
-    assert score_row("1. recursive", hits, None) == {"column": "1. recursive", "top k: rank, chunk, score": "#1 chunk 1 via 3: 0.62, #2 chunk 4: 0.30"}
+    assert score_row("1. recursive", hits, None) == {
+        "column": "1. recursive",
+        "top k: rank, chunk, score": "#1 chunk 1 via 3: 0.62, #2 chunk 4: 0.30",
+    }
     row = score_row("x", hits, Scores(1.0, 0.12345, 0.1, 0.5, 1.0, 0.5))
     assert [row[k] for k in ("recall %", "IoU %", "precision %", "recall@k %", "RR")] == [100.0, 10.0, 12.3, 100.0, 0.5]
 
@@ -171,7 +187,10 @@ def test_locate_answer_exactly_once_or_a_clear_message() -> None:
 
 
 def test_saved_questions_load_back(tmp_path: Path) -> None:
-    questions = [make_question("  what holds the tide?  ", ANSWER, "notes.md"), make_question("binding?", span("quire"), "notes.md")]
+    questions = [
+        make_question("  what holds the tide?  ", ANSWER, "notes.md"),
+        make_question("binding?", span("quire"), "notes.md"),
+    ]
     assert questions[0] == Question("what holds the tide?", (Reference("notes.md", *ANSWER),))
     text = questions_file(questions, {"notes.md": TEXT})
     first = json.loads(text.splitlines()[0])
@@ -180,7 +199,8 @@ def test_saved_questions_load_back(tmp_path: Path) -> None:
     path.write_text(text, encoding="utf-8")
     # as chunkviz eval reads it: the corpus keyed by the path given on the command line
     assert load_questions(path, {"some/folder/notes.md": TEXT}) == [
-        Question(q.question, tuple(Reference("some/folder/notes.md", r.start, r.end) for r in q.references)) for q in questions
+        Question(q.question, tuple(Reference("some/folder/notes.md", r.start, r.end) for r in q.references))
+        for q in questions
     ]
     # a question about another document: no excerpts, still spans
     other = questions_file([*questions, make_question("q", (0, 3), "other.md")], {"notes.md": TEXT})
@@ -206,9 +226,33 @@ def test_the_offline_minilm_playground_and_chunkviz_eval_on_saved_questions(tmp_
     assert scores.recall == 1.0 and scores.reciprocal_rank >= 0.5, hits  # in the top two
     saved = tmp_path / "saved.jsonl"
     saved.write_text(questions_file([make_question(query, answer, path.name)], {path.name: text}), encoding="utf-8")
-    assert cli.main(["eval", str(path), "--questions", str(saved), "-s", "recursive", "-p", "chunk_size=150", "-p", "overlap=0", "--json", "-"]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                str(path),
+                "--questions",
+                str(saved),
+                "-s",
+                "recursive",
+                "-p",
+                "chunk_size=150",
+                "-p",
+                "overlap=0",
+                "--json",
+                "-",
+            ]
+        )
+        == 0
+    )
     (result,) = json.loads(capsys.readouterr().out)
     (question,) = result["questions"]
-    for name in ("recall", "precision", "iou", "recall_at_k", "reciprocal_rank"):  # the CLI scores it as the playground did
+    for name in (
+        "recall",
+        "precision",
+        "iou",
+        "recall_at_k",
+        "reciprocal_rank",
+    ):  # the CLI scores it as the playground did
         assert math.isclose(question["scores"][name], getattr(scores, name)), name
     assert [r["start"] for r in question["retrieved"]] == [chunks[h.index].start for h in hits]

@@ -40,8 +40,6 @@ KNOWN = {"fixed_tokens", "fixed_chars", "recursive", "recursive_langchain", "sen
 MAIN_TOKENIZERS = ["cl100k_base", "words"]
 
 
-
-
 # ----------------------------------------------------------------------------- inputs
 
 
@@ -99,7 +97,9 @@ def odd_text(max_pieces: int = 30, surrogates: bool = True) -> st.SearchStrategy
 def hostile_text(surrogates: bool = True) -> st.SearchStrategy[str]:
     """Adversarial mixes plus very long words, long CJK runs, long whitespace runs and odd characters."""
     odd = odd_text(surrogates=surrogates)
-    mixed = st.lists(st.one_of(long_pieces(), st.sampled_from(ADVERSARIAL_PIECES), odd, prose_text(10)), max_size=12).map("".join)
+    mixed = st.lists(
+        st.one_of(long_pieces(), st.sampled_from(ADVERSARIAL_PIECES), odd, prose_text(10)), max_size=12
+    ).map("".join)
     return st.one_of(any_text(), mixed, adversarial_text(60), odd)
 
 
@@ -125,8 +125,11 @@ def params_for(draw: st.DrawFn, name: str) -> dict[str, Any]:
     if name == "recursive_langchain":
         size = draw(small)
         return {
-            "chunk_size": size, "overlap": draw(st.integers(0, size)), "separators": draw(separators_choice()),
-            "keep_separator": draw(st.sampled_from(["start", "end"])), "count_special_tokens": draw(st.booleans()),
+            "chunk_size": size,
+            "overlap": draw(st.integers(0, size)),
+            "separators": draw(separators_choice()),
+            "keep_separator": draw(st.sampled_from(["start", "end"])),
+            "count_special_tokens": draw(st.booleans()),
         }
     if name == "fixed_chars":
         size = draw(st.integers(1, 200))
@@ -382,7 +385,14 @@ def _checked(name: str, text: str, tokenizer: str, params: dict[str, Any]) -> li
 
 # ----------------------------------------------------------------------------- the properties
 
-EXAMPLES = {"sentences": 70, "paragraphs": 90, "recursive": 150, "recursive_langchain": 100, "fixed_tokens": 120, "fixed_chars": 100}
+EXAMPLES = {
+    "sentences": 70,
+    "paragraphs": 90,
+    "recursive": 150,
+    "recursive_langchain": 100,
+    "fixed_tokens": 120,
+    "fixed_chars": 100,
+}
 #: strategies this file has no specific rules for (e.g. ``semantic``, which embeds every example
 #: with a neural model) get few examples: the generic contract only, within the time budget
 UNKNOWN_EXAMPLES = 5
@@ -431,7 +441,10 @@ def test_span_contract_on_prose(name: str) -> None:
 @pytest.mark.parametrize("name", ALL_NAMES)
 def test_span_contract_with_the_embedding_tokenizer(name: str) -> None:
     @settings(max_examples=n_examples(name, 25), **SETTINGS)
-    @given(text=st.one_of(prose_text(60), adversarial_text(25), odd_text(15, name not in NO_SURROGATES_YET)), params=params_for(name))
+    @given(
+        text=st.one_of(prose_text(60), adversarial_text(25), odd_text(15, name not in NO_SURROGATES_YET)),
+        params=params_for(name),
+    )
     def prop(text: str, params: dict[str, Any]) -> None:
         _checked(name, text, "minilm", params)
 

@@ -140,7 +140,6 @@ def test_crlf_only_note() -> None:
 # ----------------------------------------------------------------------------- binary
 
 
-
 _DOCX_LIKE = zip_bytes({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"})
 
 
@@ -205,7 +204,9 @@ def test_empty_document_is_a_note_not_an_error() -> None:
 
 
 def test_whitespace_only_document_is_a_note_not_an_error() -> None:
-    assert decode_bytes(b" \n\t \r\n") == Document(" \n\t \r\n", "document", "utf-8", ("document contains only whitespace",))
+    assert decode_bytes(b" \n\t \r\n") == Document(
+        " \n\t \r\n", "document", "utf-8", ("document contains only whitespace",)
+    )
 
 
 def test_bom_only_document_is_empty() -> None:
@@ -377,7 +378,8 @@ def test_read_stdin_text_stream_without_buffer(monkeypatch) -> None:
 # ----------------------------------------------------------------------------- property
 
 _TEXT = st.text(
-    alphabet=st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters="\ufeff") | st.sampled_from("\n\r\t "),
+    alphabet=st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters="\ufeff")
+    | st.sampled_from("\n\r\t "),
     max_size=200,
 )
 

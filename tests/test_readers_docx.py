@@ -104,14 +104,16 @@ def test_docx_title_style_and_nested_lists() -> None:
     # a line break inside a paragraph is a Markdown hard break (two spaces, then the break)
     assert doc.text == "# The Title\n\n- Outer\n  - Inner\n- Line one  \n  line two\n"
     assert headings(doc) == [(1, "The Title")]
-    assert [span(doc, b) for b in doc.structure.of_kind("list_item")] == ["- Outer\n  - Inner", "- Line one  \n  line two"]
+    assert [span(doc, b) for b in doc.structure.of_kind("list_item")] == [
+        "- Outer\n  - Inner",
+        "- Line one  \n  line two",
+    ]
 
 
 def test_docx_by_magic_bytes_without_a_docx_name() -> None:
     doc = read_bytes(make_docx(), "upload")
     assert (doc.format, doc.text) == ("docx", DOCX_TEXT)
     assert read_bytes(make_docx(), "memo.txt").text == DOCX_TEXT  # the magic bytes win over the extension
-
 
 
 @pytest.mark.parametrize(

@@ -57,7 +57,10 @@ def limit_check(name: str, params: dict[str, Any]) -> dict[str, Any]:
     values = {**defaults, **params}
     if name == "fixed_tokens":
         # the window the strategy guarantees; the real counts and their flags: test_properties
-        return {"limit": values["chunk_size"], "limit_of": lambda c: c.metadata["token_end"] - c.metadata["token_start"]}
+        return {
+            "limit": values["chunk_size"],
+            "limit_of": lambda c: c.metadata["token_end"] - c.metadata["token_start"],
+        }
     if name == "fixed_chars":
         return {"limit": values["chunk_size"], "limit_of": lambda c: len(c.text)}
     if name == "recursive":
@@ -84,7 +87,9 @@ def doc(request: pytest.FixtureRequest) -> tuple[Path, str]:
 def test_default_params(doc: tuple[Path, str], name: str) -> None:
     path, text = doc
     chunks = chunk(text, name)
-    assert_valid_chunking(text, chunks, tokenizer="cl100k_base", allow_added_text=name not in KNOWN, **limit_check(name, {}))
+    assert_valid_chunking(
+        text, chunks, tokenizer="cl100k_base", allow_added_text=name not in KNOWN, **limit_check(name, {})
+    )
 
 
 @pytest.mark.parametrize("name", STRATEGY_NAMES)

@@ -89,7 +89,10 @@ def test_facts_are_data_attributes_with_vocabulary_values_and_no_title() -> None
 
 
 def test_no_flag_glyphs_or_outlines_inside_the_text() -> None:
-    notes = {0: ChunkAnnotation(flags=(Flag.OVER_MODEL_LIMIT, Flag.TINY)), 1: ChunkAnnotation(flags=(Flag.OVER_SIZE_LIMIT,))}
+    notes = {
+        0: ChunkAnnotation(flags=(Flag.OVER_MODEL_LIMIT, Flag.TINY)),
+        1: ChunkAnnotation(flags=(Flag.OVER_SIZE_LIMIT,)),
+    }
     html = render_html(TEXT, _chunks(), RenderOptions("s", annotations=notes))
     css = stylesheet()
     for glyph in ("\u26a0", "\u00b7", "\\26A0", "\\00B7", "::before", "::after"):
@@ -174,14 +177,21 @@ def test_overlap_regions_name_their_chunks_and_are_striped() -> None:
 
 @pytest.mark.parametrize(
     "hostile",
-    ['"><script>alert(1)</script>', "' onmouseover='x", "<!-- --><img src=x onerror=alert(1)>", "&amp; &lt; \u202e\u0000"],
+    [
+        '"><script>alert(1)</script>',
+        "' onmouseover='x",
+        "<!-- --><img src=x onerror=alert(1)>",
+        "&amp; &lt; \u202e\u0000",
+    ],
 )
 def test_hostile_text_labels_and_added_text_stay_text(hostile: str) -> None:
     text = f"a {hostile} b\n\n{hostile}"
     cut = text.index("\n\n")
     chunks = [
         Chunk.from_span(text, 0, 0, cut + 2, Reason.UNIT_END, boundary=Boundary.PARAGRAPH),
-        Chunk.from_span(text, 1, cut + 2, len(text), Reason.END_OF_DOCUMENT, boundary=Boundary.DOCUMENT_END, added_text=hostile),
+        Chunk.from_span(
+            text, 1, cut + 2, len(text), Reason.END_OF_DOCUMENT, boundary=Boundary.DOCUMENT_END, added_text=hostile
+        ),
     ]
     html = render_html(text, chunks, RenderOptions(hostile, tokenizer=hostile, selected=1))
     parsed = _Parsed(html)
@@ -189,7 +199,7 @@ def test_hostile_text_labels_and_added_text_stay_text(hostile: str) -> None:
     assert "".join(parsed.text) == text and "".join(parsed.added) == hostile
     assert parsed.tags[0][1]["data-strategy"] == hostile
     for k, (_, attrs) in enumerate(parsed.tags):
-        for name, value in attrs.items():
+        for name in attrs:
             assert name in {"class", "id", "title"} or name.startswith("data-") or (k == 0 and name == "style"), name
     assert parsed.tags[0][1]["style"] == "--h:245"
 
@@ -201,7 +211,9 @@ _TEXTS = st.text(alphabet="ab <&>\"'\n ", min_size=1, max_size=40)
 def _chunkings(draw: st.DrawFn) -> tuple[str, list[Chunk]]:
     """A text and a flat chunking with overlaps, gaps and empty chunks."""
     text = draw(_TEXTS)
-    bounds = sorted(draw(st.lists(st.tuples(st.integers(0, len(text)), st.integers(0, len(text))), min_size=1, max_size=6)))
+    bounds = sorted(
+        draw(st.lists(st.tuples(st.integers(0, len(text)), st.integers(0, len(text))), min_size=1, max_size=6))
+    )
     chunks = [
         Chunk.from_span(text, i, min(a, b), max(a, b), Reason.SIZE_LIMIT, boundary=Boundary.WORD)
         for i, (a, b) in enumerate(sorted((min(a, b), max(a, b)) for a, b in bounds))
@@ -211,11 +223,15 @@ def _chunkings(draw: st.DrawFn) -> tuple[str, list[Chunk]]:
 
 @settings(max_examples=examples(150), **SETTINGS)
 @given(_chunkings())
-def test_any_flat_chunking_shows_the_whole_text_one_element_and_one_marker_per_chunk(case: tuple[str, list[Chunk]]) -> None:
+def test_any_flat_chunking_shows_the_whole_text_one_element_and_one_marker_per_chunk(
+    case: tuple[str, list[Chunk]],
+) -> None:
     text, chunks = case
     parsed = _Parsed(render_html(text, chunks, RenderOptions("p")))
     assert "".join(parsed.text) == text
-    assert sorted(int(a["data-chunk-index"] or -1) for a in parsed.with_attr("data-chunk-index")) == [c.index for c in chunks]
+    assert sorted(int(a["data-chunk-index"] or -1) for a in parsed.with_attr("data-chunk-index")) == [
+        c.index for c in chunks
+    ]
     assert sorted(int(a["data-end-of"] or -1) for a in parsed.with_attr("data-end-of")) == [c.index for c in chunks]
 
 
@@ -289,7 +305,9 @@ def _multilevel_case() -> tuple[str, list[Chunk], RenderOptions]:
         Chunk.from_span(text, 1, 0, 23, Reason.UNIT_END, boundary=Boundary.LINE, parent=0, level=1),
         Chunk.from_span(text, 2, 24, len(text), Reason.PARENT_END, boundary=Boundary.DOCUMENT_END, parent=0, level=1),
         Chunk.from_span(text, 3, 0, 4, Reason.UNIT_END, boundary=Boundary.SENTENCE, parent=1, level=2),
-        Chunk.from_span(text, 4, 5, 23, Reason.PARENT_END, boundary=Boundary.LINE, parent=1, level=2, added_text="Ctx <h1> & "),
+        Chunk.from_span(
+            text, 4, 5, 23, Reason.PARENT_END, boundary=Boundary.LINE, parent=1, level=2, added_text="Ctx <h1> & "
+        ),
         Chunk.from_span(text, 5, 24, len(text), Reason.PARENT_END, boundary=Boundary.DOCUMENT_END, parent=2, level=2),
     ]
     return text, chunks, RenderOptions("tree", selected=4)

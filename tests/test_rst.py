@@ -43,7 +43,14 @@ def test_title_levels_follow_the_order_adornment_styles_first_appear() -> None:
 def test_levels_start_with_the_first_style_used_and_stop_at_six() -> None:
     text = "A\n~~~\n\nB\n===\n\nC\n^^^\n\nD\n---\n\nE\n***\n\nF\n+++\n\nG\n###\n\nH\n~~~\n"
     assert [(title, level) for kind, _, level, title in blocks(text)] == [
-        ("A", 1), ("B", 2), ("C", 3), ("D", 4), ("E", 5), ("F", 6), ("G", 6), ("H", 1),
+        ("A", 1),
+        ("B", 2),
+        ("C", 3),
+        ("D", 4),
+        ("E", 5),
+        ("F", 6),
+        ("G", 6),
+        ("H", 1),
     ]
 
 

@@ -52,7 +52,11 @@ def test_default_settings_cut_exactly_at_the_topic_shifts(topic) -> None:
     assert boundaries == SHIFTS
     # the chunks are the three topics, character-exact
     assert [c.text.strip() for c in topic.chunks] == [" ".join(t) for t in TOPICS]
-    assert [c.reason for c in topic.chunks] == [Reason.SEMANTIC_BREAKPOINT, Reason.SEMANTIC_BREAKPOINT, Reason.END_OF_DOCUMENT]
+    assert [c.reason for c in topic.chunks] == [
+        Reason.SEMANTIC_BREAKPOINT,
+        Reason.SEMANTIC_BREAKPOINT,
+        Reason.END_OF_DOCUMENT,
+    ]
     assert_valid_chunking(TOPIC_TEXT, topic.chunks, limit=MINILM_LIMIT - SPECIALS, tokenizer="minilm")
     # the shifts really are the least similar pairs, not merely below the threshold
     sims = topic.analysis.similarities
@@ -67,7 +71,6 @@ def test_other_threshold_types_find_the_shifts_when_set_to_cut_two(topic) -> Non
         assert set(got.threshold.breakpoints) == SHIFTS, (threshold_type, got.threshold.value)
 
 
-
 # ============================================================================ max_tokens
 def realdoc_params():
     paths = realdoc_paths()
@@ -79,7 +82,12 @@ def realdoc_params():
 @pytest.mark.parametrize("path", realdoc_params())
 def test_realdocs_whole_never_exceed_max_tokens(path: Path, fake_model: str) -> None:
     text = read_realdoc(path)
-    for max_tokens, extra in [(64, {}), (None, {}), (40, {"threshold_type": "absolute", "amount": -1.0}), (100, {"min_tokens": 60})]:
+    for max_tokens, extra in [
+        (64, {}),
+        (None, {}),
+        (40, {"threshold_type": "absolute", "amount": -1.0}),
+        (100, {"min_tokens": 60}),
+    ]:
         result = semantic_chunking(text, model=fake_model, max_tokens=max_tokens, **extra)
         check_semantic_chunks(text, result, max_tokens or MINILM_LIMIT, extra.get("min_tokens", 0))
     # min_tokens only merges: never more chunks than without it
@@ -108,7 +116,10 @@ def test_small_max_tokens_on_the_topic_document(topic) -> None:
         if max_tokens == 3:  # one wordpiece per chunk: sentences are split at words and characters
             # vocabulary: the old "split_sentence" flag is Meta.SPLIT_UNIT; the inner cuts are size_limit
             assert any(c.metadata.get(Meta.SPLIT_UNIT) for c in result.chunks)
-            assert all(c.reason in (Reason.SIZE_LIMIT, Reason.SEMANTIC_BREAKPOINT, Reason.END_OF_DOCUMENT) for c in result.chunks)
+            assert all(
+                c.reason in (Reason.SIZE_LIMIT, Reason.SEMANTIC_BREAKPOINT, Reason.END_OF_DOCUMENT)
+                for c in result.chunks
+            )
 
 
 def test_long_run_of_identical_sentences(fake_model: str) -> None:
@@ -168,4 +179,3 @@ def test_min_tokens_merges_small_chunks(topic) -> None:
     assert SHIFTS <= boundaries
     # the threshold itself is unchanged (min_tokens acts after it)
     assert merged.threshold.breakpoints == every.threshold.breakpoints
-

@@ -88,7 +88,10 @@ def test_sentencizer_when_no_spacy_pipeline(fresh_segmenter, monkeypatch: pytest
     analysis = sentence_similarities(text)
     assert analysis.segmenter == "spacy sentencizer (rule-based)"
     assert [text[a:b] for a, b in analysis.sentences] == [
-        "The sentencizer splits at punctuation.", "It needs no model!", "Does it?", "Yes."
+        "The sentencizer splits at punctuation.",
+        "It needs no model!",
+        "Does it?",
+        "Yes.",
     ]
     result = semantic_chunking(text)
     assert result.analysis.segmenter == "spacy sentencizer (rule-based)"
@@ -102,7 +105,10 @@ def test_regex_when_spacy_is_not_installed(fresh_segmenter, monkeypatch: pytest.
     analysis = sentence_similarities(text)
     assert analysis.segmenter == "regex"
     assert [text[a:b] for a, b in analysis.sentences] == [
-        "First sentence here.", '"Second one," she said!', "Third?", "A new paragraph without a stop"
+        "First sentence here.",
+        '"Second one," she said!',
+        "Third?",
+        "A new paragraph without a stop",
     ]
 
 
@@ -113,18 +119,22 @@ def test_a_sentence_never_spans_a_blank_line() -> None:
         assert segmenter.starts(["Introduction\n\nThe results are good and we are happy."]) == [[0]]
     spans = Document(text).structure.trimmed_sentences
     assert [text[a:b] for a, b in spans] == [
-        "Introduction", "The results are good and we are happy.", "Methods", "we measured twice"
+        "Introduction",
+        "The results are good and we are happy.",
+        "Methods",
+        "we measured twice",
     ]
     for a, b in spans:
         assert not re.search(r"\n[^\S\n]*\n", text[a:b])
-
 
 
 # ============================================================================ caching
 def test_threshold_change_does_not_embed_again(topic) -> None:
     before = ENCODE_CALLS["count"]
     for threshold_type, amount in [("percentile", 50), ("gradient", 90), ("standard_deviation", 1), ("absolute", 0.3)]:
-        other = semantic_chunking(TOPIC_TEXT, threshold_type=threshold_type, amount=amount, max_tokens=100, min_tokens=20)
+        other = semantic_chunking(
+            TOPIC_TEXT, threshold_type=threshold_type, amount=amount, max_tokens=100, min_tokens=20
+        )
         assert other.analysis.similarities is topic.analysis.similarities or np.array_equal(
             other.analysis.similarities, topic.analysis.similarities
         )
@@ -172,7 +182,9 @@ def test_unreadable_cache_file_is_a_miss(
     assert len(again.similarities) == len(again.sentences) - 1
 
 
-def test_empty_cache_dir_disables_disk_caching(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_model: str) -> None:
+def test_empty_cache_dir_disables_disk_caching(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_model: str
+) -> None:
     monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", "")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # would be the default location
     assert cache_dir() is None
@@ -184,7 +196,6 @@ def test_empty_cache_dir_disables_disk_caching(tmp_path: Path, monkeypatch: pyte
     sentence_similarities(text, fake_model)
     assert ENCODE_CALLS["count"] == before + 2  # nothing on disk to reuse
     assert not any(tmp_path.rglob("*.npz"))
-
 
 
 def test_disk_cache_hit_in_a_fresh_process_loads_neither_spacy_nor_torch(
@@ -204,7 +215,11 @@ def test_disk_cache_hit_in_a_fresh_process_loads_neither_spacy_nor_torch(
     path = tmp_path / "topics.txt"
     path.write_text(TOPIC_TEXT, encoding="utf-8", newline="")
     proc = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", code, str(path)], capture_output=True, text=True, timeout=120, env=dict(os.environ)
+        [sys.executable, "-W", "ignore", "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
     )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -66,7 +66,6 @@ def test_missing_model_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
         resolve_model("minilm")
 
 
-
 # ============================================================================ the semantic extra
 def test_import_works_without_torch_and_sentence_transformers() -> None:
     import subprocess
@@ -94,7 +93,9 @@ def test_missing_extra_is_a_chunkviz_error_naming_the_extra(monkeypatch: pytest.
     import chunkviz
 
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
-    with pytest.raises(ChunkvizError, match=r"^semantic chunking needs the semantic extra: pip install 'chunkviz\[semantic\]'$"):
+    with pytest.raises(
+        ChunkvizError, match=r"^semantic chunking needs the semantic extra: pip install 'chunkviz\[semantic\]'$"
+    ):
         chunkviz.chunk("One sentence. Another one.", "semantic")
     with pytest.raises(embeddings.SemanticExtraMissing):
         embeddings.require_semantic_extra()

@@ -53,7 +53,9 @@ GRADIENT = [0.0, 0.1, 0.6, -0.65, 0.15, 0.6, -0.85, 0.35, -0.15, 0.25]
         ("gradient", 80, 0.35 + 0.2 * 0.25, (2, 5)),  # position 7.2: the two dips themselves
     ],
 )
-def test_compute_threshold_expected_values(threshold_type: str, amount: float, value: float, breakpoints: tuple) -> None:
+def test_compute_threshold_expected_values(
+    threshold_type: str, amount: float, value: float, breakpoints: tuple
+) -> None:
     got = compute_threshold(SIMS, threshold_type, amount)
     assert got.threshold_type == threshold_type
     assert got.value == pytest.approx(value, abs=1e-12)
@@ -158,7 +160,6 @@ def test_chunk_count_curve_expected_values() -> None:
     assert chunk_count_curve(np.array([]), [0, 95]) == [(0.0, 1), (95.0, 1)]
 
 
-
 # ----------------------------------------------------------------------------- the tie rule and the caption
 
 
@@ -197,18 +198,37 @@ def test_gradient_ties_are_not_cut_either() -> None:
         ("absolute", 0.5, "similarity threshold 0.500 (absolute)"),
     ],
 )
-def test_describe_names_the_threshold_and_where_it_comes_from(threshold_type: str, amount: float, described: str) -> None:
+def test_describe_names_the_threshold_and_where_it_comes_from(
+    threshold_type: str, amount: float, described: str
+) -> None:
     assert compute_threshold(SIMS, threshold_type, amount).describe() == described
 
 
 def test_describe_a_single_pair() -> None:
-    assert compute_threshold(np.array([0.3]), "percentile", 95).describe() == "similarity threshold 0.300 = 5th percentile of 1 pair"
+    assert (
+        compute_threshold(np.array([0.3]), "percentile", 95).describe()
+        == "similarity threshold 0.300 = 5th percentile of 1 pair"
+    )
 
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(0, "0th"), (1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (5, "5th"), (11, "11th"), (12, "12th"), (13, "13th"),
-     (21, "21st"), (22, "22nd"), (100, "100th"), (2.5, "2.5th"), (5.0, "5th")],
+    [
+        (0, "0th"),
+        (1, "1st"),
+        (2, "2nd"),
+        (3, "3rd"),
+        (4, "4th"),
+        (5, "5th"),
+        (11, "11th"),
+        (12, "12th"),
+        (13, "13th"),
+        (21, "21st"),
+        (22, "22nd"),
+        (100, "100th"),
+        (2.5, "2.5th"),
+        (5.0, "5th"),
+    ],
 )
 def test_ordinal(value: float, text: str) -> None:
     assert ordinal(value) == text

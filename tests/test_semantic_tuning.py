@@ -39,7 +39,9 @@ def explain(sims, threshold_type="percentile", amount=95.0, max_tokens=None) -> 
     analysis = SentenceSimilarities(tuple(spans), np.asarray(sims, dtype=np.float64), DEFAULT_MODEL, "test", 0)
     threshold = compute_threshold(analysis.similarities, threshold_type, amount)
     built = assemble(Document(text), analysis, threshold, max_tokens)
-    return SemanticExplanation(text, analysis, threshold, built.chunks, built.max_tokens, built.model_tokenizer, built.size_splits)
+    return SemanticExplanation(
+        text, analysis, threshold, built.chunks, built.max_tokens, built.model_tokenizer, built.size_splits
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -50,7 +52,9 @@ def no_model_for_the_curve(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("tests set the curve through chunk_count_curve")
 
     monkeypatch.setattr(explanation_module, "final_chunk_counts", curve)
-    monkeypatch.setattr(SemanticExplanation, "count_curve", property(lambda self: chunk_count_curve(self.analysis.similarities)))
+    monkeypatch.setattr(
+        SemanticExplanation, "count_curve", property(lambda self: chunk_count_curve(self.analysis.similarities))
+    )
 
 
 def chunk_ends(e: SemanticExplanation) -> set[int]:
@@ -83,8 +87,17 @@ def test_tie_rule_a_pair_exactly_at_the_threshold_is_not_cut_in_chunks_marks_and
     assert data["order"][:1] == [15] and data["order"][1:2] == [7]
     assert data["curve"][95] == len(e.chunks)
     # the plotly figure draws the same marks
-    fig = similarity_figure(e.text, e.analysis.sentences, list(e.threshold.metric_values), "similarity", e.threshold.value,
-                            e.threshold.breakpoints, e.size_splits, [], e.threshold.at_threshold)
+    fig = similarity_figure(
+        e.text,
+        e.analysis.sentences,
+        list(e.threshold.metric_values),
+        "similarity",
+        e.threshold.value,
+        e.threshold.breakpoints,
+        e.size_splits,
+        [],
+        e.threshold.at_threshold,
+    )
     traces = {t.name: [x - 0.5 for x in t.x] for t in fig.data}
     assert traces["breakpoint"] == [15] and traces["at threshold (not cut)"] == [7]
 
@@ -94,7 +107,9 @@ def test_a_step_off_the_tie_cuts_both_low_pairs() -> None:
     assert e.threshold.value == pytest.approx(0.02 + 0.2 * (0.5 - 0.02))
     assert chunk_ends(e) == {7, 15} and e.threshold.at_threshold == ()
     data = tuning_data(e)
-    assert data["caption"].startswith("similarity threshold 0.116 = 6th percentile of 21 pairs · 2 breakpoints · 0 cuts")
+    assert data["caption"].startswith(
+        "similarity threshold 0.116 = 6th percentile of 21 pairs · 2 breakpoints · 0 cuts"
+    )
     k = CONTROLS["percentile"].steps().index(94.0)
     assert (data["table"]["cuts"][k], data["table"]["ties"][k]) == (2, 0)
 
@@ -109,7 +124,10 @@ def test_several_pairs_tied_at_the_median() -> None:
     k = CONTROLS["percentile"].steps().index(50.0)
     cuts, ties = data["table"]["cuts"][k], data["table"]["ties"][k]
     assert (cuts, ties) == (1, 3)
-    assert data["order"][:cuts] == data["breakpoints"] and sorted(data["order"][cuts : cuts + ties]) == data["at_threshold"]
+    assert (
+        data["order"][:cuts] == data["breakpoints"]
+        and sorted(data["order"][cuts : cuts + ties]) == data["at_threshold"]
+    )
     assert "3 pairs are exactly at the threshold (not cut)" in data["caption"]
 
 
@@ -117,11 +135,19 @@ def test_several_pairs_tied_at_the_median() -> None:
 def test_every_table_row_agrees_with_compute_threshold(threshold_type: str) -> None:
     rng = np.random.default_rng(9)
     sims = np.round(rng.uniform(-0.2, 0.9, 40), 2)  # rounded: many ties
-    amount = {"percentile": 90, "gradient": 90, "standard_deviation": 1.0, "interquartile": 1.0, "absolute": 0.3}[threshold_type]
+    amount = {"percentile": 90, "gradient": 90, "standard_deviation": 1.0, "interquartile": 1.0, "absolute": 0.3}[
+        threshold_type
+    ]
     e = explain(sims, threshold_type, amount)
     data = tuning_data(e)
     control = CONTROLS[threshold_type]
-    assert data["control"] == {"param": control.param, "label": control.label, "min": control.minimum, "max": control.maximum, "step": control.step}
+    assert data["control"] == {
+        "param": control.param,
+        "label": control.label,
+        "min": control.minimum,
+        "max": control.maximum,
+        "step": control.step,
+    }
     assert len(data["table"]["values"]) == len(control.steps())
     for k, amount_k in enumerate(control.steps()):
         got = compute_threshold(sims, threshold_type, amount_k)
@@ -150,7 +176,10 @@ def test_size_forced_cuts_are_reported_apart_from_breakpoints() -> None:
     data = tuning_data(e)
     assert data["breakpoints"] == [] and data["size_cuts"] == list(e.size_splits) and data["size_cuts"]
     assert set(data["size_cuts"]) == chunk_ends(e)
-    assert f"{len(data['size_cuts'])} cut" in data["caption"] and "forced by max_tokens (20 model tokens)" in data["caption"]
+    assert (
+        f"{len(data['size_cuts'])} cut" in data["caption"]
+        and "forced by max_tokens (20 model tokens)" in data["caption"]
+    )
 
 
 def test_gradient_order_is_largest_rise_first() -> None:

@@ -87,7 +87,9 @@ def test_clean_cut_rule_is_the_tokenizers_rule() -> None:
     for name in ("cl100k_base", "words", "chars", "minilm"):
         tok = get_tokenizer(name)
         rule = tok.clean_cut_rule
-        assert [rule(text, p) for p in range(len(text) + 1)] == [tok.is_clean_cut(text, p) for p in range(len(text) + 1)]
+        assert [rule(text, p) for p in range(len(text) + 1)] == [
+            tok.is_clean_cut(text, p) for p in range(len(text) + 1)
+        ]
 
 
 @pytest.mark.parametrize(

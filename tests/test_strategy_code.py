@@ -109,7 +109,13 @@ def test_module_level_code_is_kept_between_functions() -> None:
     assert chunks[2].text == "REGISTRY = {}\nREGISTRY['a'] = first\n\n\n"
     assert chunks[4].text == 'if __name__ == "__main__":\n    print(first(), second())\n'
     assert [c.reason for c in chunks] == ["unit_end"] * 4 + ["end_of_document"]  # was ast_node
-    assert [(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [(1, 5), (8, 9), (12, 13), (16, 17), (20, 21)]
+    assert [(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [
+        (1, 5),
+        (8, 9),
+        (12, 13),
+        (16, 17),
+        (20, 21),
+    ]
 
 
 def test_decorators_and_comments_above_stay_with_their_def() -> None:
@@ -164,9 +170,16 @@ def test_oversized_class_gets_header_and_method_children() -> None:
     assert all(k.level == 1 for k in kids) and cls.metadata["children"] == len(kids)
     assert [k.metadata["type"] for k in kids] == ["class_header"] + ["method"] * 7
     assert [k.metadata["name"] for k in kids] == [
-        "Inventory", "__init__", "add_item", "receive", "reserved", "available", "reserve", "reorder_suggestions"
+        "Inventory",
+        "__init__",
+        "add_item",
+        "receive",
+        "reserved",
+        "available",
+        "reserve",
+        "reorder_suggestions",
     ]
-    assert kids[0].text.startswith("class Inventory:\n    \"\"\"Stock levels")
+    assert kids[0].text.startswith('class Inventory:\n    """Stock levels')
     assert "def " not in kids[0].text
     receive = kids[3]
     assert receive.text.startswith("    @audited\n    def receive(")  # the decorator stays with its method
@@ -203,7 +216,10 @@ def test_oversized_function_is_split_with_the_python_preset() -> None:
     tok = get_tokenizer("words")
     assert all(tok.count(p.text) <= 15 for p in pieces)
     # vocabulary: the cuts inside the split def are "size_limit" at blank lines (boundary paragraph)
-    assert all(p.reason == "size_limit" and p.boundary == "paragraph" for p in pieces[:-1]) and pieces[-1].reason == "unit_end"
+    assert (
+        all(p.reason == "size_limit" and p.boundary == "paragraph" for p in pieces[:-1])
+        and pieces[-1].reason == "unit_end"
+    )
     assert chunks[-1].metadata["name"] == "short"
 
 
@@ -241,9 +257,14 @@ def test_non_ascii_and_crlf_spans_are_exact(newline: str) -> None:
     assert_valid_levels(text, chunks)
     by_name = {c.metadata["name"]: c for c in chunks}
     f = by_name["grüße"]
-    assert f.text == f"# коментар над функцією{newline}@decorator('ü'){newline}def grüße(name='😀'):{newline}    return f'{{name}} ü'{newline}{newline}"
+    assert (
+        f.text
+        == f"# коментар над функцією{newline}@decorator('ü'){newline}def grüße(name='😀'):{newline}    return f'{{name}} ü'{newline}{newline}"
+    )
     assert (f.metadata["start_line"], f.metadata["end_line"]) == (3, 6)
-    assert by_name["Ñandú"].text == f"class Ñandú:{newline}    '''ñ'''{newline}    def método(self): return '€'{newline}"
+    assert (
+        by_name["Ñandú"].text == f"class Ñandú:{newline}    '''ñ'''{newline}    def método(self): return '€'{newline}"
+    )
     assert chunks[0].text == NON_ASCII.split("# коментар")[0].replace("\n", newline)
 
 
@@ -304,11 +325,20 @@ def python_module(draw: st.DrawFn) -> tuple[str, dict[str, dict]]:
     names = (f"n{counter}_{k}" for k in range(10**6))
     text_piece = st.sampled_from(["x", "é", "日本語", "😀", "a b", "ü\u2028", "\\u00e9"])
     comment = st.sampled_from(["# note", "# ünïcode 😀 comment", "#", "# TODO: é"])
-    statement = st.sampled_from([
-        "import os", "from collections import defaultdict", "X = 1", "Y = {'a': 1,\n     'b': 2}",
-        "print('hi')", "z = 1; w = 2", "T = '''multi\n\nline é'''", "for i in range(2):\n    pass",
-        "if __name__ == \"__main__\":\n    print('main')", "try:\n    import json\nexcept ImportError:\n    json = None",
-    ])
+    statement = st.sampled_from(
+        [
+            "import os",
+            "from collections import defaultdict",
+            "X = 1",
+            "Y = {'a': 1,\n     'b': 2}",
+            "print('hi')",
+            "z = 1; w = 2",
+            "T = '''multi\n\nline é'''",
+            "for i in range(2):\n    pass",
+            "if __name__ == \"__main__\":\n    print('main')",
+            "try:\n    import json\nexcept ImportError:\n    json = None",
+        ]
+    )
     decorator = st.sampled_from(["@dec", "@dec(1, 'é')", "@a.b.c", "@ spaced", "@functools.wraps(f)"])
     info: dict[str, dict] = {}
 
@@ -391,12 +421,20 @@ def _def_nodes(text: str) -> list[tuple[ast.stmt, str | None]]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             out.append((node, None))
             if isinstance(node, ast.ClassDef):
-                out += [(m, node.name) for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+                out += [
+                    (m, node.name)
+                    for m in node.body
+                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                ]
     return out
 
 
 @settings(max_examples=150, **SETTINGS)
-@given(module=python_module(), max_tokens=st.one_of(st.integers(5, 60), st.integers(60, 600)), tokenizer=st.sampled_from(["words", "cl100k_base"]))
+@given(
+    module=python_module(),
+    max_tokens=st.one_of(st.integers(5, 60), st.integers(60, 600)),
+    tokenizer=st.sampled_from(["words", "cl100k_base"]),
+)
 def test_property_python_modules(module: tuple[str, dict[str, dict]], max_tokens: int, tokenizer: str) -> None:
     text, info = module
     chunks = chunk(text, "code", max_tokens=max_tokens, tokenizer=tokenizer)
@@ -417,11 +455,19 @@ def test_property_python_modules(module: tuple[str, dict[str, dict]], max_tokens
         end = char_offset(text, node.end_lineno, node.end_col_offset)
         holders = [c for c in top if c.start < end and start < c.end]
         if len(holders) > 1:
-            assert all(c.metadata.get("split_unit") for c in holders), (ast.dump(node)[:60], [c.metadata for c in holders])
+            assert all(c.metadata.get("split_unit") for c in holders), (
+                ast.dump(node)[:60],
+                [c.metadata for c in holders],
+            )
     for node, owner in _def_nodes(text):
         level = 0 if owner is None else 1
-        mine = [c for c in chunks if c.level == level and c.metadata.get("name") == node.name
-                and c.metadata["type"] not in ("class_header", "class_code")]
+        mine = [
+            c
+            for c in chunks
+            if c.level == level
+            and c.metadata.get("name") == node.name
+            and c.metadata["type"] not in ("class_header", "class_code")
+        ]
         if owner is not None:
             parents = [c for c in top if c.metadata.get("name") == owner and c.metadata["type"] == "class"]
             if not parents or not any(c.parent == parents[0].index for c in chunks):
@@ -443,4 +489,3 @@ def test_property_python_modules(module: tuple[str, dict[str, dict]], max_tokens
             assert head.count("#") >= meta["comments"], f"comments above {node.name} are not in its chunk"
         if len(mine) == 1:
             assert first.metadata.get("split_unit") is None
-

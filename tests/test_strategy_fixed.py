@@ -86,7 +86,9 @@ def test_fixed_tokens_short_last_window() -> None:
     chunks = chunk("a b c d e", "fixed_tokens", tokenizer="words", chunk_size=2, overlap=0)
     # 5 words, step 2: [0,2), [2,4), [4,5)
     assert [(c.metadata["token_start"], c.metadata["token_end"], c.metadata["token_count"]) for c in chunks] == [
-        (0, 2, 2), (2, 4, 2), (4, 5, 1)
+        (0, 2, 2),
+        (2, 4, 2),
+        (4, 5, 1),
     ]
     assert texts(chunks) == ["a b ", "c d ", "e"]
 
@@ -108,7 +110,6 @@ def test_fixed_tokens_keeps_text_without_any_token(text: str) -> None:
     assert get_tokenizer("minilm").count(text) == 0 and text.strip()
     chunks = chunk(text, "fixed_tokens", tokenizer="minilm", chunk_size=5, overlap=0)
     assert_valid_chunking(text, chunks)  # actual: [] -- "non-blank text gave no chunks"
-
 
 
 # ============================================================================ fixed_chars
@@ -141,4 +142,3 @@ def test_fixed_chars_defaults_512_64() -> None:
     chunks = chunk(text, "fixed_chars")  # step 448: 0, 448, ..., 2688 (2688+512 >= 3000)
     assert [(c.start, c.end) for c in chunks] == [(s, min(s + 512, 3000)) for s in range(0, 2689, 448)]
     assert [(c.start, c.end) for c in chunks][-2:] == [(2240, 2752), (2688, 3000)]
-

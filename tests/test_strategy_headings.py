@@ -53,11 +53,12 @@ from chunkviz.types import Chunk
 SPLIT_REASONS = {"size_limit"}
 
 
-
 # ============================================================================ checkers
 
 
-def check_headings_chunks(text: str, chunks: Sequence[Chunk], tokenizer: str | None = None, max_tokens: int | None = None) -> None:
+def check_headings_chunks(
+    text: str, chunks: Sequence[Chunk], tokenizer: str | None = None, max_tokens: int | None = None
+) -> None:
     """The flat contract of ``headings``: exact spans that tile the text from the first chunk on,
     no chunk over ``max_tokens`` unless it is one character flagged indivisible."""
     if not text.strip():
@@ -142,7 +143,11 @@ def test_text_before_the_first_heading_and_blank_preamble() -> None:
     check_headings_chunks(doc, chunks)
     tree = chunk(doc, "hierarchical")
     check_hierarchy(doc, tree)
-    assert [(c.level, c.parent, c.start, c.end) for c in tree] == [(0, None, 0, len(doc)), (1, 0, 0, 21), (1, 0, 21, len(doc))]
+    assert [(c.level, c.parent, c.start, c.end) for c in tree] == [
+        (0, None, 0, len(doc)),
+        (1, 0, 0, 21),
+        (1, 0, 21, len(doc)),
+    ]
 
 
 def test_hash_lines_in_code_are_not_headings() -> None:
@@ -344,7 +349,9 @@ def oracle_flat(doc: HeadingDoc, max_level: int) -> list[tuple[int, int, list[st
     return out
 
 
-def expected_groups(text: str, sections: list[tuple[int, int, list[str]]], tokenizer: str, max_tokens: int, merge_small: int) -> list[list[tuple[int, int, list[str]]]]:
+def expected_groups(
+    text: str, sections: list[tuple[int, int, list[str]]], tokenizer: str, max_tokens: int, merge_small: int
+) -> list[list[tuple[int, int, list[str]]]]:
     tok = get_tokenizer(tokenizer)
     groups = []
     i = 0
@@ -387,7 +394,11 @@ def check_headings_against_oracle(doc: HeadingDoc, chunks: list[Chunk], tokenize
         while k < len(chunks) and chunks[k].end <= end:
             pieces.append(chunks[k])
             k += 1
-        assert pieces and pieces[0].start == start and pieces[-1].end == end, (start, end, [(c.start, c.end) for c in pieces])
+        assert pieces and pieces[0].start == start and pieces[-1].end == end, (
+            start,
+            end,
+            [(c.start, c.end) for c in pieces],
+        )
         for c in pieces:
             assert c.metadata["heading_path"] == path
         if len(group) > 1:
@@ -430,4 +441,3 @@ def test_real_documents(path: Path) -> None:
     if path.name in ("pep-0008.rst", "ripgrep_README.md", "common_paper_mutual_nda_v1_coverpage.md"):
         # documents with nested headings: several sections, more than one level
         assert len(chunk(text, "headings", max_tokens=100_000)) > 5
-

@@ -44,7 +44,6 @@ from chunkviz.types import Chunk
 SPLIT_REASONS = {"size_limit"}
 
 
-
 def tree_rows(chunks: Sequence[Chunk]) -> list[tuple[int, int | None, str, list[str], bool]]:
     return [(c.level, c.parent, c.text, c.metadata["heading_path"], bool(c.metadata.get("intro"))) for c in chunks]
 
@@ -59,7 +58,12 @@ def test_empty_or_blank_text_gives_no_chunks(text: str) -> None:
 
 @pytest.mark.parametrize(
     ("params", "bad"),
-    [({"depth": 0}, "depth"), ({"depth": 7}, "depth"), ({"max_tokens": 0}, "max_tokens"), ({"split_oversized": "maybe"}, "split_oversized")],
+    [
+        ({"depth": 0}, "depth"),
+        ({"depth": 7}, "depth"),
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"split_oversized": "maybe"}, "split_oversized"),
+    ],
 )
 def test_hierarchical_params_are_validated(params: dict[str, Any], bad: str) -> None:
     with pytest.raises(InvalidParamError) as info:
@@ -68,7 +72,12 @@ def test_hierarchical_params_are_validated(params: dict[str, Any], bad: str) -> 
 
 
 def test_hierarchical_params_are_validated_when_built_directly() -> None:
-    for kwargs, bad in [({"depth": 0}, "depth"), ({"depth": 7}, "depth"), ({"max_tokens": 0}, "max_tokens"), ({"split_oversized": "yes"}, "split_oversized")]:
+    for kwargs, bad in [
+        ({"depth": 0}, "depth"),
+        ({"depth": 7}, "depth"),
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"split_oversized": "yes"}, "split_oversized"),
+    ]:
         with pytest.raises(InvalidParamError) as info:
             HierarchicalParams(**kwargs)
         assert info.value.param == bad
@@ -111,7 +120,17 @@ def test_hierarchical_levels_and_parents() -> None:
         (2, 4, S421, [*P42, "4.2.1 Authorization Code Flow"], False),
         (2, 4, S422, [*P42, "4.2.2 Client Credentials Flow"], False),
     ]
-    assert [c.reason for c in chunks] == ["unit_end", "end_of_document", "unit_end", "unit_end", "unit_end", "unit_end", "unit_end", "unit_end", "unit_end"]
+    assert [c.reason for c in chunks] == [
+        "unit_end",
+        "end_of_document",
+        "unit_end",
+        "unit_end",
+        "unit_end",
+        "unit_end",
+        "unit_end",
+        "unit_end",
+        "unit_end",
+    ]
     assert [c.index for c in chunks] == list(range(9))
     assert not any(c.metadata.get("over_size_limit") for c in chunks)
 
@@ -141,7 +160,10 @@ def test_hierarchical_preamble_skipped_levels_and_no_headings() -> None:
     assert tree_rows(chunk("no headings at all\n", "hierarchical")) == [(0, None, "no headings at all\n", [], True)]
     # a document starting with a deeper heading: both top-level sections are level 0
     doc = "## X\n\nx\n\n# Y\n\ny\n"
-    assert tree_rows(chunk(doc, "hierarchical")) == [(0, None, "## X\n\nx\n\n", ["X"], False), (0, None, "# Y\n\ny\n", ["Y"], False)]
+    assert tree_rows(chunk(doc, "hierarchical")) == [
+        (0, None, "## X\n\nx\n\n", ["X"], False),
+        (0, None, "# Y\n\ny\n", ["Y"], False),
+    ]
 
 
 def test_hierarchical_flags_oversized_chunks_but_keeps_them_whole() -> None:
@@ -244,7 +266,9 @@ def test_hierarchical_on_random_markdown(tokenizer: str) -> None:
     )
     def prop(doc: HeadingDoc, depth: int, max_tokens: int, split: bool) -> None:
         text = doc.text
-        chunks = chunk(text, "hierarchical", tokenizer=tokenizer, depth=depth, max_tokens=max_tokens, split_oversized=split)
+        chunks = chunk(
+            text, "hierarchical", tokenizer=tokenizer, depth=depth, max_tokens=max_tokens, split_oversized=split
+        )
         check_hierarchy(text, chunks)
         if not text.strip():
             return

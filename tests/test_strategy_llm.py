@@ -79,7 +79,12 @@ def test_the_models_section_starts_become_the_cuts(llm_server: LoopbackLLM, tmp_
     assert_valid_chunking(DOC, chunks)
     assert llm_server.calls == 1 and (session.stats.made, session.stats.cached) == (1, 0)
     prompt = llm_server.requests[0]["messages"][1]["content"]
-    assert numbered_sentences(llm_server.requests[0])[:4] == ["# Intro", "This is the first part.", "It has two sentences.", "# Method"]
+    assert numbered_sentences(llm_server.requests[0])[:4] == [
+        "# Intro",
+        "This is the first part.",
+        "It has two sentences.",
+        "# Method",
+    ]
     assert "Below are the sentences of a document," in prompt
 
 
@@ -87,7 +92,10 @@ def test_the_models_section_starts_become_the_cuts(llm_server: LoopbackLLM, tmp_
     ("script", "repairs"),
     [
         (malformed_json([4, 7]), ["not valid JSON: read the numbers from the text"]),
-        (out_of_range_unsorted([4, 7]), ["dropped numbers out of range 1..8: 10000, 0", "sorted the numbers", "removed repeated number: 4"]),
+        (
+            out_of_range_unsorted([4, 7]),
+            ["dropped numbers out of range 1..8: 10000, 0", "sorted the numbers", "removed repeated number: 4"],
+        ),
     ],
     ids=["malformed_json", "out_of_range_unsorted"],
 )
@@ -107,7 +115,9 @@ def test_repaired_answers_give_the_same_cuts_and_say_what_was_repaired(
 
 def test_an_empty_answer_is_a_clear_error_and_nothing_is_cached(llm_server: LoopbackLLM, tmp_path: Path) -> None:
     llm_server.play(empty(ANSWER_ATTEMPTS))
-    with pytest.raises(LLMError, match=r"gave no usable answer to prompt 'llm_chunking' in 2 attempts: the last answer was empty"):
+    with pytest.raises(
+        LLMError, match=r"gave no usable answer to prompt 'llm_chunking' in 2 attempts: the last answer was empty"
+    ):
         run(llm_server, tmp_path)
     assert llm_server.calls == ANSWER_ATTEMPTS
     assert AnswerCache(tmp_path).count() == 0
@@ -125,7 +135,9 @@ def test_an_answer_without_numbers_is_asked_again_then_a_clear_error(llm_server:
 def test_a_slow_answer_past_the_timeout_is_a_clear_error(llm_server: LoopbackLLM, tmp_path: Path) -> None:
     llm_server.play(slow(1.0, times=3))
     with use_llm(fast_settings(llm_server, timeout=0.2, max_retries=1), cache_dir=tmp_path):
-        with pytest.raises(LLMError, match=r"did not answer within 0.2 s after 2 attempts; raise the timeout \(--llm-timeout\)"):
+        with pytest.raises(
+            LLMError, match=r"did not answer within 0.2 s after 2 attempts; raise the timeout \(--llm-timeout\)"
+        ):
             chunk(DOC, "llm")
     assert llm_server.calls == 2 and AnswerCache(tmp_path).count() == 0
 
@@ -178,7 +190,9 @@ def test_sections_over_max_tokens_are_split_at_sentences_and_flagged(llm_server:
     assert any(c.reason == "size_limit" for c in split)
 
 
-def test_long_documents_go_in_overlapping_windows_whose_proposals_merge(llm_server: LoopbackLLM, tmp_path: Path) -> None:
+def test_long_documents_go_in_overlapping_windows_whose_proposals_merge(
+    llm_server: LoopbackLLM, tmp_path: Path
+) -> None:
     text = "\n\n".join(
         f"# Topic {i}\n\n" + " ".join(f"Statement {j} about topic {i} is here." for j in range(6)) for i in range(30)
     )
@@ -196,7 +210,12 @@ def test_long_documents_go_in_overlapping_windows_whose_proposals_merge(llm_serv
     assert [c.text.split("\n")[0] for c in windowed] == [f"# Topic {i}" for i in range(30)]
     # each section start was decided by the window whose core holds it
     with use_llm(fast_settings(llm_server), cache_dir=tmp_path):
-        cores = [w["decides"] for w in explain_llm(text, LLMParams(context_tokens=1024), get_tokenizer("cl100k_base")).to_dict()["windows"]]
+        cores = [
+            w["decides"]
+            for w in explain_llm(text, LLMParams(context_tokens=1024), get_tokenizer("cl100k_base")).to_dict()[
+                "windows"
+            ]
+        ]
     assert len(cores) == windows and llm_server.calls == windows  # explaining again is served from the cache
     for c in windowed[1:]:
         start, end = cores[c.metadata["llm_window"]]
@@ -208,8 +227,12 @@ def test_estimate_and_the_sessions_hooks(llm_server: LoopbackLLM, tmp_path: Path
     params = LLMParams(context_tokens=1024)
     tokenizer = get_tokenizer("cl100k_base")
     announced, progress = [], []
-    with use_llm(fast_settings(llm_server), cache_dir=tmp_path, progress=lambda d, t: progress.append((d, t)),
-                 on_estimate=lambda what, e: announced.append((what, e))) as session:
+    with use_llm(
+        fast_settings(llm_server),
+        cache_dir=tmp_path,
+        progress=lambda d, t: progress.append((d, t)),
+        on_estimate=lambda what, e: announced.append((what, e)),
+    ) as session:
         before = estimate_llm(text, params, tokenizer)
         assert before.calls > 1 and before.cached == 0 and before.input_tokens > 1000
         assert llm_server.calls == 0
@@ -235,12 +258,24 @@ def test_explanation_to_dict(llm_server: LoopbackLLM, tmp_path: Path) -> None:
     with use_llm(fast_settings(llm_server), cache_dir=tmp_path):
         explanation = explain_llm(DOC, LLMParams(), get_tokenizer("cl100k_base"))
     assert json.loads(json.dumps(explanation.to_dict())) == {
-        "model": "loopback-model", "sentences": 8, "context_tokens": 4096, "calls": 1,
-        "windows": [{
-            "sentences": [0, 8], "decides": [0, 8], "proposed": [3, 6],
-            "repairs": ["dropped numbers out of range 1..8: 10000, 0", "sorted the numbers", "removed repeated number: 4"],
-        }],
-        "section_starts": [3, 6], "split_sections": 0,
+        "model": "loopback-model",
+        "sentences": 8,
+        "context_tokens": 4096,
+        "calls": 1,
+        "windows": [
+            {
+                "sentences": [0, 8],
+                "decides": [0, 8],
+                "proposed": [3, 6],
+                "repairs": [
+                    "dropped numbers out of range 1..8: 10000, 0",
+                    "sorted the numbers",
+                    "removed repeated number: 4",
+                ],
+            }
+        ],
+        "section_starts": [3, 6],
+        "split_sections": 0,
     }
     assert explanation.summary() == (
         "model loopback-model · 8 sentences · 1 window of at most 4,096 tokens (1 call) · 2 section starts (2 proposed) · "
@@ -259,7 +294,11 @@ def test_blank_and_one_sentence_documents_need_no_call(llm_server: LoopbackLLM, 
 # ---- property: whatever the model answers, the chunks tile the text and respect max_tokens ---------------
 TEXTS = [
     DOC,
-    "\n\n".join(f"## Section {i}\n\n" + " ".join(f"Line {j} of {i} says something longer than before." for j in range(i % 5 + 1)) for i in range(25)),
+    "\n\n".join(
+        f"## Section {i}\n\n"
+        + " ".join(f"Line {j} of {i} says something longer than before." for j in range(i % 5 + 1))
+        for i in range(25)
+    ),
     "One. Two three. Four five six.\nSeven eight nine ten. " * 12,
     "Ünïcödé sentences 😀 here. 日本語の文です。 Another one follows! Does it? Yes.\n\n" * 6,
 ]

@@ -30,12 +30,17 @@ def test_paragraphs_min_tokens_controls_merging() -> None:
     # 3 words each. min 0: every paragraph is its own chunk; min 6 (max 7): merge until 6 words,
     # the small tail cannot join (9 > 7); min == max: the guide's greedy packing up to max_tokens
     assert cuts(chunk(text, "paragraphs", tokenizer="words", min_tokens=0, max_tokens=100)) == [
-        (0, 17, "paragraph"), (17, 35, "paragraph"), (35, 52, "document_end")
+        (0, 17, "paragraph"),
+        (17, 35, "paragraph"),
+        (35, 52, "document_end"),
     ]
     assert cuts(chunk(text, "paragraphs", tokenizer="words", min_tokens=6, max_tokens=7)) == [
-        (0, 35, "paragraph"), (35, 52, "document_end")
+        (0, 35, "paragraph"),
+        (35, 52, "document_end"),
     ]
-    assert cuts(chunk(text, "paragraphs", tokenizer="words", min_tokens=100, max_tokens=100)) == [(0, 52, "document_end")]
+    assert cuts(chunk(text, "paragraphs", tokenizer="words", min_tokens=100, max_tokens=100)) == [
+        (0, 52, "document_end")
+    ]
 
 
 def test_paragraphs_max_tokens_is_a_hard_limit_and_small_tail_is_flagged() -> None:

@@ -84,14 +84,38 @@ def test_parent_child_fixed_parents_and_overlapping_children_exact() -> None:
     #   parent 1: [5,8) = [24,40), [7,10) = [34,49); parent 2 (2 tokens): one window [49,62)
     got = chunk(TWELVE, "parent_child", tokenizer="words", parent_size=5, child_size=3, child_overlap=1)
     assert rows(got) == [
-        (0, None, 0, 24, "one two three four five ", "size_limit", {"token_start": 0, "token_end": 5, "token_count": 5}),
-        (0, None, 24, 49, "six seven eight nine ten ", "size_limit", {"token_start": 5, "token_end": 10, "token_count": 5}),
+        (
+            0,
+            None,
+            0,
+            24,
+            "one two three four five ",
+            "size_limit",
+            {"token_start": 0, "token_end": 5, "token_count": 5},
+        ),
+        (
+            0,
+            None,
+            24,
+            49,
+            "six seven eight nine ten ",
+            "size_limit",
+            {"token_start": 5, "token_end": 10, "token_count": 5},
+        ),
         (0, None, 49, 62, "eleven twelve", "end_of_document", {"token_start": 10, "token_end": 12, "token_count": 2}),
         (1, 0, 0, 14, "one two three ", "size_limit", {"token_count": 3}),
         (1, 0, 8, 24, "three four five ", "parent_end", {"token_count": 3}),
         (1, 1, 24, 40, "six seven eight ", "size_limit", {"token_count": 3}),
         (1, 1, 34, 49, "eight nine ten ", "parent_end", {"token_count": 3}),
-        (1, 2, 49, 62, "eleven twelve", "end_of_document", {"token_count": 2}),  # the last child ends at the end of the text: end_of_document (to_chunks' one rule, at every level)
+        (
+            1,
+            2,
+            49,
+            62,
+            "eleven twelve",
+            "end_of_document",
+            {"token_count": 2},
+        ),  # the last child ends at the end of the text: end_of_document (to_chunks' one rule, at every level)
     ]
     assert [c.index for c in got] == list(range(8))
 
@@ -175,10 +199,24 @@ def test_parent_child_sections_parents_exact() -> None:
     assert rows(got) == [
         (0, None, 0, 15, "Preface line.\n\n", "unit_end", {"token_count": 2, "heading_path": []}),
         (0, None, 15, 37, "# Guide\n\nAlpha beta.\n\n", "unit_end", {"token_count": 4, "heading_path": ["Guide"]}),
-        (0, None, 37, 65, "## Auth\n\nOne two three four ", "size_limit",
-         {"token_count": 6, "heading_path": ["Guide", "Auth"], "split_unit": True}),
-        (0, None, 65, 81, "five six seven.\n", "end_of_document",
-         {"token_count": 3, "heading_path": ["Guide", "Auth"], "split_unit": True}),
+        (
+            0,
+            None,
+            37,
+            65,
+            "## Auth\n\nOne two three four ",
+            "size_limit",
+            {"token_count": 6, "heading_path": ["Guide", "Auth"], "split_unit": True},
+        ),
+        (
+            0,
+            None,
+            65,
+            81,
+            "five six seven.\n",
+            "end_of_document",
+            {"token_count": 3, "heading_path": ["Guide", "Auth"], "split_unit": True},
+        ),
         (1, 0, 0, 15, "Preface line.\n\n", "parent_end", {"token_count": 2}),
         (1, 1, 15, 30, "# Guide\n\nAlpha ", "size_limit", {"token_count": 3}),
         (1, 1, 24, 37, "Alpha beta.\n\n", "parent_end", {"token_count": 2}),
@@ -191,19 +229,44 @@ def test_parent_child_sections_parents_exact() -> None:
 
 def test_parent_child_sections_blank_preamble_and_no_headings() -> None:
     # a whitespace-only preamble joins the first section; a text without headings is one section
-    got = chunk("\n\n# A\nx y\n## B\nz\n", "parent_child", tokenizer="words", parent_size=10, child_size=5,
-                child_overlap=0, parents="sections")
+    got = chunk(
+        "\n\n# A\nx y\n## B\nz\n",
+        "parent_child",
+        tokenizer="words",
+        parent_size=10,
+        child_size=5,
+        child_overlap=0,
+        parents="sections",
+    )
     parents = [(c.text, c.reason, c.metadata["heading_path"]) for c in got if c.level == 0]
     assert parents == [("\n\n# A\nx y\n", "unit_end", ["A"]), ("## B\nz\n", "end_of_document", ["A", "B"])]
-    flat = chunk("just words here", "parent_child", tokenizer="words", parent_size=10, child_size=5,
-                 child_overlap=0, parents="sections")
-    assert rows(flat)[0] == (0, None, 0, 15, "just words here", "end_of_document", {"token_count": 3, "heading_path": []})
+    flat = chunk(
+        "just words here",
+        "parent_child",
+        tokenizer="words",
+        parent_size=10,
+        child_size=5,
+        child_overlap=0,
+        parents="sections",
+    )
+    assert rows(flat)[0] == (
+        0,
+        None,
+        0,
+        15,
+        "just words here",
+        "end_of_document",
+        {"token_count": 3, "heading_path": []},
+    )
 
 
 def test_parent_child_text_without_tokens_is_kept() -> None:
     # U+200B is not whitespace, but the MiniLM tokenizer produces no wordpiece for it
     got = chunk("\u200b\u200b", "parent_child", tokenizer="minilm", parent_size=4, child_size=2, child_overlap=0)
-    assert [(c.level, c.parent, c.start, c.end, c.metadata["token_count"]) for c in got] == [(0, None, 0, 2, 0), (1, 0, 0, 2, 0)]
+    assert [(c.level, c.parent, c.start, c.end, c.metadata["token_count"]) for c in got] == [
+        (0, None, 0, 2, 0),
+        (1, 0, 0, 2, 0),
+    ]
 
 
 # ============================================================================ properties
@@ -252,4 +315,3 @@ def test_parent_child_properties(tokenizer: str) -> None:
                 assert not any(p.start < h < p.end and text[p.start : h].strip() for h in heads), p
 
     prop()
-

@@ -110,7 +110,11 @@ def test_markdown_preset_cuts_before_headings() -> None:
     # sections (words): 5, 6, 5; size 8 cannot hold two -> one chunk per section, cut before "##"
     for tokenizer in ("words", "cl100k_base"):
         chunks = chunk(text, "recursive", tokenizer=tokenizer, chunk_size=8, overlap=0, separators="markdown")
-        assert texts(chunks) == ["# Guide\nIntro line here.\n", "## Install\nRun the installer now.\n", "## Use\nCall the tool.\n"]
+        assert texts(chunks) == [
+            "# Guide\nIntro line here.\n",
+            "## Install\nRun the installer now.\n",
+            "## Use\nCall the tool.\n",
+        ]
         assert [c.boundary for c in chunks] == ["section", "section", "document_end"]
         assert chunks[0].metadata["separator"] == "\n## "
 
@@ -119,7 +123,11 @@ def test_default_preset_ignores_headings() -> None:
     text = "# Guide\nIntro line here.\n## Install\nRun the installer now.\n## Use\nCall the tool.\n"
     # lines (words): 2, 3, 2, 4, 2, 3 -> 2+3+2 = 7 (+4 > 8), 4+2 = 6 (+3 > 8), 3
     chunks = chunk(text, "recursive", tokenizer="words", chunk_size=8, overlap=0)
-    assert texts(chunks) == ["# Guide\nIntro line here.\n## Install\n", "Run the installer now.\n## Use\n", "Call the tool.\n"]
+    assert texts(chunks) == [
+        "# Guide\nIntro line here.\n## Install\n",
+        "Run the installer now.\n## Use\n",
+        "Call the tool.\n",
+    ]
     assert [c.boundary for c in chunks] == ["line", "line", "document_end"]
 
 
@@ -146,9 +154,18 @@ def test_custom_separator_list_and_json_form() -> None:
     text = "a b|c d|e f"
     # "|" cuts before the separator (it starts the next piece); pieces of 2 words, 2 + 2 > 2
     expected = [(0, 3, "word"), (3, 7, "word"), (7, 11, "document_end")]  # "b|" and "d|": a word's edge
-    assert cuts(chunk(text, "recursive", tokenizer="words", chunk_size=2, overlap=0, separators=["|", " ", ""])) == expected
-    assert cuts(chunk(text, "recursive", tokenizer="words", chunk_size=2, overlap=0, separators='["|", " ", ""]')) == expected
-    assert cuts(chunk(text, "recursive", tokenizer="words", chunk_size=2, overlap=0, separators=("|", " ", ""))) == expected
+    assert (
+        cuts(chunk(text, "recursive", tokenizer="words", chunk_size=2, overlap=0, separators=["|", " ", ""]))
+        == expected
+    )
+    assert (
+        cuts(chunk(text, "recursive", tokenizer="words", chunk_size=2, overlap=0, separators='["|", " ", ""]'))
+        == expected
+    )
+    assert (
+        cuts(chunk(text, "recursive", tokenizer="words", chunk_size=2, overlap=0, separators=("|", " ", "")))
+        == expected
+    )
 
 
 def test_custom_separators_are_literal_not_regex() -> None:
@@ -190,7 +207,10 @@ def test_crlf_paragraphs_split_like_lf() -> None:
 def test_crlf_lines_and_headings_split_like_lf() -> None:
     lf = "# Guide\nIntro line here.\n## Install\nRun the installer now.\n## Use\nCall the tool.\n"
     crlf = lf.replace("\n", "\r\n")
-    for preset, expected in (("markdown", ["section", "section", "document_end"]), ("default", ["line", "line", "document_end"])):
+    for preset, expected in (
+        ("markdown", ["section", "section", "document_end"]),
+        ("default", ["line", "line", "document_end"]),
+    ):
         a = chunk(lf, "recursive", tokenizer="words", chunk_size=8, overlap=0, separators=preset)
         b = chunk(crlf, "recursive", tokenizer="words", chunk_size=8, overlap=0, separators=preset)
         assert [c.text.replace("\r\n", "\n") for c in b] == texts(a)
@@ -223,4 +243,3 @@ def test_guide_preset_cuts_at_sentences() -> None:
     # ". " cut after the space (the next sentence starts the piece): 3, 3, 3 words; 3+3 > 4
     assert texts(chunks) == ["One two three. ", "Four five six. ", "Seven eight nine."]
     assert [c.boundary for c in chunks] == ["sentence", "sentence", "document_end"]
-

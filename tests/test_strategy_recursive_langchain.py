@@ -39,12 +39,17 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 STUDY_SEPARATORS = ["\n\n", "\n", ".", "?", "!", " ", ""]
 
 
-def langchain_texts(text: str, size: int, overlap: int, separators: list[str], keep: str, length: Callable[[str], int]) -> list[str]:
+def langchain_texts(
+    text: str, size: int, overlap: int, separators: list[str], keep: str, length: Callable[[str], int]
+) -> list[str]:
     """What the real RecursiveCharacterTextSplitter returns (skips when it is not installed)."""
     splitters = pytest.importorskip("langchain_text_splitters")
     splitter = splitters.RecursiveCharacterTextSplitter(
-        chunk_size=size, chunk_overlap=overlap, separators=separators,
-        keep_separator=True if keep == "start" else keep, length_function=length,
+        chunk_size=size,
+        chunk_overlap=overlap,
+        separators=separators,
+        keep_separator=True if keep == "start" else keep,
+        length_function=length,
     )
     return splitter.split_text(text)
 
@@ -58,7 +63,9 @@ def assert_matches_langchain(text: str, chunks: list[Chunk], tokenizer: str, par
     separators = params.get("separators", PRESETS["default"])
     separators = PRESETS[separators] if isinstance(separators, str) else separators
     length = length_function(get_tokenizer(tokenizer), params.get("count_special_tokens", False))
-    expected = langchain_texts(text, params["chunk_size"], params["overlap"], separators, params.get("keep_separator", "start"), length)
+    expected = langchain_texts(
+        text, params["chunk_size"], params["overlap"], separators, params.get("keep_separator", "start"), length
+    )
     if not text.strip():
         assert chunks == []
         return
@@ -172,7 +179,9 @@ SEPARATOR_POOL = ["\n\n", "\n", " ", "", ".", "?", "!", ". ", "\r\n", "\t", "ðŸ˜
 @st.composite
 def langchain_params(draw: st.DrawFn) -> dict[str, Any]:
     size = draw(st.one_of(st.integers(1, 8), st.integers(1, 80)))
-    separators = draw(st.one_of(st.sampled_from(sorted(PRESETS)), st.lists(st.sampled_from(SEPARATOR_POOL), min_size=1, max_size=6)))
+    separators = draw(
+        st.one_of(st.sampled_from(sorted(PRESETS)), st.lists(st.sampled_from(SEPARATOR_POOL), min_size=1, max_size=6))
+    )
     return {
         "chunk_size": size,
         "overlap": draw(st.integers(0, size)),
@@ -188,7 +197,11 @@ def generated_text() -> st.SearchStrategy[str]:
 
 
 @settings(max_examples=examples(150), **SETTINGS)
-@given(text=generated_text(), params=langchain_params(), tokenizer=st.sampled_from(["cl100k_base", "words", "chars", "minilm"]))
+@given(
+    text=generated_text(),
+    params=langchain_params(),
+    tokenizer=st.sampled_from(["cl100k_base", "words", "chars", "minilm"]),
+)
 def test_generated_texts_match_langchain(text: str, params: dict[str, Any], tokenizer: str) -> None:
     assert_matches_langchain(text, ours(text, tokenizer, params), tokenizer, params)
 

@@ -36,8 +36,17 @@ def test_cli_similarities_json(capsys, topic_file: Path) -> None:
     assert code == 0, err
     report = json.loads(out)
     required = {
-        "sentences", "similarities", "threshold", "threshold_type", "metric", "breakpoints",
-        "size_splits", "chunks", "model", "segmenter", "max_tokens",
+        "sentences",
+        "similarities",
+        "threshold",
+        "threshold_type",
+        "metric",
+        "breakpoints",
+        "size_splits",
+        "chunks",
+        "model",
+        "segmenter",
+        "max_tokens",
     }
     assert required <= set(report)
     n = len(report["sentences"])
@@ -60,8 +69,18 @@ def test_cli_similarities_json(capsys, topic_file: Path) -> None:
 
 def test_cli_similarities_params_and_tokenizer(capsys, topic_file: Path) -> None:
     code, out, err = run_cli(
-        capsys, "similarities", str(topic_file), "--json", "-p", "threshold_type=gradient", "-p", "percentile=90",
-        "-p", "max-tokens=64", "--tokenizer", "words",
+        capsys,
+        "similarities",
+        str(topic_file),
+        "--json",
+        "-p",
+        "threshold_type=gradient",
+        "-p",
+        "percentile=90",
+        "-p",
+        "max-tokens=64",
+        "--tokenizer",
+        "words",
     )
     assert code == 0, err
     report = json.loads(out)
@@ -100,10 +119,19 @@ def test_cli_similarities_human_summary(capsys, topic_file: Path) -> None:
     ("params", "expected"),
     [
         (["-p", "percentile=150"], "chunkviz: error: semantic: parameter 'percentile' must be in 0..100, got 150.0"),
-        (["-p", "threshold_type=median"], "chunkviz: error: semantic: parameter 'threshold_type' must be one of percentile, "),
-        (["-p", "bogus=1"], "chunkviz: error: semantic: parameter 'bogus' is unknown; valid parameters: threshold_type, "),
+        (
+            ["-p", "threshold_type=median"],
+            "chunkviz: error: semantic: parameter 'threshold_type' must be one of percentile, ",
+        ),
+        (
+            ["-p", "bogus=1"],
+            "chunkviz: error: semantic: parameter 'bogus' is unknown; valid parameters: threshold_type, ",
+        ),
         (["-p", "buffer_size=x"], "chunkviz: error: semantic: parameter 'buffer_size' must be an integer"),
-        (["-p", "model=chunkviz-tests/no-such-model"], "chunkviz: error: cannot load embedding model 'chunkviz-tests/no-such-model' offline"),
+        (
+            ["-p", "model=chunkviz-tests/no-such-model"],
+            "chunkviz: error: cannot load embedding model 'chunkviz-tests/no-such-model' offline",
+        ),
         (["-s", "recursive"], "chunkviz: error: unrecognized arguments: -s recursive"),
     ],
 )
@@ -123,7 +151,6 @@ def test_cli_similarities_missing_file(capsys, tmp_path: Path) -> None:
     assert err.startswith("chunkviz: error: ") and len(err.splitlines()) == 1
 
 
-
 # ============================================================================ the strategy
 def test_strategy_reasons_follow_the_vocabulary(topic) -> None:
     import chunkviz
@@ -138,7 +165,12 @@ def test_strategy_reasons_follow_the_vocabulary(topic) -> None:
     tiny = chunkviz.chunk(TOPIC_TEXT, "semantic", max_tokens=3)
     split = [c for c in tiny if c.metadata.get(Meta.SPLIT_UNIT)]
     # budget 1: one wordpiece per chunk, so words are cut too
-    assert split and {c.boundary for c in split} <= {Boundary.WORD, Boundary.INSIDE_WORD, Boundary.SENTENCE, Boundary.DOCUMENT_END}
+    assert split and {c.boundary for c in split} <= {
+        Boundary.WORD,
+        Boundary.INSIDE_WORD,
+        Boundary.SENTENCE,
+        Boundary.DOCUMENT_END,
+    }
     assert {c.reason for c in split} <= {Reason.SIZE_LIMIT, Reason.SEMANTIC_BREAKPOINT, Reason.END_OF_DOCUMENT}
     assert not any(c.metadata.get(Meta.OVER_SIZE_LIMIT) for c in tiny)
 

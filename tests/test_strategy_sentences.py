@@ -71,4 +71,3 @@ def test_sentences_cl100k_limit() -> None:
     chunks = chunk(text, "sentences", max_tokens=30, overlap_sentences=2)
     assert_valid_chunking(text, chunks, limit=30, tokenizer=CL100K, strictly_advancing=True)
     assert len(chunks) > 5
-

@@ -82,15 +82,45 @@ def test_small_to_big_splits_long_paragraphs_and_sentences_and_flags_them() -> N
     # inside the split sentence too (with its separator), a sentence end is "unit_end"
     assert rows(got) == [
         (0, None, 0, 20, "First sentence here.", "size_limit", {"token_count": 3, "paragraph": 0, "split_unit": True}),
-        (0, None, 20, 54, " Second one is longer than that.\n\n", "unit_end",
-         {"token_count": 6, "paragraph": 0, "split_unit": True}),
-        (0, None, 54, 90, "New paragraph. It has two sentences.", "end_of_document", {"token_count": 6, "paragraph": 1}),
+        (
+            0,
+            None,
+            20,
+            54,
+            " Second one is longer than that.\n\n",
+            "unit_end",
+            {"token_count": 6, "paragraph": 0, "split_unit": True},
+        ),
+        (
+            0,
+            None,
+            54,
+            90,
+            "New paragraph. It has two sentences.",
+            "end_of_document",
+            {"token_count": 6, "paragraph": 1},
+        ),
         (1, 0, 0, 20, "First sentence here.", "parent_end", {"token_count": 3, "paragraph": 0}),
-        (1, 1, 20, 41, " Second one is longer", "size_limit",
-         {"token_count": 4, "paragraph": 0, "split_unit": True, "separator": " "}),
+        (
+            1,
+            1,
+            20,
+            41,
+            " Second one is longer",
+            "size_limit",
+            {"token_count": 4, "paragraph": 0, "split_unit": True, "separator": " "},
+        ),
         (1, 1, 41, 54, " than that.\n\n", "parent_end", {"token_count": 2, "paragraph": 0, "split_unit": True}),
         (1, 2, 54, 68, "New paragraph.", "unit_end", {"token_count": 2, "paragraph": 1}),
-        (1, 2, 68, 90, " It has two sentences.", "end_of_document", {"token_count": 4, "paragraph": 1}),  # ends the text
+        (
+            1,
+            2,
+            68,
+            90,
+            " It has two sentences.",
+            "end_of_document",
+            {"token_count": 4, "paragraph": 1},
+        ),  # ends the text
     ]
 
 
@@ -103,7 +133,11 @@ def test_small_to_big_sentence_longer_than_a_parent() -> None:
     parents = [(c.text, c.reason, c.metadata.get("split_unit")) for c in got if c.level == 0]
     assert parents == [("a b", "size_limit", True), (" c d", "size_limit", True), (" e.", "end_of_document", True)]
     children = [(c.parent, c.text, c.reason) for c in got if c.level == 1]
-    assert children == [(0, "a b", "parent_end"), (1, " c d", "parent_end"), (2, " e.", "end_of_document")]  # ends the text
+    assert children == [
+        (0, "a b", "parent_end"),
+        (1, " c d", "parent_end"),
+        (2, " e.", "end_of_document"),
+    ]  # ends the text
 
 
 # ============================================================================ properties
@@ -114,7 +148,11 @@ def test_small_to_big_properties(tokenizer: str) -> None:
     tok = get_tokenizer(tokenizer)
 
     @settings(max_examples=80, **SETTINGS)
-    @given(text=multilevel_text(), max_parent=st.one_of(st.integers(1, 8), st.integers(1, 80)), max_child=st.integers(1, 20))
+    @given(
+        text=multilevel_text(),
+        max_parent=st.one_of(st.integers(1, 8), st.integers(1, 80)),
+        max_child=st.integers(1, 20),
+    )
     def prop(text: str, max_parent: int, max_child: int) -> None:
         got = chunk(text, "small_to_big", tokenizer=tokenizer, max_parent_tokens=max_parent, max_child_tokens=max_child)
         parents, children = assert_valid_multilevel(text, got)
@@ -147,4 +185,3 @@ def test_small_to_big_properties(tokenizer: str) -> None:
                 assert p.reason in ("unit_end", "end_of_document")
 
     prop()
-

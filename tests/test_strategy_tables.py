@@ -184,7 +184,12 @@ def test_tables_from_converted_html_and_docx_style_pipe_tables() -> None:
     )
     chunks = chunk(text, "tables", rows_per_chunk=1)
     groups = [c for c in chunks if c.metadata.get("kind") == "table"]
-    assert [(g.metadata["table"], g.metadata["rows"]) for g in groups] == [(0, [1, 1]), (0, [2, 2]), (1, [1, 1]), (1, [2, 2])]
+    assert [(g.metadata["table"], g.metadata["rows"]) for g in groups] == [
+        (0, [1, 1]),
+        (0, [2, 2]),
+        (1, [1, 1]),
+        (1, [2, 2]),
+    ]
     assert groups[1].added_text == "Name | Role | Notes\n--- | :---: | ---\n"
     assert groups[3].added_text == "|| PARTY 1 | PARTY 2 |\n|:--- | :----: | :----: |\n"
     assert_no_cut_inside_a_row(text, chunks)
@@ -192,10 +197,14 @@ def test_tables_from_converted_html_and_docx_style_pipe_tables() -> None:
 
 
 def test_tables_of_an_html_document_converted_by_the_reader() -> None:
-    html_reader = pytest.importorskip("chunkviz.document.readers.html", reason="the HTML reader needs the formats extra")
+    html_reader = pytest.importorskip(
+        "chunkviz.document.readers.html", reason="the HTML reader needs the formats extra"
+    )
     html_to_text = html_reader.html_to_markdown
     rows = "".join(f"<tr><td>{i}</td><td>item<br>{i} | x</td></tr>" for i in range(7))
-    text = html_to_text(f"<h1>Stock</h1><p>Intro.</p><table><tr><th>SKU</th><th>Name</th></tr>{rows}</table><p>After.</p>")
+    text = html_to_text(
+        f"<h1>Stock</h1><p>Intro.</p><table><tr><th>SKU</th><th>Name</th></tr>{rows}</table><p>After.</p>"
+    )
     chunks = chunk(text, "tables", rows_per_chunk=3)
     groups = [c for c in chunks if c.metadata.get("kind") == "table"]
     assert [g.metadata["rows"] for g in groups] == [[1, 3], [4, 6], [7, 7]]
@@ -245,9 +254,11 @@ def markdown_with_tables(draw: st.DrawFn) -> str:
     def table() -> str:
         cols = draw(st.integers(1, 4))
         outer = draw(st.booleans())
+
         def row(cells: list[str]) -> str:
             body = " | ".join(c.replace("|", "/") for c in cells)
             return f"| {body} |" if outer or cols == 1 else body
+
         lines = [row([draw(cell) or "h" for _ in range(cols)])]
         lines.append(row([draw(st.sampled_from(["---", ":--", "--:", ":-:"])) for _ in range(cols)]))
         for _ in range(draw(st.integers(0, 12))):
@@ -282,8 +293,12 @@ def markdown_with_tables(draw: st.DrawFn) -> str:
     repeat=st.booleans(),
     tokenizer=st.sampled_from(["words", "cl100k_base"]),
 )
-def test_property_no_chunk_boundary_inside_a_table_row(text: str, rows: int, max_tokens: int, repeat: bool, tokenizer: str) -> None:
-    chunks = chunk(text, "tables", rows_per_chunk=rows, max_tokens=max_tokens, repeat_header=repeat, tokenizer=tokenizer)
+def test_property_no_chunk_boundary_inside_a_table_row(
+    text: str, rows: int, max_tokens: int, repeat: bool, tokenizer: str
+) -> None:
+    chunks = chunk(
+        text, "tables", rows_per_chunk=rows, max_tokens=max_tokens, repeat_header=repeat, tokenizer=tokenizer
+    )
     assert_valid_chunking(text, chunks, tokenizer=tokenizer, allow_added_text=True, strictly_advancing=True)
     assert_no_cut_inside_a_row(text, chunks)
     tables = find_tables(text)
@@ -307,4 +322,3 @@ def test_property_no_chunk_boundary_inside_a_table_row(text: str, rows: int, max
             assert first == last, "only a single row (with the header) may exceed max_tokens"
     if rows == 0:
         assert len([c for c in chunks if c.metadata.get("kind") == "table"]) == len(tables)
-

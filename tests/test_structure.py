@@ -44,7 +44,10 @@ print("hi")
 
 def test_paragraph_break_is_one_definition_with_crlf_and_blank_lines_of_spaces() -> None:
     assert [m.group() for m in PARAGRAPH_BREAK.finditer("a\n\nb\r\n\r\nc\n   \n  d\u2029e")] == [
-        "\n\n", "\r\n\r\n", "\n   \n  ", "\u2029",
+        "\n\n",
+        "\r\n\r\n",
+        "\n   \n  ",
+        "\u2029",
     ]
     assert [m.group() for m in LINE_BREAK.finditer("a\r\nb\rc\nd\u2028e")] == ["\r\n", "\r", "\n", "\u2028"]
     assert PARAGRAPH_BREAK.search("a\r\nb") is None  # one CRLF is one line break, not two
@@ -80,7 +83,10 @@ def test_sections_and_heading_paths() -> None:
     assert s.heading_path_at(MARKDOWN.index("Intro")) == ("Guide",)
     assert s.heading_path_at(MARKDOWN.index("item one")) == ("Guide", "Install")
     leaves = s.leaf_sections()
-    assert [(leaf.start, leaf.path) for leaf in leaves] == [(0, ("Guide",)), (MARKDOWN.index("## Install"), ("Guide", "Install"))]
+    assert [(leaf.start, leaf.path) for leaf in leaves] == [
+        (0, ("Guide",)),
+        (MARKDOWN.index("## Install"), ("Guide", "Install")),
+    ]
     assert leaves[-1].end == len(MARKDOWN)
 
 
@@ -88,7 +94,8 @@ def test_setext_headings_and_crlf_offsets() -> None:
     text = "Title\r\n=====\r\n\r\nBody text.\r\n\r\nSub\r\n---\r\nMore.\r\n"
     s = Structure(text, "markdown")
     assert [(h.level, h.title, text[h.start : h.end]) for h in s.headings] == [
-        (1, "Title", "Title\r\n====="), (2, "Sub", "Sub\r\n---"),
+        (1, "Title", "Title\r\n====="),
+        (2, "Sub", "Sub\r\n---"),
     ]
 
 
@@ -160,7 +167,11 @@ def test_the_issue_case_recursive_and_paragraphs_report_the_same_boundary() -> N
 def test_sentences_never_span_a_blank_line_and_tile_the_text() -> None:
     text = "A heading without a period\n\nThe body starts here. It ends here.\n"
     s = as_document(text).structure
-    assert [text[a:b] for a, b in s.trimmed_sentences] == ["A heading without a period", "The body starts here.", "It ends here."]
+    assert [text[a:b] for a, b in s.trimmed_sentences] == [
+        "A heading without a period",
+        "The body starts here.",
+        "It ends here.",
+    ]
     spans = s.sentences
     assert spans[0][0] == 0 and spans[-1][1] == len(text)
     assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))

@@ -175,7 +175,13 @@ def test_fixed_token_windows_snap_inside_emoji_and_say_so() -> None:
         None,
     ]
     assert [(c.metadata["token_start"], c.metadata["token_end"]) for c in chunks] == [
-        (0, 3), (3, 6), (6, 9), (9, 12), (12, 15), (15, 18), (18, 20)
+        (0, 3),
+        (3, 6),
+        (6, 9),
+        (9, 12),
+        (12, 15),
+        (15, 18),
+        (18, 20),
     ]
     # issue 8 vocabulary: a window cut by its token budget has the reason size_limit (was token_cap)
     assert [c.reason for c in chunks] == ["size_limit"] * 6 + ["end_of_document"]
@@ -197,7 +203,13 @@ def test_fixed_token_window_inside_one_character_takes_the_whole_character() -> 
     # with overlap, a window inside one character still takes the whole character
     chunks = chunkviz.chunk(text, "fixed_tokens", chunk_size=2, overlap=1)
     assert [(c.start, c.end) for c in chunks] == [(0, 1), (0, 1), (0, 1), (1, 2), (1, 2)]
-    assert [c.metadata["snapped_to_character"] for c in chunks] == [["end"], ["start"], ["end", "start"], ["end"], ["start"]]
+    assert [c.metadata["snapped_to_character"] for c in chunks] == [
+        ["end"],
+        ["start"],
+        ["end", "start"],
+        ["end"],
+        ["start"],
+    ]
     assert [c.metadata["token_start"] for c in chunks] == [0, 1, 2, 3, 4]
     assert [c.metadata["token_count"] for c in chunks] == [3] * 5  # the count of the text, not of the window
     # issue 8: size_limit was token_cap; to_chunks gives every piece that ends at the end of
@@ -464,7 +476,12 @@ def _assert_minilm_blocks_match_whole_text(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.lists(st.sampled_from(ADVERSARIAL_PIECES + ["ab", " ", "\n", "\u2028", "e\u0301", "\ud800", "한국", "😀"]), max_size=40).map("".join))
+@given(
+    text=st.lists(
+        st.sampled_from(ADVERSARIAL_PIECES + ["ab", " ", "\n", "\u2028", "e\u0301", "\ud800", "한국", "😀"]),
+        max_size=40,
+    ).map("".join)
+)
 def test_minilm_encodes_long_texts_in_whitespace_blocks_with_the_same_tokens(text: str) -> None:
     """Memory: a 20 MB document is encoded in blocks cut at whitespace, not in one encoding of
     ~165 bytes a character; the tokens must be those of the whole (blocks of 3 characters here)."""

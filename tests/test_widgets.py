@@ -45,7 +45,10 @@ def test_overlap_typed_above_size_keeps_the_last_good_params_and_says_why_under_
     number(at, "demo.fixed_tokens.chunk_size").set_value(50).run()  # typing "50" on the way to "500"
     choice = at.session_state["choice"]
     assert choice.params == {"chunk_size": 300, "overlap": 100}  # the last good params
-    assert choice.problem == "overlap must be smaller than chunk_size (50), got 100 — the column keeps its last valid settings."
+    assert (
+        choice.problem
+        == "overlap must be smaller than chunk_size (50), got 100 — the column keeps its last valid settings."
+    )
     assert [w.value for w in at.sidebar.warning] == [choice.problem]
     order = sidebar_order(at)
     assert order.index(f"warning: {choice.problem}") == order.index("demo.fixed_tokens.overlap") + 1
@@ -74,7 +77,9 @@ def test_token_sized_strategies_offer_characters_and_rescale_their_sizes() -> No
     assert at.session_state["choice"] == ColumnChoice({}, None, None)  # back to the defaults
 
 
-@pytest.mark.parametrize(("strategy", "tokenizer"), [("fixed_chars", "cl100k_base"), ("semantic", "cl100k_base"), ("recursive", "chars")])
+@pytest.mark.parametrize(
+    ("strategy", "tokenizer"), [("fixed_chars", "cl100k_base"), ("semantic", "cl100k_base"), ("recursive", "chars")]
+)
 def test_no_unit_choice_where_it_means_nothing(strategy: str, tokenizer: str) -> None:
     at = demo(demo_strategy=strategy, demo_tokenizer=tokenizer)
     assert not at.sidebar.radio and at.session_state["choice"].tokenizer is None

@@ -17,25 +17,48 @@ EXIT_FAILURE = 1
 
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     """The batch command's arguments (on any parser: the CLI's subparser, or a test's)."""
-    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="files, folders (read recursively) and glob patterns ('docs/**/*.md')")
-    parser.add_argument("--config", required=True, metavar="FILE", help="the chunkviz.json to run (downloaded from the app)")
-    parser.add_argument("--column", type=int, default=None, metavar="N", help="which column of a configuration with several (1 = the first)")
     parser.add_argument(
-        "--out", required=True, metavar="DIR_OR_FILE",
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="files, folders (read recursively) and glob patterns ('docs/**/*.md')",
+    )
+    parser.add_argument(
+        "--config", required=True, metavar="FILE", help="the chunkviz.json to run (downloaded from the app)"
+    )
+    parser.add_argument(
+        "--column",
+        type=int,
+        default=None,
+        metavar="N",
+        help="which column of a configuration with several (1 = the first)",
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR_OR_FILE",
         help="output file, or a folder that gets chunks.jsonl / chunks.parquet; a rerun to the same place resumes",
     )
     parser.add_argument(
-        "--format", choices=OUTPUT_FORMATS, default=None,
+        "--format",
+        choices=OUTPUT_FORMATS,
+        default=None,
         help="jsonl (chunk records with their source), parquet, langchain (Document JSONL) or llamaindex "
         "(TextNode JSONL); default: parquet for an --out ending in .parquet, else jsonl",
     )
     parser.add_argument(
-        "--workers", type=whole_number(1, 1024, "a number of processes"), default=max(1, min(4, os.cpu_count() or 1)), metavar="N",
+        "--workers",
+        type=whole_number(1, 1024, "a number of processes"),
+        default=max(1, min(4, os.cpu_count() or 1)),
+        metavar="N",
         help="processes (local) or actors (ray) chunking at once; each loads its models once (default: CPUs, at most 4)",
     )
-    parser.add_argument("--engine", choices=ENGINES, default="local", help="local processes (default) or Ray Data (extra 'scale')")
     parser.add_argument(
-        "--ray-address", metavar="ADDRESS",
+        "--engine", choices=ENGINES, default="local", help="local processes (default) or Ray Data (extra 'scale')"
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
         help="a Ray cluster to run on (e.g. ray://head:10001 or auto); default: a local Ray for this run",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress line (skipped documents are still reported)")
@@ -60,8 +83,15 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.ray_address and args.engine != "ray":
         raise ValueError("--ray-address is for --engine ray")
     summary = run_batch(
-        args.inputs, args.config, args.out, fmt=args.format, column=args.column, workers=args.workers,
-        engine=args.engine, ray_address=args.ray_address, progress=None if args.quiet else sys.stderr,
+        args.inputs,
+        args.config,
+        args.out,
+        fmt=args.format,
+        column=args.column,
+        workers=args.workers,
+        engine=args.engine,
+        ray_address=args.ray_address,
+        progress=None if args.quiet else sys.stderr,
     )
     if args.quiet:
         for source, error in summary.failures:

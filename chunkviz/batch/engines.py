@@ -119,7 +119,9 @@ def run_ray(
         by_path = {os.path.abspath(s): s for s in readable}
         # reading is I/O: no CPU reserved (the actors hold them all), a few readers at a time
         # (each reads far faster than an actor chunks; unbounded, Ray starts a process per file batch)
-        dataset = ray.data.read_binary_files(list(by_path), include_paths=True, num_cpus=0, concurrency=max(2, workers // 4))
+        dataset = ray.data.read_binary_files(
+            list(by_path), include_paths=True, num_cpus=0, concurrency=max(2, workers // 4)
+        )
         chunked = dataset.map_batches(
             RayChunker,
             fn_constructor_kwargs={"plan": plan, "done": dict(done), "sources": by_path},

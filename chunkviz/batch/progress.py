@@ -67,7 +67,11 @@ class Progress:
         elapsed = max((self.clock() if now is None else now) - self.started, 1e-9)
         timed = self.chunked + self.failed
         per_second = timed / elapsed
-        parts = [f"batch: {self.finished:,}/{self.total:,} documents", f"{per_second:,.1f} documents/s", f"{self.bytes / 1e6 / elapsed:,.2f} MB/s"]
+        parts = [
+            f"batch: {self.finished:,}/{self.total:,} documents",
+            f"{per_second:,.1f} documents/s",
+            f"{self.bytes / 1e6 / elapsed:,.2f} MB/s",
+        ]
         remaining = self.total - self.finished
         if remaining and per_second > 0:
             parts.append(f"ETA {format_duration(remaining / per_second)}")

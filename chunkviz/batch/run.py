@@ -28,7 +28,18 @@ from chunkviz.config import ChunkvizConfig, column_hash, load_config, normalized
 
 #: Parquet columns (the JSONL record's keys; ``metadata`` as a JSON string).
 PARQUET_COLUMNS = (
-    "source", "index", "start", "end", "text", "reason", "boundary", "parent", "level", "added_text", "token_count", "metadata",
+    "source",
+    "index",
+    "start",
+    "end",
+    "text",
+    "reason",
+    "boundary",
+    "parent",
+    "level",
+    "added_text",
+    "token_count",
+    "metadata",
 )
 _PARQUET_ROWS_PER_GROUP = 50_000
 
@@ -108,7 +119,15 @@ def run_batch(
         results[result.source] = result
         if result.status != "kept":
             manifest.append(
-                ManifestEntry(result.source, result.content_sha256, result.status, result.part, result.chunks, result.bytes, result.error)
+                ManifestEntry(
+                    result.source,
+                    result.content_sha256,
+                    result.status,
+                    result.part,
+                    result.chunks,
+                    result.bytes,
+                    result.error,
+                )
             )
         if result.status == "failed":
             summary.failures.append((result.source, result.error or "failed"))
@@ -165,9 +184,18 @@ def _write_parquet(path: Path, parts: Sequence[Path]) -> None:
         raise EngineUnavailable("--format parquet needs pyarrow: pip install 'chunkviz[scale]'") from None
     schema = pa.schema(
         [
-            ("source", pa.string()), ("index", pa.int64()), ("start", pa.int64()), ("end", pa.int64()),
-            ("text", pa.string()), ("reason", pa.string()), ("boundary", pa.string()), ("parent", pa.int64()),
-            ("level", pa.int64()), ("added_text", pa.string()), ("token_count", pa.int64()), ("metadata", pa.string()),
+            ("source", pa.string()),
+            ("index", pa.int64()),
+            ("start", pa.int64()),
+            ("end", pa.int64()),
+            ("text", pa.string()),
+            ("reason", pa.string()),
+            ("boundary", pa.string()),
+            ("parent", pa.int64()),
+            ("level", pa.int64()),
+            ("added_text", pa.string()),
+            ("token_count", pa.int64()),
+            ("metadata", pa.string()),
         ]
     )
     with pq.ParquetWriter(path, schema) as writer:

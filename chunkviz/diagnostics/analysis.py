@@ -75,11 +75,15 @@ def diagnose(
     _check_spans(text, chunks)
     tok = get_tokenizer(tokenizer)
     notes: list[str] = []
-    model_name, embedding_tokenizer, embedding_max_tokens = _model(embedding_model, embedding_tokenizer, embedding_max_tokens, notes)
+    model_name, embedding_tokenizer, embedding_max_tokens = _model(
+        embedding_model, embedding_tokenizer, embedding_max_tokens, notes
+    )
     embedding = _embedding_tokenizer(embedding_tokenizer, notes)
     params_plain = params_dict(params)
     size_tok = get_tokenizer(chunk_tokenizer) if chunk_tokenizer is not None else tok
-    rule = tiny_rule(strategy, params_plain, fraction=tiny, floor=tiny_tokens, tokenizer=tok.name, chunk_tokenizer=size_tok.name)
+    rule = tiny_rule(
+        strategy, params_plain, fraction=tiny, floor=tiny_tokens, tokenizer=tok.name, chunk_tokenizer=size_tok.name
+    )
     overlap_value, overlap_unit = configured_overlap(strategy, params_plain)
     if overlap_unit == "tokens" and size_tok.name != tok.name:  # the strategy counted with another tokenizer
         overlap_unit = "chars" if size_tok.name == "chars" else f"{size_tok.name} tokens"  # the latter: not measured
@@ -151,7 +155,9 @@ def _model(
     return (default.name if is_default else None), tokenizer, max_tokens
 
 
-def _sizes(text: str, chunks: Sequence[Chunk], token_counts: Sequence[int], tok: Tokenizer, rule: TinyRule) -> list[int | None]:
+def _sizes(
+    text: str, chunks: Sequence[Chunk], token_counts: Sequence[int], tok: Tokenizer, rule: TinyRule
+) -> list[int | None]:
     """Each chunk's size in the tiny rule's unit (None: its tokens, already counted)."""
     if not rule.on or rule.unit in (None, tok.name):
         return [None] * len(chunks)
@@ -165,8 +171,7 @@ def _check_spans(text: str, chunks: Sequence[Chunk]) -> None:
     for c in chunks:
         if c.end > len(text) or text[c.start : c.end] != c.text:
             raise ValueError(
-                f"chunk {c.index} [{c.start}, {c.end}) is not a span of this text "
-                "(was it made from another document?)"
+                f"chunk {c.index} [{c.start}, {c.end}) is not a span of this text (was it made from another document?)"
             )
 
 
@@ -181,7 +186,11 @@ def _embedding_tokenizer(name: str | Tokenizer | None, notes: list[str]) -> Toke
 
 
 def _sentences(
-    document: Document, chunks: Sequence[Chunk], given: Sequence[Span] | None, overlap_in_sentences: bool, notes: list[str]
+    document: Document,
+    chunks: Sequence[Chunk],
+    given: Sequence[Span] | None,
+    overlap_in_sentences: bool,
+    notes: list[str],
 ) -> tuple[SentenceIndex | None, bool]:
     """The sentence index (from ``given`` or the document's structure) and whether sentence cuts
     are checked. The segmenter only runs when some cut lies inside the document."""

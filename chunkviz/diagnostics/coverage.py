@@ -44,7 +44,14 @@ def audit_coverage(text: str, spans: Iterable[Span], scope: Iterable[Span] | Non
         region = _merge_spans(scope)
         whole = audit_coverage(text, spans)
         content = tuple(g for g in _clip(whole.content_gaps, region) if not text[g[0] : g[1]].isspace())
-        blank = tuple(sorted([*_clip(whole.whitespace_gaps, region), *(g for g in _clip(whole.content_gaps, region) if text[g[0] : g[1]].isspace())]))
+        blank = tuple(
+            sorted(
+                [
+                    *_clip(whole.whitespace_gaps, region),
+                    *(g for g in _clip(whole.content_gaps, region) if text[g[0] : g[1]].isspace()),
+                ]
+            )
+        )
         region_chars = sum(b - a for a, b in region)
         return dataclasses.replace(
             whole,

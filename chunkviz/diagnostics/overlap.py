@@ -61,7 +61,11 @@ class PairOverlap:
 
 
 def pair_overlaps(
-    chunks: Sequence[Chunk], members: Sequence[int], counter: TokenCounter, sentences: SentenceIndex | None, unit: str | None
+    chunks: Sequence[Chunk],
+    members: Sequence[int],
+    counter: TokenCounter,
+    sentences: SentenceIndex | None,
+    unit: str | None,
 ) -> dict[int, PairOverlap]:
     """For every member (positions in ``chunks``, in document order) after the first: its overlap
     with the one before it."""
@@ -78,7 +82,11 @@ def pair_overlaps(
 
 
 def overlap_check(
-    configured: int | None, unit: str | None, chunks: Sequence[Chunk], members: Sequence[int], pairs: Mapping[int, PairOverlap]
+    configured: int | None,
+    unit: str | None,
+    chunks: Sequence[Chunk],
+    members: Sequence[int],
+    pairs: Mapping[int, PairOverlap],
 ) -> OverlapCheck:
     """Configured against actual overlap over one level's adjacent pairs."""
     ordered = [(i, pairs[i]) for i in members[1:]]

@@ -35,7 +35,8 @@ def chunk_diagnostics(
     size = counts.tokens if size is None else size
     on = {
         Flag.OVER_SIZE_LIMIT: bool(chunk.metadata.get(Meta.OVER_SIZE_LIMIT)),
-        Flag.OVER_MODEL_LIMIT: counts.embedding_tokens is not None and counts.embedding_tokens > limits.embedding_max_tokens,
+        Flag.OVER_MODEL_LIMIT: counts.embedding_tokens is not None
+        and counts.embedding_tokens > limits.embedding_max_tokens,
         Flag.TINY: limits.tiny_tokens is not None and size < limits.tiny_tokens,
         Flag.MID_SENTENCE: cuts.mid_sentence(chunk.end),
         Flag.MID_WORD: cuts.mid_word(chunk.end),

@@ -29,8 +29,14 @@ def level_coverage(text: str, chunks: Sequence[Chunk], members: Sequence[int], l
     return audit_coverage(text, (chunks[i].span for i in members), scope)
 
 
-def level_overhead(text: str, coverage: Coverage, chunks: Sequence[Chunk], members: Sequence[int],
-                   token_counts: Sequence[int], counter: TokenCounter) -> Overhead:
+def level_overhead(
+    text: str,
+    coverage: Coverage,
+    chunks: Sequence[Chunk],
+    members: Sequence[int],
+    token_counts: Sequence[int],
+    counter: TokenCounter,
+) -> Overhead:
     """Characters and tokens stored more than once, relative to the covered text."""
     covered_tokens = sum(counter.span(s, e) for s, e in covered_runs(len(text), coverage))
     chunk_chars = sum(chunks[i].end - chunks[i].start for i in members)
@@ -70,5 +76,3 @@ def level_diagnostics(
         mid_sentence_cuts=len({cut_key(text, p) for p in positions if cuts.mid_sentence(p)}),
         mid_word_cuts=len({cut_key(text, p) for p in positions if cuts.mid_word(p)}),
     )
-
-

@@ -274,9 +274,7 @@ class Diagnostics(_ToDict):
         head += f"; document {self.document_chars} chars, {self.document_tokens} tokens ({self.tokenizer})"
         lines = [head]
         if t.min is not None:
-            lines.append(
-                f"tokens per chunk: min {t.min}, mean {t.mean:.1f}, median {t.median:g}, max {t.max}"
-            )
+            lines.append(f"tokens per chunk: min {t.min}, mean {t.mean:.1f}, median {t.median:g}, max {t.max}")
         counts = s.flag_counts
         if self.embedding_tokenizer is not None:
             biggest = max((c.embedding_tokens or 0 for c in self.chunks), default=0)

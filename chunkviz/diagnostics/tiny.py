@@ -42,7 +42,9 @@ def tiny_rule(
     if fraction is None:
         return TinyRule(None)
     if not 0 < fraction <= 1:
-        raise ValueError(f"tiny must be a fraction of the size target in (0, 1], e.g. 0.25, or None for off; got {fraction}")
+        raise ValueError(
+            f"tiny must be a fraction of the size target in (0, 1], e.g. 0.25, or None for off; got {fraction}"
+        )
     info = _size_param(strategy)
     if info is None:
         return TinyRule(None, fraction=fraction)

@@ -5,4 +5,14 @@ from chunkviz.document.model import FORMATS, Document, as_document
 from chunkviz.document.read import read_bytes, read_path
 from chunkviz.document.structure import Structure
 
-__all__ = ["Block", "Document", "FORMATS", "LeafSection", "Section", "Structure", "as_document", "read_bytes", "read_path"]
+__all__ = [
+    "Block",
+    "Document",
+    "FORMATS",
+    "LeafSection",
+    "Section",
+    "Structure",
+    "as_document",
+    "read_bytes",
+    "read_path",
+]

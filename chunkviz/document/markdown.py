@@ -18,7 +18,9 @@ from chunkviz.document.blocks import Block
 
 _CONTAINERS = ("bullet_list", "ordered_list", "list_item", "blockquote")
 _HEADINGS = frozenset({"heading", "lheading"})
-_BLOCK_NODES = frozenset({"heading", "lheading", "table", "fence", "code_block", "paragraph", "html_block", "list_item", "blockquote"})
+_BLOCK_NODES = frozenset(
+    {"heading", "lheading", "table", "fence", "code_block", "paragraph", "html_block", "list_item", "blockquote"}
+)
 _KINDS = {
     "fence": "code",
     "code_block": "code",
@@ -72,7 +74,14 @@ def markdown_blocks(text: str, headings_only: bool = False) -> list[Block]:
     nodes = [(node, name, node.srcmap, depth) for node, name, depth in _walk(_parser().tree(safe), 0) if name in wanted]
     nodes = [item for item in nodes if item[2] is not None]
     offsets = [o for _, _, srcmap, _ in nodes for o in srcmap]
-    offsets += [o for node, name, _, _ in nodes if name in ("heading", "lheading") for child in node.children if child.srcmap for o in child.srcmap]
+    offsets += [
+        o
+        for node, name, _, _ in nodes
+        if name in ("heading", "lheading")
+        for child in node.children
+        if child.srcmap
+        for o in child.srcmap
+    ]
     char = _char_map(safe, offsets)
     blocks: list[Block] = []
     for node, name, srcmap, depth in nodes:

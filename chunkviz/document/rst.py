@@ -106,7 +106,12 @@ def _fenced_code(lines: _Lines, i: int) -> _Found | None:
     j = i + 1
     while j < len(lines):
         close = _FENCE.match(lines[j])
-        if close and close.group(1)[0] == marker[0] and len(close.group(1)) >= len(marker) and not lines[j].strip(" `~"):
+        if (
+            close
+            and close.group(1)[0] == marker[0]
+            and len(close.group(1)) >= len(marker)
+            and not lines[j].strip(" `~")
+        ):
             break
         j += 1
     last = min(j, len(lines) - 1)

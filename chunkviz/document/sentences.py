@@ -32,7 +32,9 @@ def _spacy_segmenter(model: str) -> Segmenter | None:
     except ImportError:
         return None
     try:
-        nlp = spacy.load(model, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner", "morphologizer"])
+        nlp = spacy.load(
+            model, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner", "morphologizer"]
+        )
     except (OSError, ImportError, ValueError):
         return None
     if "senter" not in nlp.pipe_names and "senter" in nlp.component_names:

@@ -176,7 +176,13 @@ def _after_sentence_punctuation(text: str, end: int) -> bool:
 class Structure:
     """Lines, paragraphs, sentences, blocks and sections of one text, computed lazily."""
 
-    def __init__(self, text: str, markup: str = "markdown", extra_blocks: Sequence[Block] = (), segmenter: Segmenter | None = None):
+    def __init__(
+        self,
+        text: str,
+        markup: str = "markdown",
+        extra_blocks: Sequence[Block] = (),
+        segmenter: Segmenter | None = None,
+    ):
         self.text = text
         self.markup = markup
         self._extra = tuple(extra_blocks)
@@ -201,7 +207,10 @@ class Structure:
     def _may_have_blocks(self) -> bool:
         """Markdown without any heading-, fence-, table- or list-like line parses to paragraphs
         only; skipping the parse then keeps plain prose fast."""
-        return bool(_HEADING_HINT.search(self.text) or re.search(r"^ {0,3}(?:[-*+>|]|\d+[.)]|```|~~~)|^(?: {4}|\t)\S|\|", self.text, re.MULTILINE))
+        return bool(
+            _HEADING_HINT.search(self.text)
+            or re.search(r"^ {0,3}(?:[-*+>|]|\d+[.)]|```|~~~)|^(?: {4}|\t)\S|\|", self.text, re.MULTILINE)
+        )
 
     def of_kind(self, *kinds: str) -> list[Block]:
         return [b for b in self.blocks if b.kind in kinds]

@@ -36,7 +36,10 @@ def uses_llm(config: Configuration) -> bool:
 
 
 def technique_costs(
-    document: Document | str, questions: Sequence[Any], configurations: Sequence[Configuration], client: LLMClient,
+    document: Document | str,
+    questions: Sequence[Any],
+    configurations: Sequence[Configuration],
+    client: LLMClient,
     context_tokens: int = DEFAULT_CONTEXT_TOKENS,
 ) -> list[TechniqueCost]:
     """The calls each LLM technique of ``configurations`` makes on ``document`` (once per
@@ -48,9 +51,18 @@ def technique_costs(
     for config in configurations:
         if config.query != "raw" and ("query", config.query) not in seen:
             seen.add(("query", config.query))
-            costs.append(TechniqueCost(f"{config.query} of {len(texts)} questions", estimate_queries(client, texts, config.query)))
+            costs.append(
+                TechniqueCost(
+                    f"{config.query} of {len(texts)} questions", estimate_queries(client, texts, config.query)
+                )
+            )
         chunking = (config.strategy, tuple(sorted((k, repr(v)) for k, v in config.params.items())), config.tokenizer)
-        wants = [t for t in ("contextual", "llm_summaries") if (t == "contextual" and config.enrich == "contextual") or (t == "llm_summaries" and config.summaries == "llm")]
+        wants = [
+            t
+            for t in ("contextual", "llm_summaries")
+            if (t == "contextual" and config.enrich == "contextual")
+            or (t == "llm_summaries" and config.summaries == "llm")
+        ]
         wanted = [t for t in wants if (t, chunking) not in seen]
         if not wanted:
             continue
@@ -59,16 +71,28 @@ def technique_costs(
             seen.add((technique, chunking))
             if technique == "contextual":
                 leaves = searchable(chunks)
-                costs.append(TechniqueCost(f"contexts of {len(leaves)} chunks ({config.strategy})", estimate_contexts(client, document, leaves, context_tokens)))
+                costs.append(
+                    TechniqueCost(
+                        f"contexts of {len(leaves)} chunks ({config.strategy})",
+                        estimate_contexts(client, document, leaves, context_tokens),
+                    )
+                )
             else:
-                costs.append(TechniqueCost(f"summaries of the sections ({config.strategy})", estimate_summaries(client, document, chunks, context_tokens)))
+                costs.append(
+                    TechniqueCost(
+                        f"summaries of the sections ({config.strategy})",
+                        estimate_summaries(client, document, chunks, context_tokens),
+                    )
+                )
     return costs
 
 
 def total(costs: Sequence[TechniqueCost]) -> CallEstimate:
     """The costs added up."""
     return CallEstimate(
-        sum(c.estimate.calls for c in costs), sum(c.estimate.cached for c in costs), sum(c.estimate.input_tokens for c in costs)
+        sum(c.estimate.calls for c in costs),
+        sum(c.estimate.cached for c in costs),
+        sum(c.estimate.input_tokens for c in costs),
     )
 
 

@@ -253,7 +253,9 @@ class _Settings:
 class _Queries:
     """What is embedded for the questions in each query mode, and its vectors (each mode once)."""
 
-    def __init__(self, questions: Sequence[Any], model: str, encode: Encoder, session: LLMSession, progress: Any) -> None:
+    def __init__(
+        self, questions: Sequence[Any], model: str, encode: Encoder, session: LLMSession, progress: Any
+    ) -> None:
         self.questions = [q.question for q in questions]
         self.model, self.encode, self.session, self.progress = model, encode, session, progress
         self._done: dict[str, tuple[tuple[str, ...], np.ndarray]] = {}
@@ -263,7 +265,11 @@ class _Queries:
             client = None
             if mode != "raw":
                 client = self.session.client()
-                _announce(self.session, f"query {mode} of {len(self.questions)} questions", estimate_queries(client, self.questions, mode))
+                _announce(
+                    self.session,
+                    f"query {mode} of {len(self.questions)} questions",
+                    estimate_queries(client, self.questions, mode),
+                )
             texts = tuple(query_texts(client, self.questions, mode, self.session.progress))
             what = "questions" if mode == "raw" else f"questions ({mode})"
             self._done[mode] = (texts, embed_texts(list(texts), self.model, self.encode, _step(self.progress, what)))
@@ -300,15 +306,32 @@ def configured_chunks(
             client = session.client()
             _announce(session, f"summaries for {what}", estimate_summaries(client, document, chunks, context_tokens))
         chunks = summary_index(
-            document, chunks, mode=config.summaries, sentences=summary_sentences, model=model, encode=encode, client=client,
-            context_tokens=context_tokens, tokenizer=config.tokenizer, progress=session.progress if client else None,
+            document,
+            chunks,
+            mode=config.summaries,
+            sentences=summary_sentences,
+            model=model,
+            encode=encode,
+            client=client,
+            context_tokens=context_tokens,
+            tokenizer=config.tokenizer,
+            progress=session.progress if client else None,
         )
     if config.enrich == "metadata":
         chunks = enrich_metadata(document, chunks, source=name or document.name, tokenizer=config.tokenizer)
     elif config.enrich == "contextual":
         client = session.client()
-        _announce(session, f"contextual retrieval for {what}", estimate_contexts(client, document, chunks, context_tokens))
-        chunks = contextualize(client, document, chunks, context_tokens=context_tokens, tokenizer=config.tokenizer, progress=session.progress)
+        _announce(
+            session, f"contextual retrieval for {what}", estimate_contexts(client, document, chunks, context_tokens)
+        )
+        chunks = contextualize(
+            client,
+            document,
+            chunks,
+            context_tokens=context_tokens,
+            tokenizer=config.tokenizer,
+            progress=session.progress,
+        )
     return chunks
 
 
@@ -323,13 +346,23 @@ def _step(progress: Callable[[str, int, int], None] | None, what: str) -> Progre
 
 
 def _evaluate_one(
-    documents: Mapping[str, Document], questions: Sequence[Any], queries: _Queries, config: Configuration, settings: _Settings,
+    documents: Mapping[str, Document],
+    questions: Sequence[Any],
+    queries: _Queries,
+    config: Configuration,
+    settings: _Settings,
 ) -> Result:
     parents = returns_parents(config)
     chunked = {
         name: configured_chunks(
-            doc, config, name=name, model=settings.model, encode=settings.encode, session=settings.session,
-            context_tokens=settings.context_tokens, summary_sentences=settings.summary_sentences,
+            doc,
+            config,
+            name=name,
+            model=settings.model,
+            encode=settings.encode,
+            session=settings.session,
+            context_tokens=settings.context_tokens,
+            summary_sentences=settings.summary_sentences,
         )
         for name, doc in documents.items()
     }
@@ -351,7 +384,13 @@ def _evaluate_one(
         scores.append(question_scores(references, [h.span for h in hits], reachable))
     lengths = [c.end - c.start for _, c in search]
     return Result(
-        config, settings.k, tuple(scores), tuple(hits_all), len(search), float(np.mean(lengths)) if lengths else 0.0, query_texts_,
+        config,
+        settings.k,
+        tuple(scores),
+        tuple(hits_all),
+        len(search),
+        float(np.mean(lengths)) if lengths else 0.0,
+        query_texts_,
     )
 
 
@@ -362,7 +401,11 @@ def _units(chunks: Sequence[Chunk], returns_parents: bool) -> list[Chunk]:
 
 
 def _hits(
-    per_document: Mapping[str, Sequence[Chunk]], search: Sequence[tuple[str, Chunk]], ranking: Any, q: int, returns_parents: bool
+    per_document: Mapping[str, Sequence[Chunk]],
+    search: Sequence[tuple[str, Chunk]],
+    ranking: Any,
+    q: int,
+    returns_parents: bool,
 ) -> list[Retrieved]:
     if ranking is None:
         return []

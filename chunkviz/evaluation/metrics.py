@@ -121,7 +121,9 @@ def touches(a: SpanLike, b: SpanLike) -> bool:
     return a.document == b.document and a.start <= b.end and b.start <= a.end
 
 
-def question_scores(references: Sequence[SpanLike], retrieved: Sequence[SpanLike], chunks: Sequence[SpanLike]) -> Scores:
+def question_scores(
+    references: Sequence[SpanLike], retrieved: Sequence[SpanLike], chunks: Sequence[SpanLike]
+) -> Scores:
     """The scores of one question: ``retrieved`` in rank order (the top k), ``chunks`` every span
     of the chunking (for ``precision_omega``)."""
     refs = union(references)
@@ -134,7 +136,9 @@ def question_scores(references: Sequence[SpanLike], retrieved: Sequence[SpanLike
         iou=_ratio(found, retrieved_total + covered(refs) - found),
         precision_omega=precision_omega(references, chunks),
         recall_at_k=_ratio(sum(1 for r in references if any(overlaps(c, r) for c in retrieved)), len(references)),
-        reciprocal_rank=next((1 / rank for rank, c in enumerate(retrieved, 1) if any(overlaps(c, r) for r in references)), 0.0),
+        reciprocal_rank=next(
+            (1 / rank for rank, c in enumerate(retrieved, 1) if any(overlaps(c, r) for r in references)), 0.0
+        ),
     )
 
 

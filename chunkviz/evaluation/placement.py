@@ -47,6 +47,13 @@ def place(text: str, chunks: Sequence[Chunk], placement: str = "exact") -> list[
         if (start, end) == (c.start, c.end):
             placed.append(c)
         else:
-            placed.append(replace(c, start=start, end=end, text=text[start:end],
-                                  metadata={**c.metadata, "exact_span": [c.start, c.end]}))
+            placed.append(
+                replace(
+                    c,
+                    start=start,
+                    end=end,
+                    text=text[start:end],
+                    metadata={**c.metadata, "exact_span": [c.start, c.end]},
+                )
+            )
     return placed

@@ -64,7 +64,9 @@ def chunk_texts(chunks: Sequence[Chunk]) -> list[str]:
     return [embedding_text(c) for c in searchable(chunks)]
 
 
-def column_hits(chunks: Sequence[Chunk], returns_parents: bool, positions: Sequence[int], scores: Sequence[float]) -> list[Hit]:
+def column_hits(
+    chunks: Sequence[Chunk], returns_parents: bool, positions: Sequence[int], scores: Sequence[float]
+) -> list[Hit]:
     """Hits from a ranking over ``searchable(chunks)`` (positions in that list, best first, with
     their cosine scores): each matched chunk mapped to the chunk returned for it, once, ranked
     1, 2, ... in order of its best match."""
@@ -77,7 +79,9 @@ def column_hits(chunks: Sequence[Chunk], returns_parents: bool, positions: Seque
         if unit.index in seen:  # a parent already returned for a better child
             continue
         seen.add(unit.index)
-        hits.append(Hit(unit.index, len(hits) + 1, float(score), None if unit.index == matched.index else matched.index))
+        hits.append(
+            Hit(unit.index, len(hits) + 1, float(score), None if unit.index == matched.index else matched.index)
+        )
     return hits
 
 
@@ -89,7 +93,12 @@ def embed_query(query: str, model: str, encode: Encoder) -> np.ndarray:
 
 
 def search(
-    chunks: Sequence[Chunk], returns_parents: bool, query_vector: np.ndarray, k: int, model: str, encode: Encoder,
+    chunks: Sequence[Chunk],
+    returns_parents: bool,
+    query_vector: np.ndarray,
+    k: int,
+    model: str,
+    encode: Encoder,
     progress: Progress | None = None,
 ) -> list[Hit]:
     """The top ``k`` searchable chunks for the query (see :func:`column_hits`); chunks embedded
@@ -104,7 +113,9 @@ def search(
     return column_hits(chunks, returns_parents, ranking.indices[0].tolist(), ranking.scores[0].tolist())
 
 
-def answer_scores(chunks: Sequence[Chunk], returns_parents: bool, hits: Sequence[Hit], answer: tuple[int, int]) -> Scores:
+def answer_scores(
+    chunks: Sequence[Chunk], returns_parents: bool, hits: Sequence[Hit], answer: tuple[int, int]
+) -> Scores:
     """The scores of the hits (in rank order) against the expected answer span ``[start, end)``."""
     start, end = answer
     if not 0 <= start < end:
@@ -124,7 +135,10 @@ def score_row(label: str, hits: Sequence[Hit], scores: Scores | None) -> dict[st
     """One row of the playground table: the column, its hits (``#1 chunk 4: 0.51``; a returned
     parent ``#1 chunk 0 via 3: 0.62``, 3 the child that matched) in rank order,
     and, with an expected answer, the metrics in percent (RR as a fraction)."""
-    row: dict[str, Any] = {"column": label, HITS_COLUMN: ", ".join(_hit_text(h) for h in sorted(hits, key=lambda h: h.rank))}
+    row: dict[str, Any] = {
+        "column": label,
+        HITS_COLUMN: ", ".join(_hit_text(h) for h in sorted(hits, key=lambda h: h.rank)),
+    }
     if scores is not None:
         for name, title in SHOWN_METRICS:
             value = getattr(scores, name)
@@ -201,7 +215,11 @@ def variant_label(mode: str) -> str:
 
 
 def query_variants(
-    query: str, modes: Sequence[str], model: str, encode: Encoder, client: LLMClient | None = None,
+    query: str,
+    modes: Sequence[str],
+    model: str,
+    encode: Encoder,
+    client: LLMClient | None = None,
 ) -> list[QueryVariant]:
     """The query in each of ``modes`` (in that order, each once), embedded. ``rewrite`` and
     ``hyde`` ask ``client``'s model (one cached call each: asking again costs nothing); ``raw``
@@ -216,7 +234,12 @@ def query_variants(
 
 
 def search_variants(
-    chunks: Sequence[Chunk], returns_parents: bool, variants: Sequence[QueryVariant], k: int, model: str, encode: Encoder,
+    chunks: Sequence[Chunk],
+    returns_parents: bool,
+    variants: Sequence[QueryVariant],
+    k: int,
+    model: str,
+    encode: Encoder,
 ) -> dict[str, list[Hit]]:
     """Per variant's mode, its own top ``k`` hits over the column's chunks (see :func:`search`;
     the chunks are embedded once for all variants)."""
@@ -228,13 +251,18 @@ QUERY_TEXT_COLUMN = "searched with"
 
 
 def variant_rows(
-    label: str, variants: Sequence[QueryVariant], hits: Mapping[str, Sequence[Hit]], scores: Mapping[str, Scores] | None = None,
+    label: str,
+    variants: Sequence[QueryVariant],
+    hits: Mapping[str, Sequence[Hit]],
+    scores: Mapping[str, Scores] | None = None,
 ) -> list[dict[str, Any]]:
     """Playground table rows of one column, one per query variant (in the variants' order): the
     column and the variant (``2. recursive · hypothetical passage (HyDE)``), the text embedded,
     its hits and, with an expected answer, its metrics (see :func:`score_row`)."""
     rows = []
     for v in variants:
-        row = score_row(f"{label} · {variant_label(v.mode)}", hits[v.mode], scores[v.mode] if scores is not None else None)
+        row = score_row(
+            f"{label} · {variant_label(v.mode)}", hits[v.mode], scores[v.mode] if scores is not None else None
+        )
         rows.append({"column": row.pop("column"), QUERY_TEXT_COLUMN: v.text, **row})
     return rows

@@ -138,17 +138,25 @@ def parse_questions(
     """Questions from a question file's text (see :func:`load_questions`)."""
     text = text.removeprefix("\ufeff")
     if not corpus:
-        raise QuestionFileError(name, None, "the corpus is empty; give at least one document to check the questions against")
+        raise QuestionFileError(
+            name, None, "the corpus is empty; give at least one document to check the questions against"
+        )
     fmt = format.lower().lstrip(".") if format else _sniff(text, name)
     if fmt in ("json", "ndjson"):
         fmt = "jsonl"
     if fmt not in FORMATS:
-        raise QuestionFileError(name, None, f"unknown question file format {format!r}; use one of: {', '.join(FORMATS)}")
+        raise QuestionFileError(
+            name, None, f"unknown question file format {format!r}; use one of: {', '.join(FORMATS)}"
+        )
     resolver = _Resolver(corpus, name)
     questions = _parse_jsonl(text, resolver, name) if fmt == "jsonl" else _parse_csv(text, resolver, name)
     if not questions:
-        raise QuestionFileError(name, None, "the file holds no questions; add at least one line like "
-                                '{"question": "...", "references": [{"excerpt": "..."}]}')
+        raise QuestionFileError(
+            name,
+            None,
+            "the file holds no questions; add at least one line like "
+            '{"question": "...", "references": [{"excerpt": "..."}]}',
+        )
     return questions
 
 
@@ -162,7 +170,11 @@ def sample_questions_path(document_path: str | Path) -> Path | None:
 def _read_source(path_or_text: str | Path | bytes, name: str | None) -> tuple[str, str, str]:
     """(text, source name for messages, file suffix or '')."""
     if isinstance(path_or_text, bytes):
-        return _decode(path_or_text, name or "<questions>"), name or "<questions>", Path(name).suffix.lower() if name else ""
+        return (
+            _decode(path_or_text, name or "<questions>"),
+            name or "<questions>",
+            Path(name).suffix.lower() if name else "",
+        )
     looks_like_path = isinstance(path_or_text, Path) or (
         "\n" not in path_or_text and not path_or_text.lstrip().startswith(("{", "[")) and len(path_or_text) < 4096
     )
@@ -176,9 +188,13 @@ def _read_source(path_or_text: str | Path | bytes, name: str | None) -> tuple[st
     except FileNotFoundError:
         raise QuestionFileError(source, None, "file not found; check the path of the question file") from None
     except IsADirectoryError:
-        raise QuestionFileError(source, None, "is a directory; give the question file (.jsonl or .csv) itself") from None
+        raise QuestionFileError(
+            source, None, "is a directory; give the question file (.jsonl or .csv) itself"
+        ) from None
     except OSError as exc:
-        raise QuestionFileError(source, None, f"cannot be read ({exc.strerror or exc}); check its permissions") from None
+        raise QuestionFileError(
+            source, None, f"cannot be read ({exc.strerror or exc}); check its permissions"
+        ) from None
     return _decode(data, source), source, path.suffix.lower()
 
 
@@ -243,12 +259,16 @@ class _Resolver:
             return matches[0]
         if not matches:
             raise QuestionFileError(
-                self.source, line, f"{what}: document {document!r} is not in the corpus ({self._listing()}); "
-                "use one of those names or add the document to the corpus"
+                self.source,
+                line,
+                f"{what}: document {document!r} is not in the corpus ({self._listing()}); "
+                "use one of those names or add the document to the corpus",
             )
         raise QuestionFileError(
-            self.source, line, f"{what}: document {document!r} matches several corpus documents "
-            f"({', '.join(map(repr, matches))}); give its full name"
+            self.source,
+            line,
+            f"{what}: document {document!r} matches several corpus documents "
+            f"({', '.join(map(repr, matches))}); give its full name",
         )
 
     def _listing(self) -> str:
@@ -266,12 +286,22 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_span(resolver: _Resolver, document: str, start: Any, end: Any, line: int, what: str,
-                start_key: str = "start", end_key: str = "end") -> None:
+def _check_span(
+    resolver: _Resolver,
+    document: str,
+    start: Any,
+    end: Any,
+    line: int,
+    what: str,
+    start_key: str = "start",
+    end_key: str = "end",
+) -> None:
     if not _is_int(start) or not _is_int(end):
         raise QuestionFileError(
-            resolver.source, line, f"{what}: {start_key!r} and {end_key!r} must be whole numbers (character offsets), "
-            f"got {start!r} and {end!r}"
+            resolver.source,
+            line,
+            f"{what}: {start_key!r} and {end_key!r} must be whole numbers (character offsets), "
+            f"got {start!r} and {end!r}",
         )
     size = len(resolver.corpus[document])
     if not (0 <= start < end <= size):
@@ -295,7 +325,7 @@ def _locate(resolver: _Resolver, document: str, excerpt: str, line: int, what: s
             resolver.source,
             line,
             f"{what}: excerpt {_quote(excerpt)} is not in {document!r}{hint}; "
-            "copy the excerpt exactly from the document, or give \"start\" and \"end\"",
+            'copy the excerpt exactly from the document, or give "start" and "end"',
         )
     offsets = [first]
     at = text.find(excerpt, first + 1)
@@ -324,13 +354,17 @@ def _parse_jsonl(text: str, resolver: _Resolver, source: str) -> list[Question]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise QuestionFileError(
-                source, number, f"not valid JSON ({exc.msg} at column {exc.colno}); each line must be one JSON object "
-                'like {"question": "...", "references": [{"excerpt": "..."}]}'
+                source,
+                number,
+                f"not valid JSON ({exc.msg} at column {exc.colno}); each line must be one JSON object "
+                'like {"question": "...", "references": [{"excerpt": "..."}]}',
             ) from None
         if not isinstance(obj, dict):
             raise QuestionFileError(
-                source, number, f"expected a JSON object, got {type(obj).__name__}; write "
-                '{"question": "...", "references": [...]} on each line'
+                source,
+                number,
+                f"expected a JSON object, got {type(obj).__name__}; write "
+                '{"question": "...", "references": [...]} on each line',
             )
         questions.append(_jsonl_question(obj, resolver, number))
     return questions
@@ -341,8 +375,10 @@ def _jsonl_question(obj: dict[str, Any], resolver: _Resolver, line: int) -> Ques
     missing = [key for key in ("question", "references") if key not in obj]
     if missing:
         raise QuestionFileError(
-            source, line, f"missing key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}; each line needs "
-            '"question" (text) and "references" (a list of {"excerpt": ...} or {"start": ..., "end": ...})'
+            source,
+            line,
+            f"missing key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}; each line needs "
+            '"question" (text) and "references" (a list of {"excerpt": ...} or {"start": ..., "end": ...})',
         )
     question = obj["question"]
     if not isinstance(question, str) or not question.strip():
@@ -350,7 +386,9 @@ def _jsonl_question(obj: dict[str, Any], resolver: _Resolver, line: int) -> Ques
     refs = obj["references"]
     if not isinstance(refs, list) or not refs:
         raise QuestionFileError(
-            source, line, '"references" must be a non-empty list of {"excerpt": ...} or {"start": ..., "end": ...} objects'
+            source,
+            line,
+            '"references" must be a non-empty list of {"excerpt": ...} or {"start": ..., "end": ...} objects',
         )
     references = tuple(_jsonl_reference(ref, resolver, line, i) for i, ref in enumerate(refs, start=1))
     return Question(question, references)
@@ -361,23 +399,30 @@ def _jsonl_reference(ref: Any, resolver: _Resolver, line: int, index: int) -> Re
     what = f"reference {index}"
     if not isinstance(ref, dict):
         raise QuestionFileError(
-            source, line, f'{what} must be an object like {{"excerpt": "..."}} or {{"start": 0, "end": 10}}, got {ref!r}'
+            source,
+            line,
+            f'{what} must be an object like {{"excerpt": "..."}} or {{"start": 0, "end": 10}}, got {ref!r}',
         )
     unknown = sorted(set(ref) - _REFERENCE_KEYS)
     if unknown:
         raise QuestionFileError(
-            source, line, f"{what} has unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
-            f"a reference may have: {', '.join(sorted(_REFERENCE_KEYS))}"
+            source,
+            line,
+            f"{what} has unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+            f"a reference may have: {', '.join(sorted(_REFERENCE_KEYS))}",
         )
     document_name = ref.get("document")
     if document_name is not None and not isinstance(document_name, str):
-        raise QuestionFileError(source, line, f'{what}: "document" must be a document name (text), got {document_name!r}')
+        raise QuestionFileError(
+            source, line, f'{what}: "document" must be a document name (text), got {document_name!r}'
+        )
     has_span = "start" in ref or "end" in ref
     has_excerpt = "excerpt" in ref
     if not has_span and not has_excerpt:
         raise QuestionFileError(
-            source, line, f'{what} needs "excerpt" (text copied exactly from the document) or "start" and "end" '
-            "(character offsets)"
+            source,
+            line,
+            f'{what} needs "excerpt" (text copied exactly from the document) or "start" and "end" (character offsets)',
         )
     if has_span and not ("start" in ref and "end" in ref):
         lacking = "end" if "start" in ref else "start"
@@ -393,8 +438,10 @@ def _jsonl_reference(ref: Any, resolver: _Resolver, line: int, index: int) -> Re
             actual = resolver.corpus[document][start:end]
             if actual != excerpt:
                 raise QuestionFileError(
-                    source, line, f"{what}: the text at {start}..{end} of {document!r} is {_quote(actual)}, not the "
-                    f"excerpt {_quote(excerpt)}; fix the offsets, or drop \"start\"/\"end\" to locate the excerpt"
+                    source,
+                    line,
+                    f"{what}: the text at {start}..{end} of {document!r} is {_quote(actual)}, not the "
+                    f'excerpt {_quote(excerpt)}; fix the offsets, or drop "start"/"end" to locate the excerpt',
                 )
         return Reference(document, start, end)
     start, end = _locate(resolver, document, excerpt, line, what)
@@ -416,11 +463,15 @@ def _parse_csv(text: str, resolver: _Resolver, source: str) -> list[Question]:
         if header is None:
             header, header_line = [cell.strip().lower() for cell in row], line
             columns = {name: i for i, name in enumerate(header)}
-            needed = [c for c in _CSV_COLUMNS if c not in columns and not (c == "corpus_id" and len(resolver.keys) == 1)]
+            needed = [
+                c for c in _CSV_COLUMNS if c not in columns and not (c == "corpus_id" and len(resolver.keys) == 1)
+            ]
             if needed:
                 raise QuestionFileError(
-                    source, header_line, f"missing column{'s' if len(needed) > 1 else ''} {', '.join(map(repr, needed))}; "
-                    "a Chroma question CSV starts with the header question,references,corpus_id"
+                    source,
+                    header_line,
+                    f"missing column{'s' if len(needed) > 1 else ''} {', '.join(map(repr, needed))}; "
+                    "a Chroma question CSV starts with the header question,references,corpus_id",
                 )
             continue
         questions.append(_csv_question(row, columns, resolver, line))
@@ -436,8 +487,10 @@ def _csv_question(row: list[str], columns: dict[str, int], resolver: _Resolver, 
             return None
         if i >= len(row):
             raise QuestionFileError(
-                source, line, f"the row has {len(row)} cells but the header puts {name!r} in column {i + 1}; "
-                "quote cells that contain commas"
+                source,
+                line,
+                f"the row has {len(row)} cells but the header puts {name!r} in column {i + 1}; "
+                "quote cells that contain commas",
             )
         return row[i]
 
@@ -451,13 +504,16 @@ def _csv_question(row: list[str], columns: dict[str, int], resolver: _Resolver, 
         refs = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise QuestionFileError(
-            source, line, f"the 'references' cell is not valid JSON ({exc.msg} at character {exc.pos}); it must be a "
-            'JSON list like [{"content": "...", "start_index": 0, "end_index": 10}]'
+            source,
+            line,
+            f"the 'references' cell is not valid JSON ({exc.msg} at character {exc.pos}); it must be a "
+            'JSON list like [{"content": "...", "start_index": 0, "end_index": 10}]',
         ) from None
     if not isinstance(refs, list) or not refs:
         raise QuestionFileError(
-            source, line, "the 'references' cell must be a non-empty JSON list of "
-            '{"content", "start_index", "end_index"} objects'
+            source,
+            line,
+            'the \'references\' cell must be a non-empty JSON list of {"content", "start_index", "end_index"} objects',
         )
     references = []
     for index, ref in enumerate(refs, start=1):
@@ -467,8 +523,10 @@ def _csv_question(row: list[str], columns: dict[str, int], resolver: _Resolver, 
         missing = [k for k in ("content", "start_index", "end_index") if k not in ref]
         if missing:
             raise QuestionFileError(
-                source, line, f"{what} is missing {', '.join(map(repr, missing))}; Chroma references have "
-                "content, start_index and end_index"
+                source,
+                line,
+                f"{what} is missing {', '.join(map(repr, missing))}; Chroma references have "
+                "content, start_index and end_index",
             )
         start, end, content = ref["start_index"], ref["end_index"], ref["content"]
         _check_span(resolver, document, start, end, line, what, "start_index", "end_index")

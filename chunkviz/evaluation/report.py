@@ -57,7 +57,9 @@ def configurations(
             continue
         name, values = sweep
         swept = swept_param(strategy, name)
-        out.extend(Configuration(strategy, fit_to_size(strategy, params, swept, value)[0], tokenizer) for value in values)
+        out.extend(
+            Configuration(strategy, fit_to_size(strategy, params, swept, value)[0], tokenizer) for value in values
+        )
     return out
 
 
@@ -72,7 +74,9 @@ def parse_choices(text: str, choices: Sequence[str], flag: str) -> list[str]:
     return items
 
 
-def variant_options(enrich: str | None = None, query: str | None = None, summaries: str | None = None) -> dict[str, list[Any]]:
+def variant_options(
+    enrich: str | None = None, query: str | None = None, summaries: str | None = None
+) -> dict[str, list[Any]]:
     """The twins ``--enrich``, ``--query`` and ``--summaries`` ask for, as keyword arguments of
     :func:`chunkviz.evaluation.evaluate.with_variants`: each list starts with the plain setting
     (no enrichment, the raw query, no summaries), so every technique is compared with the
@@ -115,7 +119,9 @@ class Adjustment:
     size: int
 
 
-def fit_to_size(strategy: str, params: Mapping[str, Any], name: str, size: Any) -> tuple[dict[str, Any], tuple[Adjustment, ...]]:
+def fit_to_size(
+    strategy: str, params: Mapping[str, Any], name: str, size: Any
+) -> tuple[dict[str, Any], tuple[Adjustment, ...]]:
     """``params`` with the size parameter ``name`` set to ``size``, and what had to be scaled.
 
     When the new size makes another whole-number parameter invalid (an overlap or a minimum no
@@ -146,8 +152,15 @@ def fit_to_size(strategy: str, params: Mapping[str, Any], name: str, size: Any) 
 
 
 def _rescue(
-    spec: Strategy[Any], infos: Mapping[str, ParamInfo], params: Mapping[str, Any], fitted: Mapping[str, Any],
-    problem: str, name: str, base: int, size: int, done: set[str],
+    spec: Strategy[Any],
+    infos: Mapping[str, ParamInfo],
+    params: Mapping[str, Any],
+    fitted: Mapping[str, Any],
+    problem: str,
+    name: str,
+    base: int,
+    size: int,
+    done: set[str],
 ) -> Adjustment | None:
     """The first parameter whose scaling removes ``problem``: the invalid parameter itself, or,
     when the swept size is the one named (child_size no longer below parent_size), another."""
@@ -193,12 +206,17 @@ def adjustment_note(adjustments: Sequence[Adjustment]) -> str:
     groups: dict[tuple[str, int, int], list[str]] = {}
     for a in adjustments:
         groups.setdefault((a.param, a.value, a.base), []).append(f"{a.scaled} at {a.size}")
-    return "; ".join(f"{param} scaled with the size: {value} at {base} → {', '.join(parts)}" for (param, value, base), parts in groups.items())
+    return "; ".join(
+        f"{param} scaled with the size: {value} at {base} → {', '.join(parts)}"
+        for (param, value, base), parts in groups.items()
+    )
 
 
 def sweep_label(column: str, name: str, size: int, adjustments: Sequence[Adjustment]) -> str:
     """A swept configuration's label with its real params: ``1. recursive · chunk_size=32, overlap=4``."""
-    return f"{column} · " + ", ".join(f"{param}={value}" for param, value in [(name, size), *((a.param, a.scaled) for a in adjustments)])
+    return f"{column} · " + ", ".join(
+        f"{param}={value}" for param, value in [(name, size), *((a.param, a.scaled) for a in adjustments)]
+    )
 
 
 #: The metrics a technique's row is compared on with its plain twin (percentage points).
@@ -209,6 +227,7 @@ def plain_twins(results: Sequence[Result]) -> list[int | None]:
     """For each result with a technique (enrichment, query mode or summaries), the position of
     the result of the same chunking without any (same strategy, parameters, tokenizer and
     placement); None for plain results and techniques evaluated without their plain twin."""
+
     def key(config: Configuration) -> tuple[Any, ...]:
         return (config.strategy, sorted(config.params.items()), config.tokenizer, config.placement)
 
@@ -258,7 +277,10 @@ def table(results: Sequence[Result]) -> str:
         if shown:
             rows[-1] += [f"{change[m]:+.1f}" if change is not None else "–" for m in DELTA_METRICS]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
+    lines = [
+        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+        for row in rows
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -322,7 +344,11 @@ def summary_rows(results: Sequence[Result], labels: Sequence[str]) -> list[dict[
     rows = []
     for i, (result, label) in enumerate(zip(results, labels)):
         summary = result.summary()
-        row: dict[str, Any] = {"configuration": label, "chunks": result.chunks, "mean chunk chars": round(result.mean_chunk_chars)}
+        row: dict[str, Any] = {
+            "configuration": label,
+            "chunks": result.chunks,
+            "mean chunk chars": round(result.mean_chunk_chars),
+        }
         for metric in APP_METRICS:
             mean, std = summary[metric]
             cell = "–" if mean != mean else f"{100 * mean:.1f} ± {100 * std:.1f}"
@@ -338,7 +364,12 @@ def question_rows(result: Result, questions: Sequence[Any]) -> list[dict[str, An
     rows = []
     for number, (question, scores) in enumerate(zip(questions, result.scores), start=1):
         first = round(1 / scores.reciprocal_rank) if scores.reciprocal_rank else None
-        row: dict[str, Any] = {"#": number, "question": question.question, "references": len(question.references), "first hit": first}
+        row: dict[str, Any] = {
+            "#": number,
+            "question": question.question,
+            "references": len(question.references),
+            "first hit": first,
+        }
         row.update({TITLES[m]: round(100 * getattr(scores, m), 1) for m in APP_METRICS if m != "reciprocal_rank"})
         rows.append(row)
     return rows

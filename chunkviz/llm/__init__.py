@@ -5,6 +5,8 @@ endpoint until a technique runs: without one, :class:`LLMNotConfigured` says wha
 """
 
 from chunkviz.llm.client import (
+    OLLAMA_EXAMPLE,
+    OPENAI_EXAMPLE,
     CallEstimate,
     CallStats,
     LLMClient,
@@ -13,8 +15,6 @@ from chunkviz.llm.client import (
     LLMPackageMissing,
     LLMSettings,
     LLMSettingsError,
-    OLLAMA_EXAMPLE,
-    OPENAI_EXAMPLE,
     Prompt,
 )
 from chunkviz.llm.session import LLMSession, active_session, use_llm

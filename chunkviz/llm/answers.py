@@ -69,9 +69,9 @@ JUDGE_PROMPT = Prompt(
         "Question: {question}\n\n"
         "Reference excerpts from the document (they hold the correct answer):\n{references}\n\n"
         "Answer to grade:\n{answer}\n\n"
-        "Is the answer correct according to the reference excerpts? \"correct\": it gives what the excerpts say "
-        "answers the question; \"partially correct\": it gives part of it, or adds claims the excerpts contradict; "
-        "\"incorrect\": it is wrong, misses the point, or says the passages do not tell.\n\n"
+        'Is the answer correct according to the reference excerpts? "correct": it gives what the excerpts say '
+        'answers the question; "partially correct": it gives part of it, or adds claims the excerpts contradict; '
+        '"incorrect": it is wrong, misses the point, or says the passages do not tell.\n\n'
         "Answer with one JSON object and nothing else, in this form:\n"
         '{{"verdict": "correct", "reason": "one short sentence"}}'
     ),
@@ -147,7 +147,9 @@ def passages(hits: Sequence[Retrieved], corpus: Mapping[str, Document | str], k:
     """The first ``k`` (all when None) retrieved spans in rank order, with their text."""
     chosen = sorted(hits, key=lambda h: h.rank)[: k if k is not None else None]
     return [
-        Passage(h.rank, h.span.document, h.span.start, h.span.end, _text(corpus[h.span.document])[h.span.start : h.span.end])
+        Passage(
+            h.rank, h.span.document, h.span.start, h.span.end, _text(corpus[h.span.document])[h.span.start : h.span.end]
+        )
         for h in chosen
     ]
 
@@ -322,13 +324,19 @@ class _Plan:
     inputs: tuple[dict[str, str], ...]  # answer prompts, result-major
 
 
-def _plan(results: Sequence[Result], questions: Sequence[Any], corpus: Mapping[str, Document | str], k: int | None) -> _Plan:
+def _plan(
+    results: Sequence[Result], questions: Sequence[Any], corpus: Mapping[str, Document | str], k: int | None
+) -> _Plan:
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise ValueError(f"answer k = {k!r}: give how many retrieved chunks the model reads, a whole number of 1 or more")
+        raise ValueError(
+            f"answer k = {k!r}: give how many retrieved chunks the model reads, a whole number of 1 or more"
+        )
     shown, inputs = [], []
     for result in results:
         if len(result.retrieved) != len(questions):
-            raise ValueError(f"the result {result.configuration.label()} has {len(result.retrieved)} questions, not {len(questions)}")
+            raise ValueError(
+                f"the result {result.configuration.label()} has {len(result.retrieved)} questions, not {len(questions)}"
+            )
         per_question = tuple(tuple(passages(hits, corpus, k)) for hits in result.retrieved)
         shown.append(per_question)
         inputs.extend(answer_input(q.question, p) for q, p in zip(questions, per_question))
@@ -340,8 +348,13 @@ ESTIMATED_ANSWER_TOKENS = 60
 
 
 def estimate_answers(
-    results: Sequence[Result], questions: Sequence[Any], corpus: Mapping[str, Document | str], *,
-    k: int | None = None, judge: bool = False, client: LLMClient | None = None,
+    results: Sequence[Result],
+    questions: Sequence[Any],
+    corpus: Mapping[str, Document | str],
+    *,
+    k: int | None = None,
+    judge: bool = False,
+    client: LLMClient | None = None,
 ) -> CallEstimate:
     """Calls and input tokens of :func:`answer_quality` (raises LLMNotConfigured without an
     endpoint). The judge's calls count the answers already cached exactly, the others with an
@@ -371,8 +384,13 @@ def estimate_answers(
 
 
 def answer_quality(
-    results: Sequence[Result], questions: Sequence[Any], corpus: Mapping[str, Document | str], *,
-    k: int | None = None, judge: bool = False, session: LLMSession | None = None,
+    results: Sequence[Result],
+    questions: Sequence[Any],
+    corpus: Mapping[str, Document | str],
+    *,
+    k: int | None = None,
+    judge: bool = False,
+    session: LLMSession | None = None,
 ) -> list[AnswerQuality]:
     """The answer quality of every Result (see the module docstring): ``corpus`` maps document
     names to documents (or texts) as given to ``evaluate``; ``k`` passages per question (default:
@@ -391,7 +409,10 @@ def answer_quality(
     verdicts: list[Verdict | None] = [None] * len(written)
     if judge:
         judged = [judge_input(questions[i % n].question, excerpts[i % n], a) for i, a in enumerate(written)]
-        read = [read_verdict(a) for a in client.complete_many(JUDGE_PROMPT, judged, session.progress, accept=_readable_verdict)]
+        read = [
+            read_verdict(a)
+            for a in client.complete_many(JUDGE_PROMPT, judged, session.progress, accept=_readable_verdict)
+        ]
         verdicts = list(read)  # every accepted answer holds a verdict
     out = []
     for r, (result, shown) in enumerate(zip(results, plan.shown)):
@@ -399,7 +420,11 @@ def answer_quality(
         for q, question in enumerate(questions):
             answer = written[r * n + q]
             reference = "\n".join(excerpts[q])
-            rows.append(AnsweredQuestion(q + 1, question.question, shown[q], answer, token_f1(answer, reference), verdicts[r * n + q]))
+            rows.append(
+                AnsweredQuestion(
+                    q + 1, question.question, shown[q], answer, token_f1(answer, reference), verdicts[r * n + q]
+                )
+            )
         out.append(AnswerQuality(result.configuration.label(), k, str(client.settings.model), tuple(rows), judge))
     return out
 
@@ -423,14 +448,21 @@ def with_answer_columns(table: str, qualities: Sequence[AnswerQuality]) -> str:
     cells = [[answer_cells(q)[t] for t in titles] for q in qualities]
     widths = [max(len(t), *(len(row[i]) for row in cells)) for i, t in enumerate(titles)]
     added = [titles, ["-" * w for w in widths], *cells]
-    return "\n".join(line + "".join("  " + cell.rjust(w) for cell, w in zip(extra, widths)) for line, extra in zip(lines, added))
+    return "\n".join(
+        line + "".join("  " + cell.rjust(w) for cell, w in zip(extra, widths)) for line, extra in zip(lines, added)
+    )
 
 
 def answer_rows(quality: AnswerQuality) -> list[dict[str, Any]]:
     """One row per question: number, question, answer, F1 in percent (0.1), verdict and reason."""
     rows = []
     for a in quality.answers:
-        row: dict[str, Any] = {"#": a.number, "question": a.question, "answer": a.answer, "answer F1": round(100 * a.f1, 1)}
+        row: dict[str, Any] = {
+            "#": a.number,
+            "question": a.question,
+            "answer": a.answer,
+            "answer F1": round(100 * a.f1, 1),
+        }
         if quality.judged and a.verdict is not None:
             row.update({"judge": a.verdict.verdict, "reason": a.verdict.reason})
         rows.append(row)
@@ -452,15 +484,24 @@ def results_with_answers_json(results: Sequence[Result], qualities: Sequence[Ans
 def add_answer_arguments(parser: argparse.ArgumentParser) -> None:
     """``--answers``, ``--judge`` and ``--answer-k`` for ``chunkviz eval`` (they need an LLM endpoint)."""
     group = parser.add_argument_group(
-        "answer quality", "the model answers each question from the retrieved chunks (needs an LLM endpoint; one call "
+        "answer quality",
+        "the model answers each question from the retrieved chunks (needs an LLM endpoint; one call "
         "per configuration and question, cached)",
     )
-    group.add_argument("--answers", action="store_true", help="score the model's answers by token F1 against the reference excerpts")
     group.add_argument(
-        "--judge", action="store_true",
+        "--answers", action="store_true", help="score the model's answers by token F1 against the reference excerpts"
+    )
+    group.add_argument(
+        "--judge",
+        action="store_true",
         help="also let the model judge each answer correct / partially correct / incorrect (one more call each; implies --answers)",
     )
-    group.add_argument("--answer-k", type=whole_number(1), metavar="N", help="chunks the model reads per question (default: all retrieved, --k)")
+    group.add_argument(
+        "--answer-k",
+        type=whole_number(1),
+        metavar="N",
+        help="chunks the model reads per question (default: all retrieved, --k)",
+    )
 
 
 def answers_requested(args: argparse.Namespace) -> bool:
@@ -475,13 +516,23 @@ def check_answer_endpoint(args: argparse.Namespace, session: LLMSession | None =
 
 
 def run_answers(
-    args: argparse.Namespace, corpus: Mapping[str, Document | str], questions: Sequence[Any], results: Sequence[Result],
+    args: argparse.Namespace,
+    corpus: Mapping[str, Document | str],
+    questions: Sequence[Any],
+    results: Sequence[Result],
     session: LLMSession | None = None,
 ) -> list[AnswerQuality] | None:
     """The answer quality ``chunkviz eval`` asked for (None without --answers / --judge)."""
     if not answers_requested(args):
         return None
-    return answer_quality(results, questions, corpus, k=getattr(args, "answer_k", None), judge=bool(getattr(args, "judge", False)), session=session)
+    return answer_quality(
+        results,
+        questions,
+        corpus,
+        k=getattr(args, "answer_k", None),
+        judge=bool(getattr(args, "judge", False)),
+        session=session,
+    )
 
 
 __all__ = [

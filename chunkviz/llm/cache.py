@@ -45,7 +45,9 @@ def default_cache_dir() -> Path | None:
     return root / "llm"
 
 
-def answer_key(prompt_name: str, prompt_version: int, model: str, messages: Sequence[dict[str, str]], json_mode: bool) -> str:
+def answer_key(
+    prompt_name: str, prompt_version: int, model: str, messages: Sequence[dict[str, str]], json_mode: bool
+) -> str:
     """The cache key of one call: everything that decides the answer, nothing about the endpoint."""
     payload = json.dumps([_VERSION, prompt_name, prompt_version, model, list(messages), json_mode], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()

@@ -36,16 +36,30 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "LLM endpoint", f"any OpenAI-compatible chat-completions server; the API key is read only from {ENV_API_KEY}"
     )
-    group.add_argument("--llm-base-url", metavar="URL", help=f"e.g. http://localhost:11434/v1 for Ollama (default: ${ENV_BASE_URL}, else OpenAI)")
-    group.add_argument("--llm-model", metavar="NAME", help=f"model name at that endpoint, e.g. llama3.1 (default: ${ENV_MODEL})")
     group.add_argument(
-        "--llm-timeout", type=_positive_float, metavar="SECONDS", help=f"seconds to wait for one answer (default {defaults.timeout:g})"
+        "--llm-base-url",
+        metavar="URL",
+        help=f"e.g. http://localhost:11434/v1 for Ollama (default: ${ENV_BASE_URL}, else OpenAI)",
     )
     group.add_argument(
-        "--llm-concurrency", type=whole_number(1, 64, "an integer"), metavar="N", help=f"requests in flight at once (default {defaults.concurrency})"
+        "--llm-model", metavar="NAME", help=f"model name at that endpoint, e.g. llama3.1 (default: ${ENV_MODEL})"
     )
     group.add_argument(
-        "--llm-retries", type=whole_number(0, 20, "an integer"), metavar="N",
+        "--llm-timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help=f"seconds to wait for one answer (default {defaults.timeout:g})",
+    )
+    group.add_argument(
+        "--llm-concurrency",
+        type=whole_number(1, 64, "an integer"),
+        metavar="N",
+        help=f"requests in flight at once (default {defaults.concurrency})",
+    )
+    group.add_argument(
+        "--llm-retries",
+        type=whole_number(0, 20, "an integer"),
+        metavar="N",
         help=f"retries after a rate limit, server error or timeout, with backoff (default {defaults.max_retries})",
     )
 
@@ -68,7 +82,11 @@ def cli_llm_session(args: argparse.Namespace, stream: TextIO | None = None) -> I
     out = stream if stream is not None else sys.stderr
 
     def on_estimate(what: str, estimate: CallEstimate) -> None:
-        print(f"llm: {what}: {estimate.summary()} (model {session.settings.model} at {session.settings.endpoint})", file=out, flush=True)
+        print(
+            f"llm: {what}: {estimate.summary()} (model {session.settings.model} at {session.settings.endpoint})",
+            file=out,
+            flush=True,
+        )
 
     open_line = False  # a progress line that is not finished yet
 

@@ -105,12 +105,18 @@ class LLMSettings:
         if bad:
             ranges = {"timeout": "> 0 seconds", "max_retries": "0..20", "concurrency": "1..64"}
             name = bad[0]
-            raise LLMSettingsError(f"LLM setting {name} must be {ranges.get(name, '>= 0')}, got {getattr(self, name)!r}")
+            raise LLMSettingsError(
+                f"LLM setting {name} must be {ranges.get(name, '>= 0')}, got {getattr(self, name)!r}"
+            )
 
     def __repr__(self) -> str:  # no key, and no password in the URL
         shown = {**self.public(), "base_url": display_url(self.base_url) if self.base_url else None}
         shown.pop("api_key_set")
-        return "LLMSettings(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + f", api_key={'set' if self.api_key else None})"
+        return (
+            "LLMSettings("
+            + ", ".join(f"{k}={v!r}" for k, v in shown.items())
+            + f", api_key={'set' if self.api_key else None})"
+        )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "LLMSettings":
@@ -154,8 +160,12 @@ class LLMSettings:
     def public(self) -> dict[str, Any]:
         """The settings as they may be shown or exported: no key, only whether one is set."""
         return {
-            "base_url": self.endpoint, "model": self.model, "api_key_set": bool(self.api_key),
-            "timeout": self.timeout, "max_retries": self.max_retries, "concurrency": self.concurrency,
+            "base_url": self.endpoint,
+            "model": self.model,
+            "api_key_set": bool(self.api_key),
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+            "concurrency": self.concurrency,
         }
 
 
@@ -313,7 +323,10 @@ class LLMClient:
         )
 
     def complete_many(
-        self, prompt: Prompt, inputs: Sequence[Mapping[str, str]], progress: Progress | None = None,
+        self,
+        prompt: Prompt,
+        inputs: Sequence[Mapping[str, str]],
+        progress: Progress | None = None,
         accept: Accept | None = None,
     ) -> list[str]:
         """Answers for every item of ``inputs``, in order, at most ``concurrency`` calls at a time;
@@ -364,7 +377,11 @@ class LLMClient:
                 self._count(failed=1)
                 raise
             except _Retryable as failure:
-                delay = failure.wait if failure.wait is not None else settings.backoff * (2**attempt) * (1 + random.random() / 4)
+                delay = (
+                    failure.wait
+                    if failure.wait is not None
+                    else settings.backoff * (2**attempt) * (1 + random.random() / 4)
+                )
                 too_long = failure.wait is not None and failure.wait > settings.max_retry_after
                 if attempt >= settings.max_retries or too_long or waited + delay > settings.max_total_wait:
                     self._count(failed=1)
@@ -389,11 +406,13 @@ class LLMClient:
             response = client.chat.completions.create(**kwargs)
         except openai.APITimeoutError:
             raise _Retryable(
-                f"did not answer within {self.settings.timeout:g} s", "raise the timeout (--llm-timeout) or use a faster model"
+                f"did not answer within {self.settings.timeout:g} s",
+                "raise the timeout (--llm-timeout) or use a faster model",
             ) from None
         except openai.APIConnectionError:
             raise _Retryable(
-                "could not be reached", "check that the server is running and that the base URL is right (it usually ends in /v1)"
+                "could not be reached",
+                "check that the server is running and that the base URL is right (it usually ends in /v1)",
             ) from None
         except openai.APIStatusError as exc:
             if exc.status_code == 400 and "response_format" in kwargs and _mentions_response_format(exc):
@@ -408,7 +427,9 @@ class LLMClient:
             content = choice.message.content or ""
             finish = getattr(choice, "finish_reason", None)
         except (AttributeError, IndexError, TypeError):
-            raise _Retryable("sent a response without choices[0].message", "check that the server speaks chat completions") from None
+            raise _Retryable(
+                "sent a response without choices[0].message", "check that the server speaks chat completions"
+            ) from None
         usage = getattr(response, "usage", None)
         prompt_tokens = getattr(usage, "prompt_tokens", None) or count_tokens(messages)
         completion_tokens = getattr(usage, "completion_tokens", None) or 0
@@ -420,12 +441,14 @@ class LLMClient:
         detail = self._scrub(_error_detail(exc))
         if status == 429:
             return _Retryable(
-                f"refused the request: rate limited (429{detail})", "wait a moment, or lower the concurrency (--llm-concurrency)",
+                f"refused the request: rate limited (429{detail})",
+                "wait a moment, or lower the concurrency (--llm-concurrency)",
                 _retry_after(exc),
             )
         if status >= 500:
             return _Retryable(
-                f"failed with HTTP {status}{detail}", "check the server's log; it may be overloaded or the model not loaded",
+                f"failed with HTTP {status}{detail}",
+                "check the server's log; it may be overloaded or the model not loaded",
                 _retry_after(exc),
             )
         advice = {
@@ -433,7 +456,9 @@ class LLMClient:
             403: f"the key is not allowed to use this model: check {ENV_API_KEY} and {ENV_MODEL}",
             404: f"check {ENV_MODEL} (the server does not know the model) and that the base URL ends in /v1",
         }.get(status, "check the model name and the server's log")
-        return LLMError(f"the LLM endpoint {self.settings.endpoint} (model {self.settings.model}) answered HTTP {status}{detail}; {advice}")
+        return LLMError(
+            f"the LLM endpoint {self.settings.endpoint} (model {self.settings.model}) answered HTTP {status}{detail}; {advice}"
+        )
 
     def _scrub(self, text: str) -> str:
         key = self.settings.api_key

@@ -160,7 +160,9 @@ class ContextPlan:
     shown: tuple[str, ...]
 
 
-def plan_contexts(text: str | Document, chunks: Sequence[Chunk], context_tokens: int = DEFAULT_CONTEXT_TOKENS) -> ContextPlan:
+def plan_contexts(
+    text: str | Document, chunks: Sequence[Chunk], context_tokens: int = DEFAULT_CONTEXT_TOKENS
+) -> ContextPlan:
     """The prompts of a contextual-retrieval run (no call is made)."""
     document = as_document(text)
     body = surrogate_safe(document.text)  # lone surrogates cannot be sent; one character for one
@@ -184,7 +186,9 @@ def plan_contexts(text: str | Document, chunks: Sequence[Chunk], context_tokens:
     return ContextPlan(tuple(chosen), tuple(inputs), tuple(shown))
 
 
-def estimate_contexts(client: LLMClient, text: str | Document, chunks: Sequence[Chunk], context_tokens: int = DEFAULT_CONTEXT_TOKENS) -> CallEstimate:
+def estimate_contexts(
+    client: LLMClient, text: str | Document, chunks: Sequence[Chunk], context_tokens: int = DEFAULT_CONTEXT_TOKENS
+) -> CallEstimate:
     """Calls (one per embedded chunk not cached yet) and input tokens of :func:`contextualize`."""
     return client.estimate(CONTEXT_PROMPT, plan_contexts(text, chunks, context_tokens).inputs)
 
@@ -221,7 +225,9 @@ def contextualize(
             out.append(original)
             continue
         metadata: Mapping[str, object] = {
-            **c.metadata, "context_token_count": counter.count(contexts[i]), "context_document": shown[i],
+            **c.metadata,
+            "context_token_count": counter.count(contexts[i]),
+            "context_document": shown[i],
         }
         out.append(replace(c, metadata=dict(metadata)))
     return out

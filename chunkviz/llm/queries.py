@@ -81,7 +81,9 @@ def estimate_queries(client: LLMClient, queries: Sequence[str], mode: str) -> Ca
     return client.estimate(PROMPTS[mode], _inputs(queries))
 
 
-def query_texts(client: LLMClient | None, queries: Sequence[str], mode: str, progress: Progress | None = None) -> list[str]:
+def query_texts(
+    client: LLMClient | None, queries: Sequence[str], mode: str, progress: Progress | None = None
+) -> list[str]:
     """What is embedded for each query in ``mode``: the query itself (``raw``; no client
     needed), its rewrite, or a hypothetical passage answering it."""
     if check_query_mode(mode) == "raw":

@@ -134,7 +134,9 @@ def question_input(text: str, count: int, avoid: Sequence[str] = ()) -> dict[str
         shown = "\n".join(f"- {' '.join(q.split())}" for q in avoid[-MAX_AVOID:])
         listed = f"\n\nThese questions have been asked already; do not repeat them:\n{shown}"
     return {
-        "text": _LONE_SURROGATE.sub("\ufffd", text), "count": str(count), "plural": "" if count == 1 else "s",
+        "text": _LONE_SURROGATE.sub("\ufffd", text),
+        "count": str(count),
+        "plural": "" if count == 1 else "s",
         "avoid": listed,
     }
 
@@ -308,7 +310,11 @@ def _first_round(text: str, windows: Sequence[Window], n: int) -> list[dict[str,
 
 
 def estimate_questions(
-    document: Document | str, n: int = 10, *, window_chars: int = WINDOW_CHARS, client: LLMClient | None = None,
+    document: Document | str,
+    n: int = 10,
+    *,
+    window_chars: int = WINDOW_CHARS,
+    client: LLMClient | None = None,
 ) -> CallEstimate:
     """Calls and input tokens of the first round of :func:`generate_questions` (later rounds ask
     again only while questions are missing; raises LLMNotConfigured without an endpoint)."""
@@ -320,8 +326,13 @@ def estimate_questions(
 
 
 def generate_questions(
-    document: Document | str, n: int = 10, *, name: str | None = None, window_chars: int = WINDOW_CHARS,
-    rounds: int = ROUNDS, session: LLMSession | None = None,
+    document: Document | str,
+    n: int = 10,
+    *,
+    name: str | None = None,
+    window_chars: int = WINDOW_CHARS,
+    rounds: int = ROUNDS,
+    session: LLMSession | None = None,
 ) -> Generated:
     """Up to ``n`` checked questions about ``document`` (see the module docstring); references
     name the document ``name`` (default: the Document's name, or ``"document"`` for a string).
@@ -353,7 +364,9 @@ def generate_questions(
         inputs = [question_input(text[w.start : w.end], c, avoid) for w, c in asked]
         estimate = client.estimate(QUESTION_PROMPT, inputs)
         if estimate.calls:
-            session.announce(f"questions for {label}" + (f" (round {round_number})" if round_number > 1 else ""), estimate)
+            session.announce(
+                f"questions for {label}" + (f" (round {round_number})" if round_number > 1 else ""), estimate
+            )
         answers = client.complete_many(QUESTION_PROMPT, inputs, session.progress, accept=_readable)
         done_rounds = round_number
         before = len(kept)
@@ -373,7 +386,9 @@ def generate_questions(
         if len(kept) == before:
             break  # the model has nothing new to add
     ordered = sorted(kept, key=lambda q: (q.references[0].start, q.references[0].end))
-    return Generated(label, n, tuple(ordered), proposed, dict(dropped), len(windows), done_rounds, tuple(dict.fromkeys(repairs)))
+    return Generated(
+        label, n, tuple(ordered), proposed, dict(dropped), len(windows), done_rounds, tuple(dict.fromkeys(repairs))
+    )
 
 
 # ---- the command ---------------------------------------------------------------------------------
@@ -391,13 +406,26 @@ def add_questions_parser(commands: Any) -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("documents", nargs="+", metavar="DOC", help="the documents to write questions about")
-    p.add_argument("--out", required=True, metavar="FILE", help="the question file to write (JSONL; '-' for standard output)")
-    p.add_argument("-n", "--count", type=whole_number(1), default=10, metavar="N", help="questions per document (default 10)")
     p.add_argument(
-        "--window-chars", type=whole_number(MIN_WINDOW_CHARS), default=WINDOW_CHARS, metavar="N",
+        "--out", required=True, metavar="FILE", help="the question file to write (JSONL; '-' for standard output)"
+    )
+    p.add_argument(
+        "-n", "--count", type=whole_number(1), default=10, metavar="N", help="questions per document (default 10)"
+    )
+    p.add_argument(
+        "--window-chars",
+        type=whole_number(MIN_WINDOW_CHARS),
+        default=WINDOW_CHARS,
+        metavar="N",
         help=f"characters the model reads per call (default {WINDOW_CHARS}, as in the study)",
     )
-    p.add_argument("--rounds", type=whole_number(1), default=ROUNDS, metavar="N", help=f"ask again while questions are missing, at most N rounds in all (default {ROUNDS})")
+    p.add_argument(
+        "--rounds",
+        type=whole_number(1),
+        default=ROUNDS,
+        metavar="N",
+        help=f"ask again while questions are missing, at most N rounds in all (default {ROUNDS})",
+    )
     add_llm_arguments(p)
     return p
 
@@ -421,7 +449,9 @@ def cmd_questions(args: argparse.Namespace, stdout: TextIO | None = None, stderr
     generated: list[Generated] = []
     with cli_llm_session(args, err) as session:
         for doc in documents:
-            result = generate_questions(doc, args.count, window_chars=args.window_chars, rounds=args.rounds, session=session)
+            result = generate_questions(
+                doc, args.count, window_chars=args.window_chars, rounds=args.rounds, session=session
+            )
             print(result.summary(), file=err, flush=True)
             generated.append(result)
     questions = [q for g in generated for q in g.questions]
@@ -435,7 +465,9 @@ def cmd_questions(args: argparse.Namespace, stdout: TextIO | None = None, stderr
         out.write(questions_to_jsonl(questions, corpus))
     else:
         save_questions(questions, args.out, corpus)
-        print(f"wrote {len(questions)} question{'' if len(questions) == 1 else 's'} to {args.out}", file=err, flush=True)
+        print(
+            f"wrote {len(questions)} question{'' if len(questions) == 1 else 's'} to {args.out}", file=err, flush=True
+        )
     return 0
 
 

@@ -186,7 +186,9 @@ def _number_list(value: Any, repairs: list[str]) -> list[int] | None:
     if strings:
         repairs.append(f"read {strings} number{'' if strings == 1 else 's'} given as text")
     if dropped:
-        repairs.append(f"dropped {dropped} item{'' if dropped == 1 else 's'} that {'is' if dropped == 1 else 'are'} not a sentence number")
+        repairs.append(
+            f"dropped {dropped} item{'' if dropped == 1 else 's'} that {'is' if dropped == 1 else 'are'} not a sentence number"
+        )
     return numbers
 
 
@@ -205,7 +207,9 @@ def _as_int(item: Any) -> int | None:
 def _validated(numbers: list[int], n: int, repairs: list[str]) -> Proposal:
     out_of_range = [k for k in numbers if not 1 <= k <= n]
     if out_of_range:
-        repairs.append(f"dropped number{'' if len(out_of_range) == 1 else 's'} out of range 1..{n}: {_listed(out_of_range)}")
+        repairs.append(
+            f"dropped number{'' if len(out_of_range) == 1 else 's'} out of range 1..{n}: {_listed(out_of_range)}"
+        )
     kept = [k for k in numbers if 1 <= k <= n]
     if any(b < a for a, b in zip(kept, kept[1:])):
         repairs.append("sorted the numbers")

@@ -89,7 +89,10 @@ def _check_sections(sections: Sequence[Chunk]) -> None:
 
 
 def section_sentences(
-    document: Document, start: int, end: int, sentences: Sequence[tuple[int, int]] | None = None,
+    document: Document,
+    start: int,
+    end: int,
+    sentences: Sequence[tuple[int, int]] | None = None,
 ) -> list[tuple[int, int]]:
     """The sentences of ``[start, end)`` as spans without whitespace at either end (a sentence
     the section cuts is clipped to it). ``sentences``: the document's trimmed sentences, when
@@ -128,22 +131,41 @@ def central_order(vectors: np.ndarray) -> list[tuple[int, float]]:
     return [(int(i), float(scores[i])) for i in order]
 
 
-def _summary_chunk(document: Document, start: int, end: int, parent: int, reason: Reason, added: str, metadata: dict) -> Chunk:
+def _summary_chunk(
+    document: Document, start: int, end: int, parent: int, reason: Reason, added: str, metadata: dict
+) -> Chunk:
     return Chunk.from_span(
-        document.text, 0, start, end, reason, boundary=document.structure.boundary_at(end),
-        parent=parent, level=1, added_text=added, metadata=metadata,
+        document.text,
+        0,
+        start,
+        end,
+        reason,
+        boundary=document.structure.boundary_at(end),
+        parent=parent,
+        level=1,
+        added_text=added,
+        metadata=metadata,
     )
 
 
 def extractive_summaries(
-    document: Document, sections: Sequence[Chunk], sentences: int, model: str, encode: Encoder, progress: Progress | None = None,
+    document: Document,
+    sections: Sequence[Chunk],
+    sentences: int,
+    model: str,
+    encode: Encoder,
+    progress: Progress | None = None,
 ) -> list[Chunk]:
     """Level-1 summary chunks: per section its ``sentences`` most central sentences (indexes unset)."""
     text = document.text
     sentences_of_text = list(document.structure.trimmed_sentences)
     per_section = [section_sentences(document, c.start, c.end, sentences_of_text) for c in sections]
     spans = [span for spans in per_section for span in spans]
-    vectors = embed_texts([surrogate_safe(text[a:b]) for a, b in spans], model, encode, progress) if spans else np.zeros((0, 0))
+    vectors = (
+        embed_texts([surrogate_safe(text[a:b]) for a, b in spans], model, encode, progress)
+        if spans
+        else np.zeros((0, 0))
+    )
     out, row = [], 0
     for parent, spans_of in enumerate(per_section):
         block = vectors[row : row + len(spans_of)]
@@ -156,35 +178,51 @@ def extractive_summaries(
     return out
 
 
-def summary_inputs(document: Document, sections: Sequence[Chunk], context_tokens: int = DEFAULT_CONTEXT_TOKENS) -> list[tuple[int, dict[str, str]]]:
+def summary_inputs(
+    document: Document, sections: Sequence[Chunk], context_tokens: int = DEFAULT_CONTEXT_TOKENS
+) -> list[tuple[int, dict[str, str]]]:
     """(section position, prompt inputs) of every non-blank section, the section shortened to fit."""
     room = context_tokens - count_tokens(SUMMARY_PROMPT.messages({"where": "", "section": ""})) - ANSWER_RESERVE - 32
     if room < 128:
-        raise SummaryIndexError(f"a model context of {context_tokens} tokens leaves no room for a section; give at least 1024")
+        raise SummaryIndexError(
+            f"a model context of {context_tokens} tokens leaves no room for a section; give at least 1024"
+        )
     out = []
     for i, c in enumerate(sections):
         if not c.text.strip():
             continue
         path = document.structure.heading_path_at(c.start + len(c.text) - len(c.text.lstrip()))
         where = f" (section: {' > '.join(path)})" if path else ""
-        out.append((i, {"where": surrogate_safe(where), "section": chunk_for_prompt(surrogate_safe(c.text.strip()), room)}))
+        out.append(
+            (i, {"where": surrogate_safe(where), "section": chunk_for_prompt(surrogate_safe(c.text.strip()), room)})
+        )
     return out
 
 
-def estimate_summaries(client: LLMClient, text: str | Document, sections: Sequence[Chunk], context_tokens: int = DEFAULT_CONTEXT_TOKENS) -> CallEstimate:
+def estimate_summaries(
+    client: LLMClient, text: str | Document, sections: Sequence[Chunk], context_tokens: int = DEFAULT_CONTEXT_TOKENS
+) -> CallEstimate:
     """Calls (one per non-blank section not cached yet) and input tokens of LLM summaries."""
-    return client.estimate(SUMMARY_PROMPT, [inputs for _, inputs in summary_inputs(as_document(text), sections, context_tokens)])
+    return client.estimate(
+        SUMMARY_PROMPT, [inputs for _, inputs in summary_inputs(as_document(text), sections, context_tokens)]
+    )
 
 
 def llm_summaries(
-    client: LLMClient, document: Document, sections: Sequence[Chunk], context_tokens: int = DEFAULT_CONTEXT_TOKENS,
-    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER, progress: Progress | None = None,
+    client: LLMClient,
+    document: Document,
+    sections: Sequence[Chunk],
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
+    progress: Progress | None = None,
 ) -> list[Chunk]:
     """Level-1 summary chunks written by the model: span = the section, summary = added text."""
     from chunkviz.llm.queries import clean_answer
 
     planned = summary_inputs(document, sections, context_tokens)
-    answers = client.complete_many(SUMMARY_PROMPT, [inputs for _, inputs in planned], progress, accept=lambda a: bool(clean_answer(a)))
+    answers = client.complete_many(
+        SUMMARY_PROMPT, [inputs for _, inputs in planned], progress, accept=lambda a: bool(clean_answer(a))
+    )
     counter = get_tokenizer(tokenizer)
     out = []
     for (i, _), answer in zip(planned, answers):
@@ -223,7 +261,9 @@ def summary_index(
         from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model
 
         model = canonical_model(model or DEFAULT_MODEL)
-        summaries = extractive_summaries(document, ordered, sentences, model, encode or default_encoder(model), progress)
+        summaries = extractive_summaries(
+            document, ordered, sentences, model, encode or default_encoder(model), progress
+        )
     else:
         if client is None:
             raise SummaryIndexError("LLM summaries need an LLM client (an endpoint and a model)")

@@ -67,8 +67,14 @@ class PeerRun:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "peer": self.peer, "label": self.label, "version": self.version, "cpu_seconds": self.cpu_seconds,
-            "placement": self.placement, "chunks": self.audit.chunks, "flags": dict(self.audit.counts), "notes": list(self.notes),
+            "peer": self.peer,
+            "label": self.label,
+            "version": self.version,
+            "cpu_seconds": self.cpu_seconds,
+            "placement": self.placement,
+            "chunks": self.audit.chunks,
+            "flags": dict(self.audit.counts),
+            "notes": list(self.notes),
         }
 
 
@@ -99,7 +105,9 @@ def _key(name: str, document: Document, params: Any, tokenizer: Tokenizer) -> tu
     return (name, hash(document.text), len(document.text), document.format, repr(params), tokenizer.name)
 
 
-def run_peer(document: Document | str, name: str, params: Any = None, tokenizer: str | Tokenizer = "cl100k_base") -> PeerRun:
+def run_peer(
+    document: Document | str, name: str, params: Any = None, tokenizer: str | Tokenizer = "cl100k_base"
+) -> PeerRun:
     """Run peer ``name`` (validated params object or a mapping of the peer's parameters) on
     ``document`` and audit it; cached per document, parameters and tokenizer."""
     from chunkviz.peers.runners import RUNNERS
@@ -123,8 +131,14 @@ def run_peer(document: Document | str, name: str, params: Any = None, tokenizer:
         raise PeerUnavailable(f"{info.label} cannot be imported ({exc}); {hint}") from exc
     audited = audit(source, output)
     run = PeerRun(
-        name, info.label, version_of(info), tuple(to_chunks(doc, audited, output.reason, name, source)), summarize(audited),
-        output.cpu_seconds, output.placement, output.notes,
+        name,
+        info.label,
+        version_of(info),
+        tuple(to_chunks(doc, audited, output.reason, name, source)),
+        summarize(audited),
+        output.cpu_seconds,
+        output.placement,
+        output.notes,
     )
     with _RUNS_LOCK:
         _RUNS[key] = run
@@ -137,7 +151,12 @@ def explain_peer(document: Document, params: Any, tokenizer: Tokenizer, name: st
     return PeerExplanation(run_peer(document, name, params, tokenizer))
 
 
-def cpu_seconds(document: Document | str, strategy: str, params: Mapping[str, Any] | None = None, tokenizer: str | Tokenizer = "cl100k_base") -> float:
+def cpu_seconds(
+    document: Document | str,
+    strategy: str,
+    params: Mapping[str, Any] | None = None,
+    tokenizer: str | Tokenizer = "cl100k_base",
+) -> float:
     """CPU seconds (``time.process_time``) of one uncached run of any strategy: for a peer its
     own call, for ours the whole strategy (the figure the app shows next to a peer's)."""
     from chunkviz.api import chunk

@@ -91,7 +91,9 @@ def _cached_encoder(key: str, encode: Any) -> Any:
     from chunkviz.evaluation.embedcache import embed_texts
 
     def cached(texts: list[str]) -> np.ndarray:
-        return embed_texts(list(texts), key, lambda missing, _progress: np.asarray(encode(list(missing)), dtype=np.float32))
+        return embed_texts(
+            list(texts), key, lambda missing, _progress: np.asarray(encode(list(missing)), dtype=np.float32)
+        )
 
     return cached
 

@@ -179,7 +179,9 @@ def audit(source: str, output: PeerOutput) -> list[AuditedChunk]:
     peer was given; same length as the document)."""
     src = _Source(source)
     n = len(source)
-    reference = output.reference if output.reference is not None and len(output.reference) == len(output.chunks) else None
+    reference = (
+        output.reference if output.reference is not None and len(output.reference) == len(output.chunks) else None
+    )
     audited: list[AuditedChunk] = []
     previous: Span = (-1, 0)
     for i, pc in enumerate(output.chunks):
@@ -200,8 +202,15 @@ def audit(source: str, output: PeerOutput) -> list[AuditedChunk]:
 
 
 def _judge(
-    i: int, pc: PeerChunk, source: str, output: PeerOutput, true: Span | None, certain: bool,
-    exact_anywhere: bool, src: _Source, previous: Span,
+    i: int,
+    pc: PeerChunk,
+    source: str,
+    output: PeerOutput,
+    true: Span | None,
+    certain: bool,
+    exact_anywhere: bool,
+    src: _Source,
+    previous: Span,
 ) -> AuditedChunk:
     n = len(source)
     s = pc.start
@@ -237,7 +246,13 @@ def _judge(
         else:
             misplaced = "other_text"
             notes.append(f"{where} ({s}) does not point at its text")
-    elif placed and true is not None and certain and s != true[0] and (output.placed_by_search or output.reference is not None or not at_placement):
+    elif (
+        placed
+        and true is not None
+        and certain
+        and s != true[0]
+        and (output.placed_by_search or output.reference is not None or not at_placement)
+    ):
         # a peer's own offsets that point at its text are trusted unless an exact reference says otherwise
         if at_placement:
             misplaced = "earlier_copy" if s < true[0] else "later_copy"  # type: ignore[operator]
@@ -277,7 +292,14 @@ def audit_spans(document: Document | str, chunks: Sequence[Chunk]) -> AuditSumma
     for level in sorted({c.level for c in chunks}):
         ordered = sorted((c for c in chunks if c.level == level), key=lambda c: (c.start, c.end))
         output = PeerOutput(
-            tuple(PeerChunk(c.text, c.start, c.end) for c in ordered), None, True, False, None, Reason.SIZE_LIMIT, 0.0, "its span",
+            tuple(PeerChunk(c.text, c.start, c.end) for c in ordered),
+            None,
+            True,
+            False,
+            None,
+            Reason.SIZE_LIMIT,
+            0.0,
+            "its span",
         )
         summary = summarize(audit(text, output))
         total += summary.chunks
@@ -305,7 +327,9 @@ def summarize(audited: Sequence[AuditedChunk]) -> AuditSummary:
     return AuditSummary(len(audited), counts, kinds)
 
 
-def to_chunks(document: Document, audited: Sequence[AuditedChunk], reason: Reason, peer: str, source: str | None = None) -> list[Chunk]:
+def to_chunks(
+    document: Document, audited: Sequence[AuditedChunk], reason: Reason, peer: str, source: str | None = None
+) -> list[Chunk]:
     """The audited chunks as spans of ``document`` in the peer's order, flags in metadata.
     ``source`` is what the peer was given (the document with lone surrogates replaced, same
     length): the peer's text is kept when it differs from that."""
@@ -315,7 +339,11 @@ def to_chunks(document: Document, audited: Sequence[AuditedChunk], reason: Reaso
     boundaries = document.structure.boundaries_at([a.end for a in audited])
     chunks = []
     for index, (a, boundary) in enumerate(zip(audited, boundaries)):
-        metadata: dict[str, object] = {"peer": peer, PEER_INDEX_KEY: a.peer_index, PEER_FLAGS_KEY: [str(f) for f in a.flags]}
+        metadata: dict[str, object] = {
+            "peer": peer,
+            PEER_INDEX_KEY: a.peer_index,
+            PEER_FLAGS_KEY: [str(f) for f in a.flags],
+        }
         if a.peer_start is not None:
             metadata[PEER_START_KEY] = a.peer_start
         if a.peer_text != given[a.start : a.end]:

@@ -22,18 +22,40 @@ class PeerInfo:
 
 
 PEERS: tuple[PeerInfo, ...] = (
-    PeerInfo("langchain_recursive", "LangChain RecursiveCharacterTextSplitter", "langchain-text-splitters",
-             ("langchain_text_splitters",), "recursive_langchain"),
-    PeerInfo("langchain_token", "LangChain TokenTextSplitter", "langchain-text-splitters",
-             ("langchain_text_splitters", "tiktoken"), "fixed_tokens"),
-    PeerInfo("langchain_markdown_headers", "LangChain MarkdownHeaderTextSplitter", "langchain-text-splitters",
-             ("langchain_text_splitters",), "headings"),
-    PeerInfo("langchain_semantic", "LangChain SemanticChunker (experimental)", "langchain-experimental",
-             ("langchain_experimental", "langchain_core", "sentence_transformers"), "semantic"),
+    PeerInfo(
+        "langchain_recursive",
+        "LangChain RecursiveCharacterTextSplitter",
+        "langchain-text-splitters",
+        ("langchain_text_splitters",),
+        "recursive_langchain",
+    ),
+    PeerInfo(
+        "langchain_token",
+        "LangChain TokenTextSplitter",
+        "langchain-text-splitters",
+        ("langchain_text_splitters", "tiktoken"),
+        "fixed_tokens",
+    ),
+    PeerInfo(
+        "langchain_markdown_headers",
+        "LangChain MarkdownHeaderTextSplitter",
+        "langchain-text-splitters",
+        ("langchain_text_splitters",),
+        "headings",
+    ),
+    PeerInfo(
+        "langchain_semantic",
+        "LangChain SemanticChunker (experimental)",
+        "langchain-experimental",
+        ("langchain_experimental", "langchain_core", "sentence_transformers"),
+        "semantic",
+    ),
     PeerInfo("semchunk", "semchunk", "semchunk", ("semchunk",), "recursive"),
     PeerInfo("chonkie_recursive", "Chonkie RecursiveChunker", "chonkie", ("chonkie",), "recursive"),
     PeerInfo("chonkie_token", "Chonkie TokenChunker", "chonkie", ("chonkie",), "fixed_tokens"),
-    PeerInfo("chonkie_semantic", "Chonkie SemanticChunker", "chonkie", ("chonkie", "sentence_transformers"), "semantic"),
+    PeerInfo(
+        "chonkie_semantic", "Chonkie SemanticChunker", "chonkie", ("chonkie", "sentence_transformers"), "semantic"
+    ),
 )
 
 PEER_NAMES: frozenset[str] = frozenset(p.name for p in PEERS)
@@ -84,8 +106,7 @@ def peer_notes() -> list[str]:
     for info, modules in absent:
         by_hint.setdefault(install_hint(info, modules), []).append(info.name)
     return [
-        f"not listed (their packages are not installed): {', '.join(names)} — {hint}"
-        for hint, names in by_hint.items()
+        f"not listed (their packages are not installed): {', '.join(names)} — {hint}" for hint, names in by_hint.items()
     ]
 
 

@@ -92,8 +92,13 @@ def run_langchain_recursive(source: str, params: LangChainRecursiveParams, token
 
     def split() -> list[Any]:
         splitter = RecursiveCharacterTextSplitter(
-            separators=separators, keep_separator=keep, chunk_size=params.chunk_size, chunk_overlap=params.chunk_overlap,
-            length_function=length, add_start_index=True, strip_whitespace=params.strip_whitespace,
+            separators=separators,
+            keep_separator=keep,
+            chunk_size=params.chunk_size,
+            chunk_overlap=params.chunk_overlap,
+            length_function=length,
+            add_start_index=True,
+            strip_whitespace=params.strip_whitespace,
         )
         return splitter.create_documents([source])
 
@@ -101,11 +106,15 @@ def run_langchain_recursive(source: str, params: LangChainRecursiveParams, token
     chunks = _langchain_placed(documents, length)
     reference = None
     if params.strip_whitespace:  # our exact port of the same algorithm (chunkviz.splitting.langchain)
-        port = LangChainSplitter(source, separators, params.chunk_size, params.chunk_overlap, length, params.keep_separator).split()  # type: ignore[arg-type]
+        port = LangChainSplitter(
+            source, separators, params.chunk_size, params.chunk_overlap, length, params.keep_separator
+        ).split()  # type: ignore[arg-type]
         spans = tuple((c.start, c.end) for c in port)
         if [source[a:b] for a, b in spans] == [c.text for c in chunks]:
             reference = spans
-    return PeerOutput(chunks, params.chunk_size, params.chunk_overlap > 0, True, reference, Reason.SIZE_LIMIT, cpu, START_INDEX)
+    return PeerOutput(
+        chunks, params.chunk_size, params.chunk_overlap > 0, True, reference, Reason.SIZE_LIMIT, cpu, START_INDEX
+    )
 
 
 def run_langchain_token(source: str, params: LangChainTokenParams, tokenizer: Tokenizer) -> PeerOutput:
@@ -116,38 +125,58 @@ def run_langchain_token(source: str, params: LangChainTokenParams, tokenizer: To
     encoding = native_tiktoken(tokenizer)
     notes: tuple[str, ...] = ()
     if encoding is not None:
+
         def split() -> list[Any]:
             splitter = TokenTextSplitter(
-                encoding_name=encoding.name, chunk_size=params.chunk_size, chunk_overlap=params.chunk_overlap, add_start_index=True,
+                encoding_name=encoding.name,
+                chunk_size=params.chunk_size,
+                chunk_overlap=params.chunk_overlap,
+                add_start_index=True,
             )
             return splitter.create_documents([source])
     else:
         codec = PieceCodec(tokenizer)
-        notes = (f"TokenTextSplitter reads only tiktoken encodings: LangChain's split_text_on_tokens runs with the {tokenizer.name} tokenizer",)
+        notes = (
+            f"TokenTextSplitter reads only tiktoken encodings: LangChain's split_text_on_tokens runs with the {tokenizer.name} tokenizer",
+        )
 
         class PiecesTextSplitter(TextSplitter):
             def split_text(self, text: str) -> list[str]:
-                return split_text_on_tokens(text=text, tokenizer=LangChainTokenizer(
-                    chunk_overlap=params.chunk_overlap, tokens_per_chunk=params.chunk_size, decode=codec.decode, encode=codec.encode,
-                ))
+                return split_text_on_tokens(
+                    text=text,
+                    tokenizer=LangChainTokenizer(
+                        chunk_overlap=params.chunk_overlap,
+                        tokens_per_chunk=params.chunk_size,
+                        decode=codec.decode,
+                        encode=codec.encode,
+                    ),
+                )
 
         def split() -> list[Any]:
-            splitter = PiecesTextSplitter(chunk_size=params.chunk_size, chunk_overlap=params.chunk_overlap, add_start_index=True)
+            splitter = PiecesTextSplitter(
+                chunk_size=params.chunk_size, chunk_overlap=params.chunk_overlap, add_start_index=True
+            )
             return splitter.create_documents([source])
 
     documents, cpu = _call("LangChain's TokenTextSplitter", split)
     chunks = _langchain_placed(documents, tokenizer._count)
     windows = token_windows(tokenizer, source, params.chunk_size, params.chunk_overlap)
-    return PeerOutput(chunks, params.chunk_size, params.chunk_overlap > 0, True, windows, Reason.SIZE_LIMIT, cpu, START_INDEX, notes)
+    return PeerOutput(
+        chunks, params.chunk_size, params.chunk_overlap > 0, True, windows, Reason.SIZE_LIMIT, cpu, START_INDEX, notes
+    )
 
 
-def run_langchain_markdown_headers(source: str, params: LangChainMarkdownHeadersParams, tokenizer: Tokenizer) -> PeerOutput:
+def run_langchain_markdown_headers(
+    source: str, params: LangChainMarkdownHeadersParams, tokenizer: Tokenizer
+) -> PeerOutput:
     from langchain_text_splitters import MarkdownHeaderTextSplitter
 
     headers = [(marker, f"Header {k}") for k, marker in enumerate(params.headers_to_split_on, 1)]
 
     def split() -> list[PeerChunk]:
-        splitter = MarkdownHeaderTextSplitter(headers, return_each_line=params.return_each_line, strip_headers=params.strip_headers)
+        splitter = MarkdownHeaderTextSplitter(
+            headers, return_each_line=params.return_each_line, strip_headers=params.strip_headers
+        )
         placed, after = [], 0
         for document in splitter.split_text(source):  # no offsets: users search each text after the previous one
             start = source.find(document.page_content, after)
@@ -157,7 +186,9 @@ def run_langchain_markdown_headers(source: str, params: LangChainMarkdownHeaders
         return placed
 
     chunks, cpu = _call("LangChain's MarkdownHeaderTextSplitter", split)
-    return PeerOutput(tuple(chunks), None, False, True, None, Reason.UNIT_END, cpu, "the first find after the previous chunk")
+    return PeerOutput(
+        tuple(chunks), None, False, True, None, Reason.UNIT_END, cpu, "the first find after the previous chunk"
+    )
 
 
 def run_langchain_semantic(source: str, params: LangChainSemanticParams, tokenizer: Tokenizer) -> PeerOutput:
@@ -167,7 +198,9 @@ def run_langchain_semantic(source: str, params: LangChainSemanticParams, tokeniz
 
     def split() -> list[Any]:
         chunker = SemanticChunker(
-            embeddings, buffer_size=params.buffer_size, add_start_index=True,
+            embeddings,
+            buffer_size=params.buffer_size,
+            add_start_index=True,
             breakpoint_threshold_type=params.breakpoint_threshold_type,  # type: ignore[arg-type]
             breakpoint_threshold_amount=params.breakpoint_threshold_amount,
             min_chunk_size=params.min_chunk_size or None,
@@ -176,7 +209,16 @@ def run_langchain_semantic(source: str, params: LangChainSemanticParams, tokeniz
 
     documents, cpu = _call("LangChain's SemanticChunker", split)
     chunks = _langchain_placed(documents, None)
-    return PeerOutput(chunks, None, False, False, None, Reason.SEMANTIC_BREAKPOINT, cpu, "LangChain's start_index (a running sum of chunk lengths)")
+    return PeerOutput(
+        chunks,
+        None,
+        False,
+        False,
+        None,
+        Reason.SEMANTIC_BREAKPOINT,
+        cpu,
+        "LangChain's start_index (a running sum of chunk lengths)",
+    )
 
 
 def run_semchunk(source: str, params: SemchunkParams, tokenizer: Tokenizer) -> PeerOutput:
@@ -191,7 +233,9 @@ def run_semchunk(source: str, params: SemchunkParams, tokenizer: Tokenizer) -> P
 
     (texts, offsets), cpu = _call("semchunk", split)
     chunks = tuple(PeerChunk(t, a, b, tokenizer._count(t)) for t, (a, b) in zip(texts, offsets))
-    return PeerOutput(chunks, params.chunk_size, params.overlap > 0, False, None, Reason.SIZE_LIMIT, cpu, "semchunk's offsets")
+    return PeerOutput(
+        chunks, params.chunk_size, params.overlap > 0, False, None, Reason.SIZE_LIMIT, cpu, "semchunk's offsets"
+    )
 
 
 def _chonkie_placed(chunks: list[Any], count: Callable[[str], int]) -> tuple[PeerChunk, ...]:
@@ -204,11 +248,22 @@ def run_chonkie_recursive(source: str, params: ChonkieRecursiveParams, tokenizer
     given = chonkie_tokenizer(tokenizer)
 
     def split() -> list[Any]:
-        chunker = RecursiveChunker(tokenizer=given, chunk_size=params.chunk_size, min_characters_per_chunk=params.min_characters_per_chunk)
+        chunker = RecursiveChunker(
+            tokenizer=given, chunk_size=params.chunk_size, min_characters_per_chunk=params.min_characters_per_chunk
+        )
         return chunker.chunk(source)
 
     chunks, cpu = _call("Chonkie's RecursiveChunker", split)
-    return PeerOutput(_chonkie_placed(chunks, tokenizer._count), params.chunk_size, False, False, None, Reason.SIZE_LIMIT, cpu, "Chonkie's start_index")
+    return PeerOutput(
+        _chonkie_placed(chunks, tokenizer._count),
+        params.chunk_size,
+        False,
+        False,
+        None,
+        Reason.SIZE_LIMIT,
+        cpu,
+        "Chonkie's start_index",
+    )
 
 
 def run_chonkie_token(source: str, params: ChonkieTokenParams, tokenizer: Tokenizer) -> PeerOutput:
@@ -217,12 +272,20 @@ def run_chonkie_token(source: str, params: ChonkieTokenParams, tokenizer: Tokeni
     given = chonkie_tokenizer(tokenizer)
 
     def split() -> list[Any]:
-        return TokenChunker(tokenizer=given, chunk_size=params.chunk_size, chunk_overlap=params.chunk_overlap).chunk(source)
+        return TokenChunker(tokenizer=given, chunk_size=params.chunk_size, chunk_overlap=params.chunk_overlap).chunk(
+            source
+        )
 
     chunks, cpu = _call("Chonkie's TokenChunker", split)
     windows = token_windows(tokenizer, source, params.chunk_size, params.chunk_overlap)
     return PeerOutput(
-        _chonkie_placed(chunks, tokenizer._count), params.chunk_size, params.chunk_overlap > 0, False, windows, Reason.SIZE_LIMIT, cpu,
+        _chonkie_placed(chunks, tokenizer._count),
+        params.chunk_size,
+        params.chunk_overlap > 0,
+        False,
+        windows,
+        Reason.SIZE_LIMIT,
+        cpu,
         "Chonkie's start_index",
     )
 
@@ -235,16 +298,28 @@ def run_chonkie_semantic(source: str, params: ChonkieSemanticParams, tokenizer: 
 
     def split() -> list[Any]:
         chunker = SemanticChunker(
-            embedding_model=embeddings, threshold=params.threshold, chunk_size=params.chunk_size,
-            similarity_window=params.similarity_window, min_sentences_per_chunk=params.min_sentences_per_chunk,
+            embedding_model=embeddings,
+            threshold=params.threshold,
+            chunk_size=params.chunk_size,
+            similarity_window=params.similarity_window,
+            min_sentences_per_chunk=params.min_sentences_per_chunk,
             min_characters_per_sentence=params.min_characters_per_sentence,
         )
         return chunker.chunk(source)
 
     chunks, cpu = _call("Chonkie's SemanticChunker", split)
     return PeerOutput(
-        _chonkie_placed(chunks, model_tokens), params.chunk_size, False, False, None, Reason.SEMANTIC_BREAKPOINT, cpu, "Chonkie's start_index",
-        ("chunk_size counts the embedding model's tokens: Chonkie's SemanticChunker measures with the model's tokenizer",),
+        _chonkie_placed(chunks, model_tokens),
+        params.chunk_size,
+        False,
+        False,
+        None,
+        Reason.SEMANTIC_BREAKPOINT,
+        cpu,
+        "Chonkie's start_index",
+        (
+            "chunk_size counts the embedding model's tokens: Chonkie's SemanticChunker measures with the model's tokenizer",
+        ),
     )
 
 

@@ -58,7 +58,9 @@ def size_setup(text: str, sentences: Sequence[tuple[int, int]], model: str, max_
     measure = size_tokenizer(model)
     counter = shared_counter(text, measure.tokenizer)
     limit = max_tokens if max_tokens is not None else measure.model_limit
-    return SizeSetup(text, measure.tokenizer, measure.special_tokens, limit, counter, _sentence_cuts(text, sentences, counter))
+    return SizeSetup(
+        text, measure.tokenizer, measure.special_tokens, limit, counter, _sentence_cuts(text, sentences, counter)
+    )
 
 
 def _sentence_cuts(text: str, sentences: Sequence[tuple[int, int]], counter: SpanCounter) -> tuple[int, ...]:
@@ -91,8 +93,14 @@ def group_sentences(
 
 
 def _fit_group(
-    a: int, b: int, sims: np.ndarray, size: Callable[[int, int], int], budget: int,
-    groups: list[Group], forced: list[int], reason: str = Reason.SEMANTIC_BREAKPOINT,
+    a: int,
+    b: int,
+    sims: np.ndarray,
+    size: Callable[[int, int], int],
+    budget: int,
+    groups: list[Group],
+    forced: list[int],
+    reason: str = Reason.SEMANTIC_BREAKPOINT,
 ) -> None:
     """Append sentences [a, b) as one group, or split it at its weakest similarity until it fits.
 
@@ -176,7 +184,11 @@ class Assembly:
 
 
 def assemble(
-    document: Document, analysis: SentenceSimilarities, threshold: Threshold, max_tokens: int | None, min_tokens: int = 0
+    document: Document,
+    analysis: SentenceSimilarities,
+    threshold: Threshold,
+    max_tokens: int | None,
+    min_tokens: int = 0,
 ) -> Assembly:
     """Chunks for ``threshold`` on ``analysis`` (numpy and cached token counts only)."""
     if not analysis.sentences:

@@ -112,7 +112,9 @@ def _save_disk(key: str, value: SentenceSimilarities) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / f"{key}.{os.getpid()}.{threading.get_ident()}.tmp.npz"
-        np.savez(tmp, sentences=np.asarray(value.sentences, dtype=np.int64).reshape(-1, 2), similarities=value.similarities)
+        np.savez(
+            tmp, sentences=np.asarray(value.sentences, dtype=np.int64).reshape(-1, 2), similarities=value.similarities
+        )
         os.replace(tmp, folder / f"{key}.npz")
     except OSError:
         pass  # caching is an optimisation; never fail the chunking for it

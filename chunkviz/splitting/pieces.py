@@ -67,9 +67,16 @@ def to_chunks(document: Document, pieces: Sequence[Piece]) -> list[Chunk]:
             metadata.pop(str(Meta.SEPARATOR), None)
         chunks.append(
             Chunk.from_span(
-                text, index, piece.start, piece.end, reason,
-                boundary=boundary, parent=piece.parent, level=piece.level,
-                added_text=piece.added_text, metadata=metadata,
+                text,
+                index,
+                piece.start,
+                piece.end,
+                reason,
+                boundary=boundary,
+                parent=piece.parent,
+                level=piece.level,
+                added_text=piece.added_text,
+                metadata=metadata,
             )
         )
     return chunks

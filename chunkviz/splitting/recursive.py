@@ -60,14 +60,14 @@ def resolve_separators(separators: str | Iterable[str], strategy: str = "recursi
             )
     if not isinstance(separators, (list, tuple)):
         raise InvalidParamError(
-            "recursive", "separators", f"must be a preset name ({', '.join(PRESETS)}) or a list of strings, got {separators!r}"
+            "recursive",
+            "separators",
+            f"must be a preset name ({', '.join(PRESETS)}) or a list of strings, got {separators!r}",
         )
     result = list(separators)
     if not result or not all(isinstance(s, str) for s in result):
         raise InvalidParamError(strategy, "separators", "must be a non-empty list of strings")
     return result
-
-
 
 
 def _separator_regex(separator: str) -> re.Pattern[str]:

@@ -22,7 +22,9 @@ from chunkviz.vocabulary import Reason
 SECTION_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", " ", "")
 
 
-def unit_splitter(text: str, counter: SpanCounter, max_tokens: int, separators: Sequence[str], overlap: int = 0) -> RecursiveSplitter:
+def unit_splitter(
+    text: str, counter: SpanCounter, max_tokens: int, separators: Sequence[str], overlap: int = 0
+) -> RecursiveSplitter:
     """The recursive splitter for ``text`` on its shared span counter."""
     return RecursiveSplitter(text, counter.tokenizer, max_tokens, overlap, list(separators), counter=counter)
 

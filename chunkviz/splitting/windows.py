@@ -169,4 +169,14 @@ def window_metadata(window: Window, counter: SpanCounter, size: int, **extra: ob
     return metadata
 
 
-__all__ = ["RETOKENIZED_NOTE", "SpanTokens", "Window", "document_tokens", "overlapping_windows", "tiles", "tokens_of_span", "window_metadata", "window_starts"]
+__all__ = [
+    "RETOKENIZED_NOTE",
+    "SpanTokens",
+    "Window",
+    "document_tokens",
+    "overlapping_windows",
+    "tiles",
+    "tokens_of_span",
+    "window_metadata",
+    "window_starts",
+]

@@ -8,8 +8,19 @@ from chunkviz.strategies.base import Strategy, get_strategy, register, registere
 _INFRASTRUCTURE = {"base"}
 #: Registration (and display) order: simple to structured; any other module follows.
 _ORDER = (
-    "fixed", "sentences", "paragraphs", "recursive", "recursive_langchain", "semantic", "llm", "headings", "hierarchical", "tables", "code",
-    "parent_child", "small_to_big",
+    "fixed",
+    "sentences",
+    "paragraphs",
+    "recursive",
+    "recursive_langchain",
+    "semantic",
+    "llm",
+    "headings",
+    "hierarchical",
+    "tables",
+    "code",
+    "parent_child",
+    "small_to_big",
 )
 _found = {m.name for m in pkgutil.iter_modules(__path__)} - _INFRASTRUCTURE
 for _module in [*(m for m in _ORDER if m in _found), *sorted(_found - set(_ORDER))]:

@@ -61,8 +61,15 @@ def param(
     size the strategy is asked for (at most one per strategy): "tiny" is relative to it.
     """
     meta = {
-        "help": help, "minimum": minimum, "maximum": maximum, "choices": choices, "applies_when": applies_when,
-        "overlap_unit": overlap_unit, "presets": presets, "unit": unit, "size_target": size_target,
+        "help": help,
+        "minimum": minimum,
+        "maximum": maximum,
+        "choices": choices,
+        "applies_when": applies_when,
+        "overlap_unit": overlap_unit,
+        "presets": presets,
+        "unit": unit,
+        "size_target": size_target,
     }
     if isinstance(default, list):
         return dataclasses.field(default_factory=lambda: list(default), metadata=meta)
@@ -227,7 +234,11 @@ def check_overlap_below_size(strategy: str, chunk_size: int, overlap: int, defau
     """Raise a clear error when overlap >= chunk_size (mentioning a default the user did not set)."""
     if overlap < chunk_size:
         return
-    hint = f" (the default overlap is {default_overlap}; set overlap below {chunk_size})" if overlap == default_overlap else ""
+    hint = (
+        f" (the default overlap is {default_overlap}; set overlap below {chunk_size})"
+        if overlap == default_overlap
+        else ""
+    )
     raise InvalidParamError(strategy, "overlap", f"must be smaller than chunk_size ({chunk_size}), got {overlap}{hint}")
 
 
@@ -294,7 +305,9 @@ def integral_number(text: str) -> int | None:
 def _check_type(strategy: str, info: ParamInfo, value: Any) -> None:
     """The declared type: int, float, bool, str and list[str] (a union accepts any of its parts)."""
     if not any(_matches(part.strip(), value, info) for part in info.type.split("|")):
-        raise InvalidParamError(strategy, info.name, f"must be of type {info.type} ({info.range_text()}), got {value!r}")
+        raise InvalidParamError(
+            strategy, info.name, f"must be of type {info.type} ({info.range_text()}), got {value!r}"
+        )
 
 
 def _matches(kind: str, value: Any, info: ParamInfo) -> bool:

@@ -66,7 +66,10 @@ DEF_SPLIT_SEPARATORS = [s for s in PRESETS["python"] if s not in ("\nclass ", "\
 @dataclass(frozen=True)
 class CodeParams:
     max_tokens: int = param(
-        128, "maximum tokens per chunk; larger functions are split, larger classes get method children", minimum=1, maximum=100_000,
+        128,
+        "maximum tokens per chunk; larger functions are split, larger classes get method children",
+        minimum=1,
+        maximum=100_000,
         unit="tokens",
     )
 
@@ -168,7 +171,9 @@ class Segment:
     groups: list[Group] = field(default_factory=list)
 
 
-def _groups(source: Source, statements: Sequence[ast.stmt], region_first: int, region_last: int, top_bound: int) -> list[Group]:
+def _groups(
+    source: Source, statements: Sequence[ast.stmt], region_first: int, region_last: int, top_bound: int
+) -> list[Group]:
     groups: list[Group] = []
     for node in statements:
         first = source.line_of(node_start(source, node))
@@ -281,7 +286,9 @@ class CodeChunker:
         self.splitter: RecursiveSplitter = unit_splitter(text, self.counter, max_tokens, DEF_SPLIT_SEPARATORS)
         self.pieces: list[_CodePiece] = []
 
-    def _add(self, start: int, end: int, reason: Reason, level: int, metadata: dict[str, Any], parent_key: int | None) -> None:
+    def _add(
+        self, start: int, end: int, reason: Reason, level: int, metadata: dict[str, Any], parent_key: int | None
+    ) -> None:
         self.pieces.append(_CodePiece(Piece(start, end, reason, level=level, metadata=metadata), parent_key))
 
     def _meta(self, start: int, end: int, kind: str, name: str | None, **extra: Any) -> dict[str, Any]:
@@ -296,12 +303,22 @@ class CodeChunker:
         groups = _groups(source, tree.body, 1, source.n_lines, 0)
         self._region(_segments(source, groups, 1, source.n_lines), 0, len(self.text), 0, None, None)
 
-    def _segment_span(self, segment: Segment, region_start: int, region_end: int, is_first: bool, is_last: bool) -> tuple[int, int]:
+    def _segment_span(
+        self, segment: Segment, region_start: int, region_end: int, is_first: bool, is_last: bool
+    ) -> tuple[int, int]:
         start = region_start if is_first else self.source.line_start(segment.first)
         end = region_end if is_last else self.source.line_start(segment.last + 1)
         return start, end
 
-    def _region(self, segments: list[Segment], region_start: int, region_end: int, level: int, owner: ast.ClassDef | None, parent_key: int | None) -> None:
+    def _region(
+        self,
+        segments: list[Segment],
+        region_start: int,
+        region_end: int,
+        level: int,
+        owner: ast.ClassDef | None,
+        parent_key: int | None,
+    ) -> None:
         seen_def = False
         for k, segment in enumerate(segments):
             start, end = self._segment_span(segment, region_start, region_end, k == 0, k == len(segments) - 1)
@@ -316,7 +333,9 @@ class CodeChunker:
                 self._code(segment, start, end, level, kind, name, parent_key)
 
     # ---- chunks ----------------------------------------------------------------------------
-    def _code(self, segment: Segment, start: int, end: int, level: int, kind: str, name: str | None, parent_key: int | None) -> None:
+    def _code(
+        self, segment: Segment, start: int, end: int, level: int, kind: str, name: str | None, parent_key: int | None
+    ) -> None:
         source = self.source
         cuts = [start]
         for line in _unit_starts(source, segment):
@@ -329,7 +348,9 @@ class CodeChunker:
             metadata = self._meta(piece.start, piece.end, kind, name)
             self.pieces.append(_CodePiece(replace(piece, level=level, metadata=metadata), parent_key))
 
-    def _def(self, node: ast.stmt, start: int, end: int, level: int, owner: ast.ClassDef | None, parent_key: int | None) -> None:
+    def _def(
+        self, node: ast.stmt, start: int, end: int, level: int, owner: ast.ClassDef | None, parent_key: int | None
+    ) -> None:
         name = node.name  # type: ignore[attr-defined]
         if owner is not None and not isinstance(node, ast.ClassDef):
             kind = "method"
@@ -353,7 +374,9 @@ class CodeChunker:
             return
         self._split(start, end, level, kind, name, extra, parent_key)
 
-    def _split(self, start: int, end: int, level: int, kind: str, name: str, extra: dict[str, Any], parent_key: int | None) -> None:
+    def _split(
+        self, start: int, end: int, level: int, kind: str, name: str, extra: dict[str, Any], parent_key: int | None
+    ) -> None:
         """An oversized function (or method, nested class) cut with the recursive python preset."""
         pieces = split_unit(self.splitter, start, end, Reason.UNIT_END)
         for k, piece in enumerate(pieces):
@@ -417,6 +440,4 @@ def _ordered(pieces: list[_CodePiece]) -> list[Piece]:
     """Level by level, in document order, each child's ``parent`` the index of its class."""
     ordered = sorted(pieces, key=lambda p: (p.piece.level, p.piece.start, p.piece.end))
     index_of_key = {p.key: k for k, p in enumerate(ordered) if p.key is not None}
-    return [
-        p.piece if p.parent_key is None else replace(p.piece, parent=index_of_key[p.parent_key]) for p in ordered
-    ]
+    return [p.piece if p.parent_key is None else replace(p.piece, parent=index_of_key[p.parent_key]) for p in ordered]

@@ -41,7 +41,9 @@ class FixedTokensParams:
 @dataclass(frozen=True)
 class FixedCharsParams:
     chunk_size: int = param(512, "characters per chunk", minimum=1, maximum=10_000_000, unit="chars", size_target=True)
-    overlap: int = param(64, "characters shared by adjacent chunks", minimum=0, maximum=10_000_000, overlap_unit="chars")
+    overlap: int = param(
+        64, "characters shared by adjacent chunks", minimum=0, maximum=10_000_000, overlap_unit="chars"
+    )
 
     def __post_init__(self) -> None:
         check_overlap_below_size("fixed_chars", self.chunk_size, self.overlap, 64)
@@ -57,10 +59,24 @@ def fixed_tokens(document: Document, params: FixedTokensParams, tokenizer: Token
     counter = shared_counter(text, tokenizer)
     tokens = document_tokens(text, counter)
     if tokens.n == 0:  # text the tokenizer ignores entirely (e.g. only zero-width characters): keep it
-        return to_chunks(document, [Piece(0, len(text), Reason.END_OF_DOCUMENT, metadata={"token_start": 0, "token_end": 0, Meta.TOKEN_COUNT: 0})])
+        return to_chunks(
+            document,
+            [
+                Piece(
+                    0,
+                    len(text),
+                    Reason.END_OF_DOCUMENT,
+                    metadata={"token_start": 0, "token_end": 0, Meta.TOKEN_COUNT: 0},
+                )
+            ],
+        )
     pieces = [
-        Piece(w.start, w.end, Reason.SIZE_LIMIT,
-              metadata=window_metadata(w, counter, params.chunk_size, token_start=w.first, token_end=w.stop))
+        Piece(
+            w.start,
+            w.end,
+            Reason.SIZE_LIMIT,
+            metadata=window_metadata(w, counter, params.chunk_size, token_start=w.first, token_end=w.stop),
+        )
         for w in overlapping_windows(tokens, params.chunk_size, params.overlap)
     ]
     return to_chunks(document, pieces)

@@ -60,21 +60,32 @@ from chunkviz.vocabulary import Meta, Reason
 @dataclass(frozen=True)
 class HeadingsParams:
     max_tokens: int = param(
-        128, "sections over this many tokens are split at paragraphs, lines, words", minimum=1, maximum=100_000, unit="tokens"
+        128,
+        "sections over this many tokens are split at paragraphs, lines, words",
+        minimum=1,
+        maximum=100_000,
+        unit="tokens",
     )
     max_level: int = param(
-        6, "cut only at headings of this level or higher (1 = top level only); deeper headings stay in their section",
-        minimum=1, maximum=6,
+        6,
+        "cut only at headings of this level or higher (1 = top level only); deeper headings stay in their section",
+        minimum=1,
+        maximum=6,
     )
     merge_small: int = param(
-        0, "a section under this many tokens merges with the next one if the result fits max_tokens (0 = off)",
-        minimum=0, maximum=100_000, unit="tokens",
+        0,
+        "a section under this many tokens merges with the next one if the result fits max_tokens (0 = off)",
+        minimum=0,
+        maximum=100_000,
+        unit="tokens",
     )
 
     def __post_init__(self) -> None:
         if self.merge_small >= self.max_tokens:
             raise InvalidParamError(
-                "headings", "merge_small", f"must be smaller than max_tokens ({self.max_tokens}), got {self.merge_small}"
+                "headings",
+                "merge_small",
+                f"must be smaller than max_tokens ({self.max_tokens}), got {self.merge_small}",
             )
 
 

@@ -57,9 +57,14 @@ from chunkviz.vocabulary import Meta, Reason
 
 @dataclass(frozen=True)
 class HierarchicalParams:
-    depth: int = param(3, "levels to build: 1 = chapters only, 3 = chapter / section / subsection", minimum=1, maximum=6)
+    depth: int = param(
+        3, "levels to build: 1 = chapters only, 3 = chapter / section / subsection", minimum=1, maximum=6
+    )
     max_tokens: int = param(
-        1000, "chunks over this many tokens are flagged over_size_limit (kept whole unless split_oversized)", minimum=1, maximum=100_000,
+        1000,
+        "chunks over this many tokens are flagged over_size_limit (kept whole unless split_oversized)",
+        minimum=1,
+        maximum=100_000,
         unit="tokens",
     )
     split_oversized: bool = param(False, "split oversized leaf chunks (no subsections) at paragraphs, lines, words")

@@ -46,21 +46,35 @@ from chunkviz.vocabulary import Reason
 
 #: Why a chunk ends where the model said the next section begins. ``llm_boundary`` once the
 #: vocabulary has it; until then the nearest existing reason (and ``cut_by: llm`` in metadata).
-MODEL_CUT: Reason = Reason("llm_boundary") if "llm_boundary" in Reason._value2member_map_ else Reason.SEMANTIC_BREAKPOINT
+MODEL_CUT: Reason = (
+    Reason("llm_boundary") if "llm_boundary" in Reason._value2member_map_ else Reason.SEMANTIC_BREAKPOINT
+)
 
 
 @dataclass(frozen=True)
 class LLMParams:
-    max_tokens: int = param(512, "largest chunk: a longer section is split at sentences (flagged split_unit)", minimum=1, maximum=100_000, unit="tokens")
-    context_tokens: int = param(
-        4096, "the model's context in tokens: a longer document is sent in overlapping windows (one call each)",
-        minimum=1024, maximum=2_000_000,
+    max_tokens: int = param(
+        512,
+        "largest chunk: a longer section is split at sentences (flagged split_unit)",
+        minimum=1,
+        maximum=100_000,
+        unit="tokens",
     )
-    overlap_sentences: int = param(8, "sentences shared by consecutive windows (at most half a window)", minimum=0, maximum=200)
+    context_tokens: int = param(
+        4096,
+        "the model's context in tokens: a longer document is sent in overlapping windows (one call each)",
+        minimum=1024,
+        maximum=2_000_000,
+    )
+    overlap_sentences: int = param(
+        8, "sentences shared by consecutive windows (at most half a window)", minimum=0, maximum=200
+    )
 
     def __post_init__(self) -> None:
         if _sentence_budget(self.context_tokens) < 64:
-            raise InvalidParamError("llm", "context_tokens", f"leaves too little room for sentences, got {self.context_tokens}")
+            raise InvalidParamError(
+                "llm", "context_tokens", f"leaves too little room for sentences, got {self.context_tokens}"
+            )
 
 
 def _sentence_budget(context_tokens: int) -> int:
@@ -116,7 +130,9 @@ def _ask(client: LLMClient, plan: _Plan, progress: Callable[[int, int], None] | 
     return [p for p in proposals if p is not None]  # every accepted answer is readable
 
 
-def estimate_llm(document: Document | str, params: LLMParams, tokenizer: Tokenizer, client: LLMClient | None = None) -> CallEstimate:
+def estimate_llm(
+    document: Document | str, params: LLMParams, tokenizer: Tokenizer, client: LLMClient | None = None
+) -> CallEstimate:
     """Calls (one per window not cached yet) and input tokens of chunking ``document`` (raises
     LLMNotConfigured without an endpoint)."""
     plan = _plan(as_document(document), params, tokenizer)
@@ -144,11 +160,17 @@ class LLMExplanation(Explanation):
         parts = [f"model {self.model}", f"{self.sentences:,} sentences"]
         if n == 0:
             return " · ".join([*parts, "one sentence or none: no call needed"])
-        parts.append(f"{n} window{'' if n == 1 else 's'} of at most {self.context_tokens:,} tokens ({n} call{'' if n == 1 else 's'})")
+        parts.append(
+            f"{n} window{'' if n == 1 else 's'} of at most {self.context_tokens:,} tokens ({n} call{'' if n == 1 else 's'})"
+        )
         proposed = sum(len(p.starts) for p in self.proposals)
-        parts.append(f"{len(self.starts):,} section start{'' if len(self.starts) == 1 else 's'} ({proposed:,} proposed)")
+        parts.append(
+            f"{len(self.starts):,} section start{'' if len(self.starts) == 1 else 's'} ({proposed:,} proposed)"
+        )
         if self.split_sections:
-            parts.append(f"{self.split_sections} section{'' if self.split_sections == 1 else 's'} over max_tokens split")
+            parts.append(
+                f"{self.split_sections} section{'' if self.split_sections == 1 else 's'} over max_tokens split"
+            )
         repairs = self.repairs()
         parts.append("repaired: " + "; ".join(repairs) if repairs else "answers used as given")
         return " · ".join(parts)
@@ -169,8 +191,10 @@ class LLMExplanation(Explanation):
             "calls": len(self.windows),
             "windows": [
                 {
-                    "sentences": [w.first, w.end], "decides": [w.core_start, w.core_end],
-                    "proposed": [w.first + k - 1 for k in p.starts], "repairs": list(p.repairs),
+                    "sentences": [w.first, w.end],
+                    "decides": [w.core_start, w.core_end],
+                    "proposed": [w.first + k - 1 for k in p.starts],
+                    "repairs": list(p.repairs),
                 }
                 for w, p in zip(self.windows, self.proposals)
             ],
@@ -195,13 +219,23 @@ def explain_llm(document: Document | str, params: LLMParams, tokenizer: Tokenize
     pieces, split_sections = _pieces(document, plan.cuts, starts, proposals, params.max_tokens, tokenizer)
     chunks = tuple(to_chunks(document, pieces))
     return LLMExplanation(
-        str(client.settings.model), len(plan.cuts) - 1, params.context_tokens, plan.windows, tuple(proposals),
-        tuple(starts), split_sections, chunks,
+        str(client.settings.model),
+        len(plan.cuts) - 1,
+        params.context_tokens,
+        plan.windows,
+        tuple(proposals),
+        tuple(starts),
+        split_sections,
+        chunks,
     )
 
 
 def _pieces(
-    document: Document, cuts: Sequence[int], starts: dict[int, int], proposals: Sequence[Proposal], max_tokens: int,
+    document: Document,
+    cuts: Sequence[int],
+    starts: dict[int, int],
+    proposals: Sequence[Proposal],
+    max_tokens: int,
     tokenizer: Tokenizer,
 ) -> tuple[list[Piece], int]:
     """One piece per section; a section over ``max_tokens`` packed by sentences (split_unit)."""
@@ -226,7 +260,9 @@ def _pieces(
     return pieces, split
 
 
-def prepare_llm(document: Document | str, params: LLMParams, tokenizer: Tokenizer, progress: Callable[[int, int], None]) -> None:
+def prepare_llm(
+    document: Document | str, params: LLMParams, tokenizer: Tokenizer, progress: Callable[[int, int], None]
+) -> None:
     """Ask the model for every window up front (answers cached), reporting progress in calls."""
     document = as_document(document)
     plan = _plan(document, params, tokenizer)

@@ -24,10 +24,15 @@ from chunkviz.types import Chunk
 @dataclass(frozen=True)
 class ParagraphsParams:
     min_tokens: int = param(
-        32, "paragraphs are merged until a chunk has at least this many tokens (flagged when it cannot)", minimum=0, maximum=100_000,
+        32,
+        "paragraphs are merged until a chunk has at least this many tokens (flagged when it cannot)",
+        minimum=0,
+        maximum=100_000,
         unit="tokens",
     )
-    max_tokens: int = param(128, "maximum tokens per chunk", minimum=1, maximum=100_000, unit="tokens", size_target=True)
+    max_tokens: int = param(
+        128, "maximum tokens per chunk", minimum=1, maximum=100_000, unit="tokens", size_target=True
+    )
 
     def __post_init__(self) -> None:
         if self.min_tokens > self.max_tokens:
@@ -49,5 +54,8 @@ def paragraphs(document: Document, params: ParagraphsParams, tokenizer: Tokenize
     pieces = pack_units(text, cuts, counter, policy)
     return to_chunks(
         document,
-        [p.with_metadata(below_min_tokens=True) if counter.count(p.start, p.end) < params.min_tokens else p for p in pieces],
+        [
+            p.with_metadata(below_min_tokens=True) if counter.count(p.start, p.end) < params.min_tokens else p
+            for p in pieces
+        ],
     )

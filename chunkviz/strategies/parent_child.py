@@ -45,7 +45,12 @@ class ParentChildParams:
         1000, "tokens per parent chunk (the context returned to the model)", minimum=2, maximum=100_000, unit="tokens"
     )
     child_size: int = param(
-        128, "tokens per child chunk (what is embedded and searched)", minimum=1, maximum=100_000, unit="tokens", size_target=True
+        128,
+        "tokens per child chunk (what is embedded and searched)",
+        minimum=1,
+        maximum=100_000,
+        unit="tokens",
+        size_target=True,
     )
     child_overlap: int = param(
         16, "tokens shared by adjacent children of the same parent", minimum=0, maximum=100_000, overlap_unit="tokens"
@@ -67,7 +72,9 @@ class ParentChildParams:
             )
         if self.child_size >= self.parent_size:
             raise InvalidParamError(
-                "parent_child", "child_size", f"must be smaller than parent_size ({self.parent_size}), got {self.child_size}"
+                "parent_child",
+                "child_size",
+                f"must be smaller than parent_size ({self.parent_size}), got {self.child_size}",
             )
         if self.parents not in ("fixed", "sections"):
             raise InvalidParamError("parent_child", "parents", f"must be one of fixed, sections, got {self.parents!r}")
@@ -88,7 +95,9 @@ def _parents_fixed(params: ParentChildParams, doc: SpanTokens, counter: SpanCoun
     return parents
 
 
-def _parents_sections(document: Document, params: ParentChildParams, doc: SpanTokens, counter: SpanCounter) -> list[_Parent]:
+def _parents_sections(
+    document: Document, params: ParentChildParams, doc: SpanTokens, counter: SpanCounter
+) -> list[_Parent]:
     parents = []
     for section in document.structure.leaf_sections():
         tokens = tokens_of_span(document.text, counter, doc, section.start, section.end)

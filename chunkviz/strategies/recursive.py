@@ -20,8 +20,12 @@ from chunkviz.types import Chunk
 
 @dataclass(frozen=True)
 class RecursiveParams:
-    chunk_size: int = param(128, "maximum tokens per chunk", minimum=1, maximum=100_000, unit="tokens", size_target=True)
-    overlap: int = param(16, "tokens repeated from the end of the previous chunk", minimum=0, maximum=100_000, overlap_unit="tokens")
+    chunk_size: int = param(
+        128, "maximum tokens per chunk", minimum=1, maximum=100_000, unit="tokens", size_target=True
+    )
+    overlap: int = param(
+        16, "tokens repeated from the end of the previous chunk", minimum=0, maximum=100_000, overlap_unit="tokens"
+    )
     separators: str | list[str] = param(
         "default",
         "separator hierarchy: a preset (default, markdown, python, guide) or a list of strings",
@@ -41,7 +45,11 @@ class RecursiveParams:
 def recursive(document: Document, params: RecursiveParams, tokenizer: Tokenizer) -> list[Chunk]:
     text = document.text
     splitter = RecursiveSplitter(
-        text, tokenizer, params.chunk_size, params.overlap, resolve_separators(params.separators),
+        text,
+        tokenizer,
+        params.chunk_size,
+        params.overlap,
+        resolve_separators(params.separators),
         counter=shared_counter(text, tokenizer),
     )
     return to_chunks(document, splitter.split_span(0, len(text)))

@@ -31,12 +31,19 @@ LANGCHAIN_LENGTH = "langchain_length"
 @dataclass(frozen=True)
 class RecursiveLangChainParams:
     chunk_size: int = param(
-        128, "maximum LangChain length per chunk: the splits' token counts, each measured alone, summed",
-        minimum=1, maximum=100_000, unit="tokens", size_target=True,
+        128,
+        "maximum LangChain length per chunk: the splits' token counts, each measured alone, summed",
+        minimum=1,
+        maximum=100_000,
+        unit="tokens",
+        size_target=True,
     )
     overlap: int = param(
-        16, "LangChain's chunk_overlap: whole trailing splits of the previous chunk, up to this length",
-        minimum=0, maximum=100_000, overlap_unit="tokens",
+        16,
+        "LangChain's chunk_overlap: whole trailing splits of the previous chunk, up to this length",
+        minimum=0,
+        maximum=100_000,
+        overlap_unit="tokens",
     )
     separators: str | list[str] = param(
         "default",
@@ -44,10 +51,13 @@ class RecursiveLangChainParams:
         presets=PRESETS,
     )
     keep_separator: str = param(
-        "start", "where a split keeps its separator: at its start (LangChain's True) or its end", choices=KEEP_SEPARATOR,
+        "start",
+        "where a split keeps its separator: at its start (LangChain's True) or its end",
+        choices=KEEP_SEPARATOR,
     )
     count_special_tokens: bool = param(
-        False, "add the tokenizer's special tokens (MiniLM: [CLS] and [SEP]) to every measured piece",
+        False,
+        "add the tokenizer's special tokens (MiniLM: [CLS] and [SEP]) to every measured piece",
     )
 
     def __post_init__(self) -> None:
@@ -77,11 +87,17 @@ def recursive_langchain(document: Document, params: RecursiveLangChainParams, to
         return []
     separators = resolve_separators(params.separators, NAME)
     splitter = LangChainSplitter(
-        text, separators, params.chunk_size, params.overlap,
-        length_function(tokenizer, params.count_special_tokens), params.keep_separator,  # type: ignore[arg-type]
+        text,
+        separators,
+        params.chunk_size,
+        params.overlap,
+        length_function(tokenizer, params.count_special_tokens),
+        params.keep_separator,  # type: ignore[arg-type]
     )
     content_end = len(text.rstrip())
-    return to_chunks(document, [_piece(c, separators, params.chunk_size, content_end, len(text)) for c in splitter.split()])
+    return to_chunks(
+        document, [_piece(c, separators, params.chunk_size, content_end, len(text)) for c in splitter.split()]
+    )
 
 
 def _piece(chunk: LangChainChunk, separators: list[str], chunk_size: int, content_end: int, n: int) -> Piece:

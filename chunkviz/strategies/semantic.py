@@ -38,20 +38,35 @@ class SemanticParams:
         applies_when={"threshold_type": ("percentile", "gradient")},
     )
     std_multiplier: float = param(
-        3.0, "cut where similarity < mean - k * standard deviation", minimum=0.0, maximum=10.0,
+        3.0,
+        "cut where similarity < mean - k * standard deviation",
+        minimum=0.0,
+        maximum=10.0,
         applies_when={"threshold_type": ("standard_deviation",)},
     )
     iqr_multiplier: float = param(
-        1.5, "cut where similarity < mean - k * interquartile range", minimum=0.0, maximum=10.0,
+        1.5,
+        "cut where similarity < mean - k * interquartile range",
+        minimum=0.0,
+        maximum=10.0,
         applies_when={"threshold_type": ("interquartile",)},
     )
     similarity: float = param(
-        0.5, "cut where the similarity of adjacent sentences is below this value", minimum=-1.0, maximum=1.0,
+        0.5,
+        "cut where the similarity of adjacent sentences is below this value",
+        minimum=-1.0,
+        maximum=1.0,
         applies_when={"threshold_type": ("absolute",)},
     )
-    buffer_size: int = param(0, "embed each sentence together with this many neighbours on each side", minimum=0, maximum=5)
-    max_tokens: int = param(0, "largest chunk in the embedding model's tokens (0 = the model's limit)", minimum=0, maximum=100_000)
-    min_tokens: int = param(0, "merge chunks smaller than this into their more similar neighbour (0 = off)", minimum=0, maximum=100_000)
+    buffer_size: int = param(
+        0, "embed each sentence together with this many neighbours on each side", minimum=0, maximum=5
+    )
+    max_tokens: int = param(
+        0, "largest chunk in the embedding model's tokens (0 = the model's limit)", minimum=0, maximum=100_000
+    )
+    min_tokens: int = param(
+        0, "merge chunks smaller than this into their more similar neighbour (0 = off)", minimum=0, maximum=100_000
+    )
     model: str = param(
         DEFAULT_MODEL,
         "embedding model: the packaged all-MiniLM-L6-v2 (default, offline), or a local sentence-transformers folder",
@@ -60,7 +75,9 @@ class SemanticParams:
     def __post_init__(self) -> None:
         if 0 < self.max_tokens <= 2:
             raise InvalidParamError(
-                "semantic", "max_tokens", f"must be 0 (the model's limit) or at least 3 (the model adds 2 special tokens), got {self.max_tokens}"
+                "semantic",
+                "max_tokens",
+                f"must be 0 (the model's limit) or at least 3 (the model adds 2 special tokens), got {self.max_tokens}",
             )
         if self.min_tokens and self.max_tokens and self.min_tokens > self.max_tokens:
             raise InvalidParamError(

@@ -15,9 +15,15 @@ from chunkviz.vocabulary import Meta
 
 @dataclass(frozen=True)
 class SentencesParams:
-    max_tokens: int = param(128, "maximum tokens per chunk", minimum=1, maximum=100_000, unit="tokens", size_target=True)
+    max_tokens: int = param(
+        128, "maximum tokens per chunk", minimum=1, maximum=100_000, unit="tokens", size_target=True
+    )
     overlap_sentences: int = param(
-        1, "trailing sentences repeated at the start of the next chunk", minimum=0, maximum=100, overlap_unit="sentences"
+        1,
+        "trailing sentences repeated at the start of the next chunk",
+        minimum=0,
+        maximum=100,
+        overlap_unit="sentences",
     )
 
 

@@ -33,11 +33,18 @@ from chunkviz.vocabulary import Meta, Reason
 @dataclass(frozen=True)
 class SmallToBigParams:
     max_parent_tokens: int = param(
-        1000, "a paragraph over this many tokens is split into several parents at sentence ends (flagged)", minimum=1, maximum=100_000,
+        1000,
+        "a paragraph over this many tokens is split into several parents at sentence ends (flagged)",
+        minimum=1,
+        maximum=100_000,
         unit="tokens",
     )
     max_child_tokens: int = param(
-        128, "a sentence over this many tokens is split at words (flagged split_unit)", minimum=1, maximum=100_000, unit="tokens"
+        128,
+        "a sentence over this many tokens is split at words (flagged split_unit)",
+        minimum=1,
+        maximum=100_000,
+        unit="tokens",
     )
 
 
@@ -68,7 +75,9 @@ def _sentence_cuts(text: str, start: int, end: int, sentence_starts: Sequence[in
     return cuts_between(text, sentence_starts[lo:hi], counter, start, end)
 
 
-def _children(parent: Piece, index: int, cuts: Sequence[int], counter: SpanCounter, splitter: RecursiveSplitter, max_tokens: int) -> list[Piece]:
+def _children(
+    parent: Piece, index: int, cuts: Sequence[int], counter: SpanCounter, splitter: RecursiveSplitter, max_tokens: int
+) -> list[Piece]:
     """The sentences of one parent (pieces of one when the parent cuts a sentence), split at
     words when over ``max_tokens``."""
     cut_set = set(cuts)

@@ -42,21 +42,34 @@ _WHOLE_TABLE_NOTE = (
 @dataclass(frozen=True)
 class TablesParams:
     max_tokens: int = param(
-        128, "maximum tokens per chunk (text chunks and row groups; whole tables are only flagged)", minimum=1, maximum=100_000,
-        unit="tokens", size_target=True,
+        128,
+        "maximum tokens per chunk (text chunks and row groups; whole tables are only flagged)",
+        minimum=1,
+        maximum=100_000,
+        unit="tokens",
+        size_target=True,
     )
     rows_per_chunk: int = param(
-        0, "rows per table chunk; 0 keeps every table whole, N > 0 cuts tables into groups of up to N rows", minimum=0, maximum=100_000
+        0,
+        "rows per table chunk; 0 keeps every table whole, N > 0 cuts tables into groups of up to N rows",
+        minimum=0,
+        maximum=100_000,
     )
     repeat_header: bool = param(True, "row groups after the first repeat the header and delimiter rows as added text")
     text_overlap: int = param(
-        0, "tokens of overlap between the recursive chunks of the text around tables", minimum=0, maximum=100_000, overlap_unit="tokens"
+        0,
+        "tokens of overlap between the recursive chunks of the text around tables",
+        minimum=0,
+        maximum=100_000,
+        overlap_unit="tokens",
     )
 
     def __post_init__(self) -> None:
         if self.text_overlap >= self.max_tokens:
             raise InvalidParamError(
-                "tables", "text_overlap", f"must be smaller than max_tokens ({self.max_tokens}), got {self.text_overlap}"
+                "tables",
+                "text_overlap",
+                f"must be smaller than max_tokens ({self.max_tokens}), got {self.text_overlap}",
             )
 
 
@@ -164,13 +177,17 @@ class _TableChunker:
             metadata = _table_metadata(number, table, rows=[i + 1, i + k], header_repeated=bool(i and added))
             if k < min(self.params.rows_per_chunk, m - i):
                 metadata["fewer_rows"] = True  # rows_per_chunk rows would exceed max_tokens
-            over = self._tokens(table, added, i, i + k) > self.params.max_tokens  # one row (with the header) is never cut
+            over = (
+                self._tokens(table, added, i, i + k) > self.params.max_tokens
+            )  # one row (with the header) is never cut
             start = table.start if i == 0 else table.rows[i][0]
             reason = Reason.UNIT_END if i + k == m else Reason.SIZE_LIMIT
             end = table.end if i + k == m else table.rows[i + k][0]
             pieces.append(Piece(start, end, reason, over_limit=over, added_text=added if i else "", metadata=metadata))
             i += k
-        return [replace(p, metadata={**p.metadata, "group": g + 1, "groups": len(pieces)}) for g, p in enumerate(pieces)]
+        return [
+            replace(p, metadata={**p.metadata, "group": g + 1, "groups": len(pieces)}) for g, p in enumerate(pieces)
+        ]
 
 
 @register(
@@ -187,12 +204,16 @@ def tables(document: Document, params: TablesParams, tokenizer: Tokenizer) -> li
 
     def text_region(start: int, end: int) -> None:
         if text[start:end].strip():  # only whitespace: nothing to chunk
-            pieces.extend(p.with_metadata(**{str(Meta.KIND): "text"}) for p in splitter.split_span(start, end, Reason.UNIT_END))
+            pieces.extend(
+                p.with_metadata(**{str(Meta.KIND): "text"}) for p in splitter.split_span(start, end, Reason.UNIT_END)
+            )
 
     pos = 0
     for number, table in enumerate(find_tables(document)):
         text_region(pos, table.start)
-        pieces.extend(table_chunker.groups(number, table) if params.rows_per_chunk > 0 else table_chunker.whole(number, table))
+        pieces.extend(
+            table_chunker.groups(number, table) if params.rows_per_chunk > 0 else table_chunker.whole(number, table)
+        )
         pos = table.end
     text_region(pos, len(text))
     return to_chunks(document, pieces)

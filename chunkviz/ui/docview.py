@@ -92,8 +92,14 @@ def labels() -> dict[str, dict[str, str]]:
 
 
 def view_payload(
-    columns: Sequence[ColumnView], *, length: int, sync: bool = True, height_px: int = 560, legend: str = "",
-    references: Sequence[tuple[int, int]] = (), answer_selection: bool = False,
+    columns: Sequence[ColumnView],
+    *,
+    length: int,
+    sync: bool = True,
+    height_px: int = 560,
+    legend: str = "",
+    references: Sequence[tuple[int, int]] = (),
+    answer_selection: bool = False,
 ) -> dict[str, Any]:
     """The component's ``data`` (pure, JSON-ready): the HTML per column plus small arrays.
 
@@ -210,18 +216,36 @@ def answer_from_state(state: Mapping[str, Any] | None) -> AnswerSelection | None
 
 
 def document_view(
-    columns: Sequence[ColumnView], *, length: int, key: str, sync: bool = True, height_px: int = 560,
-    legend: str = "", references: Sequence[tuple[int, int]] = (), answer_selection: bool = False,
+    columns: Sequence[ColumnView],
+    *,
+    length: int,
+    key: str,
+    sync: bool = True,
+    height_px: int = 560,
+    legend: str = "",
+    references: Sequence[tuple[int, int]] = (),
+    answer_selection: bool = False,
 ) -> DocViewEvent | None:
     """Mount the document view; returns the last chunk clicked in it (kept across reruns; compare
     ``nonce`` to tell a new click), or None before any click. A text selection (with
     ``answer_selection``) is read with :func:`answer_from_state` from ``st.session_state[key]``."""
     data = view_payload(
-        columns, length=length, sync=sync, height_px=height_px, legend=legend, references=references,
+        columns,
+        length=length,
+        sync=sync,
+        height_px=height_px,
+        legend=legend,
+        references=references,
         answer_selection=answer_selection,
     )
     mount = component.inline_component(COMPONENT_NAME, "docview", _HTML)
-    result = mount(key=key, data=data, default={STATE_KEY: None, ANSWER_KEY: None}, on_selection_change=_ignore, on_answer_change=_ignore)
+    result = mount(
+        key=key,
+        data=data,
+        default={STATE_KEY: None, ANSWER_KEY: None},
+        on_selection_change=_ignore,
+        on_answer_change=_ignore,
+    )
     return event_from_state(result)
 
 

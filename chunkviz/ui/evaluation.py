@@ -43,14 +43,17 @@ from chunkviz.evaluation.report import (
     plain_twins,
     question_rows,
     summary_rows,
-    twin_question_rows,
     sweep_label,
     swept_param,
+    twin_question_rows,
 )
+from chunkviz.llm.answers import AnswerQuality
+from chunkviz.llm.client import LLMSettings
 from chunkviz.palette import strategy_colour
 from chunkviz.render import RenderOptions, render_html
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import ColumnView, Hit, document_view, ribbon_cuts
+from chunkviz.ui.llm import llm_session
 from chunkviz.ui.playground import PLAYGROUND_QUESTIONS
 from chunkviz.ui.techniques import (
     Techniques,
@@ -63,11 +66,13 @@ from chunkviz.ui.techniques import (
     variant_suffix,
     with_answer_cells,
 )
-from chunkviz.llm.client import LLMSettings
-from chunkviz.llm.answers import AnswerQuality
-from chunkviz.ui.llm import llm_session
 
-SAMPLE, UPLOAD, PLAYGROUND, MODEL = "The sample's questions", "A question file", "The playground's questions", "Written by the model (LLM)"
+SAMPLE, UPLOAD, PLAYGROUND, MODEL = (
+    "The sample's questions",
+    "A question file",
+    "The playground's questions",
+    "Written by the model (LLM)",
+)
 COLUMNS, SWEEP = "The current columns", "A size sweep"
 #: What a sweep is called on the command line; each strategy maps it to its own size parameter.
 SWEEP_NAME = "chunk_size"
@@ -127,7 +132,9 @@ def _remember(key: str, default: Any) -> None:
 
 
 # ----------------------------------------------------------------------------- questions
-def choose_questions(document: Document, doc_key: str, sample_path: Path | None, settings: LLMSettings | None = None) -> list[Question] | None:
+def choose_questions(
+    document: Document, doc_key: str, sample_path: Path | None, settings: LLMSettings | None = None
+) -> list[Question] | None:
     """The questions to evaluate (None: none usable, with the reason on the page)."""
     sources = []
     sample_file = sample_questions_path(sample_path) if sample_path is not None else None
@@ -241,7 +248,9 @@ def choose_configurations(columns: Sequence[EvalColumn]) -> tuple[list[Planned],
             continue
         planned.extend(sweep_column(column, name, sizes))
     if not planned:
-        st.error("No column's strategy has a size setting to sweep: choose strategies such as recursive or fixed_tokens.")
+        st.error(
+            "No column's strategy has a size setting to sweep: choose strategies such as recursive or fixed_tokens."
+        )
         return None
     return planned, True
 
@@ -272,7 +281,9 @@ def with_techniques(planned: Sequence[Planned], techniques: Techniques) -> list[
 
 def choose_k() -> int | None:
     _remember("eval.k", 5)
-    k = st.number_input(f"k: chunks retrieved per question (1–{MAX_K})", min_value=0, max_value=100, step=1, key="eval.k")
+    k = st.number_input(
+        f"k: chunks retrieved per question (1–{MAX_K})", min_value=0, max_value=100, step=1, key="eval.k"
+    )
     try:
         return check_k(k)
     except SweepError as exc:
@@ -286,7 +297,16 @@ def run_key(text: str, questions: Sequence[Question], planned: Sequence[Planned]
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
     parts = {
         "questions": [[q.question, [[r.document, r.start, r.end] for r in q.references]] for q in questions],
-        "configs": [[p.label, p.configuration.strategy, p.configuration.params, p.configuration.tokenizer, p.configuration.label()] for p in planned],
+        "configs": [
+            [
+                p.label,
+                p.configuration.strategy,
+                p.configuration.params,
+                p.configuration.tokenizer,
+                p.configuration.label(),
+            ]
+            for p in planned
+        ],
         "k": k,
         "extra": extra,
     }
@@ -295,8 +315,14 @@ def run_key(text: str, questions: Sequence[Question], planned: Sequence[Planned]
 
 
 def run_evaluation(
-    document: Document, doc_key: str, questions: Sequence[Question], planned: Sequence[Planned], k: int, swept: bool,
-    techniques: Techniques | None = None, settings: LLMSettings | None = None,
+    document: Document,
+    doc_key: str,
+    questions: Sequence[Question],
+    planned: Sequence[Planned],
+    k: int,
+    swept: bool,
+    techniques: Techniques | None = None,
+    settings: LLMSettings | None = None,
 ) -> EvalRun:
     """Evaluate each configuration on its own (one that fails leaves the others), with a progress bar."""
     began = time.perf_counter()
@@ -307,8 +333,16 @@ def run_evaluation(
     for i, plan in enumerate(planned):
         bar.progress(i / len(planned), text=f"{i + 1}/{len(planned)} · {plan.label}: chunking…")
         try:
-            with llm_session(settings or LLMSettings.from_env(), progress=_llm_reporter(bar, i, len(planned), plan.label)):
-                (result,) = evaluate({doc_key: document}, questions, [plan.configuration], k=k, progress=_reporter(bar, i, len(planned), plan.label))
+            with llm_session(
+                settings or LLMSettings.from_env(), progress=_llm_reporter(bar, i, len(planned), plan.label)
+            ):
+                (result,) = evaluate(
+                    {doc_key: document},
+                    questions,
+                    [plan.configuration],
+                    k=k,
+                    progress=_reporter(bar, i, len(planned), plan.label),
+                )
         except (ChunkvizError, ValueError) as exc:
             failed.append((plan.label, str(exc)))
             continue
@@ -317,7 +351,15 @@ def run_evaluation(
     answers = None
     if techniques is not None and techniques.answers and results:
         bar.progress(1.0, text="The model answers the questions from each configuration's chunks…")
-        answers, error = run_answers(results, [p.label for p in ok], questions, {doc_key: document}, k, techniques, settings or LLMSettings.from_env())
+        answers, error = run_answers(
+            results,
+            [p.label for p in ok],
+            questions,
+            {doc_key: document},
+            k,
+            techniques,
+            settings or LLMSettings.from_env(),
+        )
         if error:
             failed.append(("answer quality", error))
     bar.empty()
@@ -327,7 +369,9 @@ def run_evaluation(
 def _llm_reporter(bar: Any, i: int, n: int, label: str) -> Callable[[int, int], None]:
     def progress(done: int, total: int) -> None:
         if total:
-            bar.progress(min((i + done / total) / n, 1.0), text=f"{i + 1}/{n} · {label}: the model's answers {done:,}/{total:,}")
+            bar.progress(
+                min((i + done / total) / n, 1.0), text=f"{i + 1}/{n} · {label}: the model's answers {done:,}/{total:,}"
+            )
 
     return progress
 
@@ -370,9 +414,13 @@ def show_results(run: EvalRun, k: int) -> None:
         f"{len(run.results)} configurations · k = {k} · all-MiniLM-L6-v2 embeddings (offline), exact cosine · "
         f"{run.seconds:.1f} s · scores are mean ± standard deviation over the questions, in %; ★ the best of each column"
     )
-    frame = pd.DataFrame(with_answer_cells(summary_rows(run.results, labels), run.answers)).rename(columns={TITLES["recall_at_k"]: f"recall@{k}"})
+    frame = pd.DataFrame(with_answer_cells(summary_rows(run.results, labels), run.answers)).rename(
+        columns={TITLES["recall_at_k"]: f"recall@{k}"}
+    )
     metric_columns = list(frame.columns[3:])
-    styled = frame.style.map(lambda v: BEST_CELL if isinstance(v, str) and v.endswith("★") else "", subset=metric_columns)
+    styled = frame.style.map(
+        lambda v: BEST_CELL if isinstance(v, str) and v.endswith("★") else "", subset=metric_columns
+    )
     st.dataframe(styled, hide_index=True, key="eval.table", width="stretch", height=table_height(len(frame), 16))
     left, right = st.columns(2)
     for container, metric in ((left, "recall_at_k"), (right, "iou")):
@@ -430,7 +478,9 @@ def show_questions(run: EvalRun, questions: Sequence[Question], document: Docume
     frame = pd.DataFrame(rows).rename(columns={TITLES["recall_at_k"]: f"recall@{result.k}"})
     frame["first hit"] = [f"#{row['first hit']}" if row["first hit"] is not None else "–" for row in rows]
     # pixel widths: the numbers stay narrow, the question gets the room (the full text shows on a click)
-    narrow = {name: st.column_config.Column(width=40 if name == "#" else 76) for name in frame.columns if name != "question"}
+    narrow = {
+        name: st.column_config.Column(width=40 if name == "#" else 76) for name in frame.columns if name != "question"
+    }
     narrow["first hit"] = st.column_config.TextColumn(
         width=70, help="rank of the first retrieved chunk that overlaps a reference (–: none in the top k)"
     )
@@ -439,7 +489,9 @@ def show_questions(run: EvalRun, questions: Sequence[Question], document: Docume
         height=table_height(len(rows), 10), width="stretch",
         column_config={**narrow, "question": st.column_config.TextColumn(width=480)},
     )  # fmt: skip
-    picked = [r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)]
+    picked = [
+        r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)
+    ]
     if not picked:
         return
     show_question(run, questions, picked[0], document, chosen)
@@ -451,7 +503,9 @@ def show_twin(run: EvalRun, c: int, questions: Sequence[Question]) -> None:
     twin = plain_twins(run.results)[c]
     if twin is None:
         return
-    with st.expander(f"What {variant_suffix(run.planned[c].configuration).lstrip(' ·')} changed, per question (broadest first)"):
+    with st.expander(
+        f"What {variant_suffix(run.planned[c].configuration).lstrip(' ·')} changed, per question (broadest first)"
+    ):
         frame = pd.DataFrame(twin_question_rows(run.results[twin], run.results[c], questions))
         st.dataframe(frame, hide_index=True, width="stretch", height=table_height(len(frame), 10))
 
@@ -495,7 +549,11 @@ def question_view(run: EvalRun, c: int, q: int, document: Document, position: in
 
 # ----------------------------------------------------------------------------- the view
 def show_evaluate(
-    document: Document, doc_name: str, columns: Sequence[EvalColumn], sample_path: Path | None, settings: LLMSettings | None = None
+    document: Document,
+    doc_name: str,
+    columns: Sequence[EvalColumn],
+    sample_path: Path | None,
+    settings: LLMSettings | None = None,
 ) -> None:
     """The Evaluate view (``doc_name``: the document's name; ``sample_path``: the sample file it
     was read from, whose question file is offered, or None)."""
@@ -516,10 +574,16 @@ def show_evaluate(
         return
     planned, swept = configured
     planned = with_techniques(planned, techniques)
-    key = run_key(document.text, questions, planned, k, [techniques.key(), settings.public() if techniques.calls_model else None])
+    key = run_key(
+        document.text, questions, planned, k, [techniques.key(), settings.public() if techniques.calls_model else None]
+    )
     if not show_costs(document, questions, [p.configuration for p in planned], techniques, settings):
         return
-    if st.button(f"Run the evaluation ({len(planned)} configurations × {len(questions)} questions)", type="primary", key="eval.run"):
+    if st.button(
+        f"Run the evaluation ({len(planned)} configurations × {len(questions)} questions)",
+        type="primary",
+        key="eval.run",
+    ):
         store_run(key, run_evaluation(document, doc_key, questions, planned, k, swept, techniques, settings))
     run = stored_run(key)
     if run is None:

@@ -39,11 +39,20 @@ def endpoint_controls() -> LLMSettings:
     st.session_state.setdefault(BASE_URL_KEY, env.base_url or "")
     st.session_state.setdefault(MODEL_KEY, env.model or "")
     sidebar.text_input(
-        "Base URL (OpenAI-compatible)", key=BASE_URL_KEY, placeholder="http://localhost:11434/v1",
+        "Base URL (OpenAI-compatible)",
+        key=BASE_URL_KEY,
+        placeholder="http://localhost:11434/v1",
         help=f"Any chat-completions server: OpenAI (leave empty, set {ENV_API_KEY}), Ollama, llama.cpp, vLLM. Default: ${ENV_BASE_URL}.",
     )
-    sidebar.text_input("Model", key=MODEL_KEY, placeholder="llama3.1", help=f"The model's name at that endpoint. Default: ${ENV_MODEL}.")
-    settings = LLMSettings.from_env(base_url=st.session_state[BASE_URL_KEY].strip(), model=st.session_state[MODEL_KEY].strip())
+    sidebar.text_input(
+        "Model",
+        key=MODEL_KEY,
+        placeholder="llama3.1",
+        help=f"The model's name at that endpoint. Default: ${ENV_MODEL}.",
+    )
+    settings = LLMSettings.from_env(
+        base_url=st.session_state[BASE_URL_KEY].strip(), model=st.session_state[MODEL_KEY].strip()
+    )
     sidebar.caption(endpoint_status(settings))
     return settings
 

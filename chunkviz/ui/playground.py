@@ -27,19 +27,20 @@ from chunkviz.evaluation.playground import (
     embed_query,
     locate_answer,
     make_question,
+    query_variants,
     questions_file,
     score_row,
     search,
+    search_variants,
     trim_span,
 )
-from chunkviz.evaluation.playground import query_variants, search_variants
 from chunkviz.evaluation.questions import Question
 from chunkviz.llm.client import LLMSettings
 from chunkviz.llm.queries import QUERY_MODE_LABELS, QUERY_MODES
-from chunkviz.ui.llm import llm_session, not_configured_help
 from chunkviz.strategies.base import get_strategy
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import Hit, answer_from_state
+from chunkviz.ui.llm import llm_session, not_configured_help
 
 
 class PlaygroundColumn(Protocol):
@@ -78,7 +79,11 @@ def playground_row(document: Document, doc_name: str, docview_key: str) -> tuple
         placeholder="Query: type a question, and each column shows the chunks it would retrieve",
     ).strip()  # fmt: skip
     st.session_state.setdefault("playground.k", 5)
-    k = int(middle.selectbox("k", range(1, MAX_K + 1), key="playground.k", label_visibility="collapsed", format_func=lambda n: f"top {n}"))
+    k = int(
+        middle.selectbox(
+            "k", range(1, MAX_K + 1), key="playground.k", label_visibility="collapsed", format_func=lambda n: f"top {n}"
+        )
+    )
     right.text_input(
         "Expected answer", key="playground.paste", label_visibility="collapsed", on_change=take_pasted_answer, args=(text,),
         placeholder="Expected answer: select it in the document, or paste it here",
@@ -152,7 +157,9 @@ def answer_line(text: str, query: str, answer: tuple[int, int] | None, document:
     questions: list[Question] = st.session_state.get(PLAYGROUND_QUESTIONS) or []
     if answer is None and not questions:
         if query:
-            st.caption("Select the expected answer in the document below (or paste it) to score every column against it.")
+            st.caption(
+                "Select the expected answer in the document below (or paste it) to score every column against it."
+            )
         return
     info, clear, add, download = st.columns([6, 1, 2, 2], vertical_alignment="center")
     if answer is None and query:
@@ -225,12 +232,17 @@ def playground_variant_hits(
 
     encode = default_encoder(DEFAULT_MODEL)
     try:
-        with st.spinner("Asking the model to rewrite the query and write a hypothetical passage…"), llm_session(settings) as session:
+        with (
+            st.spinner("Asking the model to rewrite the query and write a hypothetical passage…"),
+            llm_session(settings) as session,
+        ):
             variants = query_variants(query, QUERY_MODES, DEFAULT_MODEL, encode, session.client())
         out: dict[str, dict[int, list[Hit]]] = {v.mode: {} for v in variants}
         for column in (c for c in columns if c.run is not None):
             returns_parents = get_strategy(column.config.strategy).returns_parents
-            for mode, hits in search_variants(column.run.chunks, returns_parents, variants, k, DEFAULT_MODEL, encode).items():
+            for mode, hits in search_variants(
+                column.run.chunks, returns_parents, variants, k, DEFAULT_MODEL, encode
+            ).items():
                 out[mode][column.i] = hits
     except (ChunkvizError, OSError) as exc:
         st.warning(f"The query forms cannot be compared: {exc}")
@@ -255,8 +267,11 @@ def query_forms_control(query: str) -> str:
 
 
 def show_query_forms(
-    columns: Sequence[PlaygroundColumn], by_mode: dict[str, dict[int, list[Hit]]], texts: dict[str, str],
-    answer: tuple[int, int] | None, k: int,
+    columns: Sequence[PlaygroundColumn],
+    by_mode: dict[str, dict[int, list[Hit]]],
+    texts: dict[str, str],
+    answer: tuple[int, int] | None,
+    k: int,
 ) -> None:
     """The query forms side by side: the text each embedded, and each column's hits and scores."""
     if not by_mode:
@@ -271,7 +286,9 @@ def show_query_forms(
             st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"playground.table.{mode}")
 
 
-def playground_scores(columns: Sequence[PlaygroundColumn], hits: dict[int, list[Hit]], answer: tuple[int, int] | None) -> dict[int, Scores]:
+def playground_scores(
+    columns: Sequence[PlaygroundColumn], hits: dict[int, list[Hit]], answer: tuple[int, int] | None
+) -> dict[int, Scores]:
     """Each searched column's scores against the expected answer (none without one)."""
     if answer is None:
         return {}
@@ -281,7 +298,9 @@ def playground_scores(columns: Sequence[PlaygroundColumn], hits: dict[int, list[
     }  # fmt: skip
 
 
-def playground_table(columns: Sequence[PlaygroundColumn], hits: dict[int, list[Hit]], scores: dict[int, Scores], k: int) -> None:
+def playground_table(
+    columns: Sequence[PlaygroundColumn], hits: dict[int, list[Hit]], scores: dict[int, Scores], k: int
+) -> None:
     """Per column: its hits (rank, chunk, score) and, with an expected answer, the scores."""
     rows = [score_row(c.label, hits[c.i], scores.get(c.i)) for c in columns if c.i in hits]
     st.dataframe(pd.DataFrame(rows), hide_index=True, key="playground.table")

@@ -20,7 +20,15 @@ from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.costs import answer_calls_upper_bound, technique_costs, total, uses_llm
 from chunkviz.evaluation.evaluate import Configuration, Result, with_variants
 from chunkviz.evaluation.questions import Question, questions_to_jsonl
-from chunkviz.llm.answers import ANSWER_PROMPT, JUDGE_PROMPT, AnswerQuality, answer_cells, answer_quality, answer_rows, prompt_text
+from chunkviz.llm.answers import (
+    ANSWER_PROMPT,
+    JUDGE_PROMPT,
+    AnswerQuality,
+    answer_cells,
+    answer_quality,
+    answer_rows,
+    prompt_text,
+)
 from chunkviz.llm.client import LLMSettings
 from chunkviz.llm.questiongen import generate_questions
 from chunkviz.ui.llm import estimate_words, llm_session, not_configured_help
@@ -34,7 +42,14 @@ TECHNIQUES: dict[str, tuple[str, str, bool]] = {
     "extractive summaries": ("summaries", "extractive", False),
     "LLM summaries": ("summaries", "llm", True),
 }
-SHORT = {"metadata": "metadata prefix", "contextual": "contextual", "rewrite": "rewritten query", "hyde": "HyDE", "extractive": "extractive summaries", "llm": "LLM summaries"}
+SHORT = {
+    "metadata": "metadata prefix",
+    "contextual": "contextual",
+    "rewrite": "rewritten query",
+    "hyde": "HyDE",
+    "extractive": "extractive summaries",
+    "llm": "LLM summaries",
+}
 GENERATED = "_eval.generated"  # questions the model wrote, per document
 
 
@@ -48,7 +63,9 @@ class Techniques:
 
     @property
     def calls_model(self) -> bool:
-        return self.answers or any(v not in (None, "raw", "metadata", "extractive") for values in self.variants.values() for v in values)
+        return self.answers or any(
+            v not in (None, "raw", "metadata", "extractive") for values in self.variants.values() for v in values
+        )
 
     def key(self) -> list[Any]:
         return [sorted((k, list(map(str, v))) for k, v in self.variants.items()), self.answers, self.judge]
@@ -62,7 +79,10 @@ def choose_techniques(settings: LLMSettings) -> Techniques | None:
         help="Each configuration is followed by its twin with the technique, so every row pair differs only by it. "
         "(LLM) ones call the endpoint set in the sidebar.",
     )  # fmt: skip
-    answers = st.checkbox("Answer quality (LLM): the model answers each question from the top-k chunks, scored by token F1", key="eval.answers")
+    answers = st.checkbox(
+        "Answer quality (LLM): the model answers each question from the top-k chunks, scored by token F1",
+        key="eval.answers",
+    )
     judge = answers and st.checkbox("…and an LLM judge grades each answer against the reference", key="eval.judge")
     if answers:
         with st.expander("The prompts the model gets"):
@@ -87,11 +107,19 @@ def expand(configurations: Sequence[Configuration], techniques: Techniques) -> l
 
 def variant_suffix(config: Configuration) -> str:
     """`` · contextual · HyDE`` for the techniques a twin adds ("" for the plain one)."""
-    parts = [SHORT[v] for v in (config.summaries, config.enrich) if v] + ([SHORT[config.query]] if config.query != "raw" else [])
+    parts = [SHORT[v] for v in (config.summaries, config.enrich) if v] + (
+        [SHORT[config.query]] if config.query != "raw" else []
+    )
     return "".join(f" · {p}" for p in parts)
 
 
-def show_costs(document: Document, questions: Sequence[Question], configurations: Sequence[Configuration], techniques: Techniques, settings: LLMSettings) -> bool:
+def show_costs(
+    document: Document,
+    questions: Sequence[Question],
+    configurations: Sequence[Configuration],
+    techniques: Techniques,
+    settings: LLMSettings,
+) -> bool:
     """Before a run that calls the model: what it will cost (False: it cannot be estimated; the reason is shown)."""
     if not techniques.calls_model:
         return True
@@ -105,15 +133,22 @@ def show_costs(document: Document, questions: Sequence[Question], configurations
     lines = [f"- {c.what}: {c.estimate.summary()}" for c in costs]
     if techniques.answers:
         bound = answer_calls_upper_bound(len(configurations), len(questions), techniques.judge)
-        lines.append(f"- answers{' and judge' if techniques.judge else ''}: at most {bound:,} calls (cached answers are not asked again)")
+        lines.append(
+            f"- answers{' and judge' if techniques.judge else ''}: at most {bound:,} calls (cached answers are not asked again)"
+        )
     st.info(f"Run calls {estimate_words(total(costs), settings)} for the techniques, then the answers below:\n" + "\n".join(lines)
             if techniques.answers else f"Run calls {estimate_words(total(costs), settings)}:\n" + "\n".join(lines))  # fmt: skip
     return True
 
 
 def run_answers(
-    results: Sequence[Result], labels: Sequence[str], questions: Sequence[Question], corpus: Mapping[str, Document],
-    k: int, techniques: Techniques, settings: LLMSettings,
+    results: Sequence[Result],
+    labels: Sequence[str],
+    questions: Sequence[Question],
+    corpus: Mapping[str, Document],
+    k: int,
+    techniques: Techniques,
+    settings: LLMSettings,
 ) -> tuple[tuple[AnswerQuality, ...] | None, str | None]:
     """Answer quality of every result (None and the reason when it failed)."""
     if not techniques.answers or not results:

@@ -21,7 +21,9 @@ from chunkviz.ui import component
 NAME = "chunkviz_tuning"
 
 
-def panel_payload(data: Mapping[str, Any], html: str, *, plot_height: int = 240, text_height: int = 460) -> dict[str, Any]:
+def panel_payload(
+    data: Mapping[str, Any], html: str, *, plot_height: int = 240, text_height: int = 460
+) -> dict[str, Any]:
     """What the component receives (pure): the tuning data, the escaped HTML of the text, sizes."""
     return {"tuning": dict(data), "html": html, "plot_height": plot_height, "text_height": text_height}
 

@@ -102,7 +102,9 @@ for i in range(len(COLUMNS)):
         ColumnView(label, column_html(text, i, label, hue, overlay), hue, summary(result), ribbon_cuts(result.chunks),
                    st.session_state.selected.get(i), demo_hits(result.chunks, reference) if reference else ())
     )  # fmt: skip
-present = set().union(*(marks_present(run(text, i, overlay).chunks, annotations(run(text, i, overlay)), ()) for i in range(len(COLUMNS))))
+present = set().union(
+    *(marks_present(run(text, i, overlay).chunks, annotations(run(text, i, overlay)), ()) for i in range(len(COLUMNS)))
+)
 event = document_view(views, length=len(text), key="docview", height_px=520, legend=legend_html(present),
                       references=[reference] if reference else (), answer_selection=overlay)  # fmt: skip
 if event is not None and event.nonce != st.session_state.get("seen_nonce"):

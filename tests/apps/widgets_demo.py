@@ -8,6 +8,11 @@ from chunkviz.widgets import column_controls
 name = st.session_state.get("demo_strategy", "fixed_tokens")
 tokenizer = st.session_state.get("demo_tokenizer", "cl100k_base")
 with st.sidebar:
-    choice = column_controls("demo", get_strategy(name), st.session_state.get("demo_given"), tokenizer=tokenizer,
-                             given_tokenizer=st.session_state.get("demo_given_tokenizer"))
+    choice = column_controls(
+        "demo",
+        get_strategy(name),
+        st.session_state.get("demo_given"),
+        tokenizer=tokenizer,
+        given_tokenizer=st.session_state.get("demo_given_tokenizer"),
+    )
 st.session_state["choice"] = choice

@@ -67,8 +67,13 @@ HTML_NOTE = "converted from HTML to Markdown; offsets index the converted text"
 _DROPPED_TAGS = ("script", "style", "noscript", "template", "title", "svg", "meta", "link", "base")
 #: Elements nested deeper than this are flattened to their text before conversion.
 MAX_NESTING = 48
-_TABLE_PARTS = {"table": {"thead", "tbody", "tfoot", "tr", "caption", "colgroup", "col"},
-                "thead": {"tr"}, "tbody": {"tr"}, "tfoot": {"tr"}, "tr": {"td", "th"}}
+_TABLE_PARTS = {
+    "table": {"thead", "tbody", "tfoot", "tr", "caption", "colgroup", "col"},
+    "thead": {"tr"},
+    "tbody": {"tr"},
+    "tfoot": {"tr"},
+    "tr": {"td", "th"},
+}
 _CODE_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([\w+#.-]+)")
 _EXTRA_BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
@@ -158,10 +163,10 @@ def _foster_parent_table_content(soup: Any) -> int:
     if not found:
         return 0
     order = {id(node): n for n, node in enumerate(soup.descendants)}
-    for part, index, child, _ in sorted(found, key=lambda f: (id(f[0]), -f[1])):
+    for _part, index, child, _ in sorted(found, key=lambda f: (id(f[0]), -f[1])):
         child.extract(_self_index=index)  # last first: the indices before it stay valid
     by_table: dict[int, list[Any]] = {}
-    for part, index, child, table in sorted(found, key=lambda f: order[id(f[2])]):
+    for _part, _index, child, table in sorted(found, key=lambda f: order[id(f[2])]):
         by_table.setdefault(id(table), [table]).append(_as_block(soup, child))
     by_parent: dict[int, tuple[Any, list[list[Any]]]] = {}
     for entry in by_table.values():
@@ -219,7 +224,9 @@ def convert_html(html: str, name: str = "the HTML") -> tuple[str, list[str]]:
     notes = _drop_non_text(soup)
     moved = _foster_parent_table_content(soup)
     if moved:
-        notes.append(f"{moved} piece{'s' if moved > 1 else ''} of text inside a table but outside its cells moved before the table")
+        notes.append(
+            f"{moved} piece{'s' if moved > 1 else ''} of text inside a table but outside its cells moved before the table"
+        )
     flattened = _flatten_deep_nesting(soup)
     if flattened:
         notes.append(

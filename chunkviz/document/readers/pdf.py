@@ -82,7 +82,9 @@ def read_pdf(data: bytes, name: str = "document") -> Document:
     text, page_blocks = _join_pages(texts)
     notes.extend(_page_notes(texts, failed, text))
     notes.extend(_problem_notes(problems))
-    return Document(text=text, name=name, encoding="", notes=tuple(notes), format="pdf", extra_blocks=tuple(page_blocks))
+    return Document(
+        text=text, name=name, encoding="", notes=tuple(notes), format="pdf", extra_blocks=tuple(page_blocks)
+    )
 
 
 def _aes_error(name: str) -> DocumentError:
@@ -147,7 +149,9 @@ def _page_notes(texts: list[str], failed: list[int], text: str) -> list[str]:
     if count == 0:
         return ["the PDF has no pages"]
     plural = "s" if count != 1 else ""
-    notes = [f"text extracted from {count} PDF page{plural}; pages are joined by a blank line and offsets index the extracted text"]
+    notes = [
+        f"text extracted from {count} PDF page{plural}; pages are joined by a blank line and offsets index the extracted text"
+    ]
     if not text.strip():
         notes.append("no text could be extracted (scanned PDF?)")
     else:

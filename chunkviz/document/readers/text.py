@@ -32,7 +32,10 @@ _CONVERT_HINT = "save or export it as plain text or Markdown first"
 
 #: (magic prefix, what the input is) for binary formats that are refused.
 _MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", f"a legacy Microsoft Office file (DOC/XLS/PPT), which is not supported; {_CONVERT_HINT}"),
+    (
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        f"a legacy Microsoft Office file (DOC/XLS/PPT), which is not supported; {_CONVERT_HINT}",
+    ),
     (b"\x89PNG\r\n\x1a\n", "a PNG image, not text"),
     (b"\xff\xd8\xff", "a JPEG image, not text"),
     (b"GIF87a", "a GIF image, not text"),
