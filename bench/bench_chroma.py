@@ -104,7 +104,7 @@ def main() -> int:
     began = time.perf_counter()
     from chunkviz.document.read import read_path
     from chunkviz.evaluation.evaluate import Configuration, evaluate
-    from chunkviz.evaluation.questions import load_questions
+    from chunkviz.questions import load_questions
 
     corpus = {path.stem: read_path(path) for path in sorted((DATA / "corpora").glob("*.md"))}
     questions = load_questions(DATA / "questions_df.csv", {name: doc.text for name, doc in corpus.items()})

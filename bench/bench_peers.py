@@ -85,7 +85,7 @@ def documents(only: set[str] | None) -> list[tuple[str, str, str]]:
 def peer_cpu(name: str, text: str, params: dict[str, Any], repeat: int) -> float:
     """Best CPU seconds of the peer's own call (the runner called directly; for a semantic peer,
     chunkviz's embedding cache, which the app gives it, emptied before each round)."""
-    from chunkviz.evaluation.embedcache import clear_memory
+    from chunkviz.semantic.embedcache import clear_memory
 
     validated = get_strategy(name).make_params(params)
     tokenizer = get_tokenizer(TOKENIZER)
@@ -115,7 +115,7 @@ def ours_cpu(strategy: str, text: str, fmt: str, params: dict[str, Any], repeat:
             from chunkviz.strategies import semantic as semantic_strategy
 
             clear_memory_cache()  # embed again, as the peers do
-            semantic_strategy._explained.cache_clear()  # its per-(document, params) result cache
+            semantic_strategy.EXPLANATIONS.clear()  # its per-(document, params) result cache
         document = Document(text=text, name="bench", format=fmt)
         with tempfile.TemporaryDirectory() as cache:
             os.environ["CHUNKVIZ_CACHE_DIR"] = cache

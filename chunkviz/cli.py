@@ -352,8 +352,8 @@ def _add_eval_parser(commands: Any) -> None:
 def _cmd_eval(args: argparse.Namespace) -> int:
     from chunkviz.document.read import read_path
     from chunkviz.evaluation.evaluate import evaluate, results_json, with_variants
-    from chunkviz.evaluation.questions import load_questions
     from chunkviz.evaluation.report import configurations, parse_sweep, table, variant_options
+    from chunkviz.questions import load_questions
 
     if args.k < 1:
         raise ValueError(f"--k must be at least 1, got {args.k}")

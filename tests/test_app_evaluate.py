@@ -19,8 +19,8 @@ from chunkviz.compare import config_from_query
 from chunkviz.document.read import read_bytes
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration, evaluate
-from chunkviz.evaluation.questions import Question, Reference, load_questions
 from chunkviz.evaluation.report import TITLES, summary_rows
+from chunkviz.questions import Question, Reference, load_questions
 
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 

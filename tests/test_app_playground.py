@@ -30,12 +30,11 @@ from test_app import (
     widget,
 )
 
-import chunkviz.evaluation.evaluate as evaluate_module
 import chunkviz.semantic.embeddings as embeddings
-from chunkviz.evaluation import embedcache
-from chunkviz.evaluation.evaluate import default_encoder
 from chunkviz.evaluation.playground import answer_scores, embed_query, score_row, search
-from chunkviz.evaluation.questions import Question, Reference, load_questions
+from chunkviz.questions import Question, Reference, load_questions
+from chunkviz.semantic import embedcache
+from chunkviz.semantic.embeddings import default_encoder
 from chunkviz.strategies.base import get_strategy
 
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
@@ -92,7 +91,7 @@ def with_query(query: str = QUERY, k: int | None = None) -> AppTest:
 
 def test_no_query_embeds_nothing_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[str] = []
-    monkeypatch.setattr(evaluate_module, "default_encoder", lambda model: asked.append(model))
+    monkeypatch.setattr(embeddings, "default_encoder", lambda model: asked.append(model))
     at = new_app()
     payload = view_payload(at)
     assert all(c["hits"] == [] for c in payload["columns"])

@@ -19,62 +19,139 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path, modules: set[str]) -> set[str]:
-    """chunkviz modules imported by ``path`` at module level (``from a.b import c`` counts as
-    ``a.b.c`` when that is a module, else ``a.b``)."""
-    found: set[str] = set()
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _import_statements(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """EVERY import statement of a module: at module level, inside functions and classes, and
+    under ``if TYPE_CHECKING:``. Type-checking imports count: a module that names another's types
+    depends on it as surely as one that calls it (it cannot be read, checked or moved without
+    it), so a layer rule or a cycle through types is as real as one at run time."""
+    return [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+
+
+def _imported_names(path: Path) -> set[str]:
+    """Absolute dotted names of everything ``path`` imports (relative imports resolved;
+    ``from a.b import c`` gives ``a.b.c``)."""
+    module = _module_name(path) if path.is_relative_to(ROOT) else path.stem
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names: set[str] = set()
+    for node in _import_statements(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name in modules)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                full = f"{node.module}.{alias.name}"
-                if full in modules:
-                    found.add(full)
-                elif node.module in modules:
-                    found.add(node.module)
+            names.update(alias.name for alias in node.names)
+            continue
+        base = node.module or ""
+        if node.level:
+            parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            base = ".".join(parts + ([node.module] if node.module else []))
+        names.add(base)
+        names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _imports(path: Path, modules: set[str]) -> set[str]:
+    """chunkviz modules imported by ``path`` anywhere in it: ``from a.b import c`` counts as
+    ``a.b`` (its ``__init__`` runs) and as ``a.b.c`` when that is a module; ``import a.b.c`` as
+    its longest module."""
+    found: set[str] = set()
+    for name in _imported_names(path):
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        if name:
+            found.add(name)
     return found
 
 
 def import_graph() -> dict[str, set[str]]:
     paths = sorted(PACKAGE.rglob("*.py"))
     modules = {_module_name(p) for p in paths}
-    return {_module_name(p): _imports(p, modules) for p in paths}
+    graph = {_module_name(p): _imports(p, modules) for p in paths}
+    # ``from a.b import c`` also names the package a.b; it is not a cycle when a.b's __init__ imports c
+    return {m: {t for t in targets if t != m} for m, targets in graph.items()}
 
 
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One import cycle among modules (a package importing its own submodules excluded), if any."""
-    state: dict[str, int] = {}
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import cycle: the strongly connected components of more than one module (Tarjan),
+    a submodule importing its own package's ``__init__`` for a name excluded (Python resolves
+    that lazily, and the package importing its submodules is what a package is)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
     stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
 
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
         stack.append(node)
+        on_stack.add(node)
         for target in sorted(graph.get(node, ())):
             if node.startswith(target + "."):
-                continue  # a submodule importing its package's __init__ for a name: resolved lazily by Python
-            if state.get(target) == 1:
-                return stack[stack.index(target) :] + [target]
-            if target not in state:
-                found = visit(target)
-                if found:
-                    return found
-        stack.pop()
-        state[node] = 2
-        return None
+                continue
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
 
     for module in sorted(graph):
-        if module not in state:
-            found = visit(module)
-            if found:
-                return found
-    return None
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_the_graph_sees_imports_inside_functions_and_type_checking_blocks(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        textwrap.dedent(
+            """
+            from typing import TYPE_CHECKING
+            import chunkviz.types
+            if TYPE_CHECKING:
+                from chunkviz.document.model import Document
+            def later():
+                from chunkviz.semantic import embeddings
+                import streamlit as st
+            class Inside:
+                def method(self):
+                    from chunkviz.llm.client import LLMClient
+            """
+        ),
+        encoding="utf-8",
+    )
+    modules = {_module_name(p) for p in PACKAGE.rglob("*.py")}
+    assert _imports(sample, modules) == {
+        "chunkviz.types",
+        "chunkviz.document.model",
+        "chunkviz.semantic",
+        "chunkviz.semantic.embeddings",
+        "chunkviz.llm.client",
+    }
+    assert "streamlit" in _imported_names(sample)
+
+
+def test_the_cycle_finder_reports_every_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": {"a"}, "p.q": {"p"}, "p": {"p.q"}}
+    assert _cycles(graph) == [["a", "b"], ["c", "d", "e"]]
 
 
 def test_no_import_cycle_among_chunkviz_modules() -> None:
+    """Counting every import (inside functions and under TYPE_CHECKING too)."""
     graph = import_graph()
     assert "chunkviz.splitting.recursive" in graph and "chunkviz.document.structure" in graph
-    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+    assert _cycles(graph) == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in _cycles(graph))
 
 
 def test_engine_and_document_model_do_not_import_strategies_or_views() -> None:
@@ -85,6 +162,53 @@ def test_engine_and_document_model_do_not_import_strategies_or_views() -> None:
             assert not target.startswith(
                 ("chunkviz.strategies", "chunkviz.compare", "chunkviz.render", "chunkviz.widgets")
             ), f"{module} imports {target}"
+
+
+#: Imports of the UI from outside chunkviz/ui that another branch of issue 19 removes; the lead
+#: deletes each line after merging that branch.
+_KNOWN_UI_IMPORTS = {
+    ("chunkviz.evaluation.playground", "chunkviz.ui.docview"),  # Hit: moved by the ui branch
+    ("chunkviz.widgets", "streamlit"),  # widgets.py into chunkviz/ui/: moved by the ui branch
+}
+
+
+def _ui_target(name: str, modules: set[str]) -> str | None:
+    """``streamlit``, ``app`` or the chunkviz.ui module that an imported name belongs to, else None."""
+    top = name.split(".")[0]
+    if top in {"streamlit", "app"}:
+        return top
+    if name == "chunkviz.ui" or name.startswith("chunkviz.ui."):
+        while name not in modules:
+            name = name.rpartition(".")[0]
+        return name
+    return None
+
+
+def test_no_core_module_imports_the_ui_streamlit_or_the_app() -> None:
+    """Everything outside chunkviz/ui (document, splitting, strategies, semantic, evaluation, llm,
+    peers, the CLI ...) works without Streamlit: nothing there imports chunkviz.ui, streamlit or app."""
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {_module_name(p) for p in paths}
+    found = set()
+    for path in paths:
+        module = _module_name(path)
+        if module == "chunkviz.ui" or module.startswith("chunkviz.ui."):
+            continue
+        for name in _imported_names(path):
+            target = _ui_target(name, modules)
+            if target is not None:
+                found.add((module, target))
+    assert found - _KNOWN_UI_IMPORTS == set(), sorted(found - _KNOWN_UI_IMPORTS)
+
+
+def test_llm_never_imports_evaluation() -> None:
+    """The evaluation uses the LLM techniques; they share question sets (chunkviz.questions) and
+    embeddings (chunkviz.semantic), never each other the other way round."""
+    graph = import_graph()
+    for module, targets in graph.items():
+        if module == "chunkviz.llm" or module.startswith("chunkviz.llm."):
+            upward = sorted(t for t in targets if t == "chunkviz.evaluation" or t.startswith("chunkviz.evaluation."))
+            assert upward == [], f"{module} imports {upward}"
 
 
 _BLOCK_OPTIONAL = textwrap.dedent(

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from chunkviz import cli
-from chunkviz.evaluation import embedcache
 from chunkviz.evaluation.evaluate import Configuration
 from chunkviz.evaluation.report import SweepError, configurations, parse_sweep, swept_param
+from chunkviz.semantic import embedcache
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_docs"

@@ -1,4 +1,4 @@
-"""chunkviz.evaluation.evaluate and .embedcache: the engine end to end, with a stand-in encoder
+"""chunkviz.evaluation.evaluate and chunkviz.semantic.embedcache: the engine end to end, with a stand-in encoder
 (bag of words: exact, fast, no model) and once with the real offline MiniLM."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Sequence
 import numpy as np
 import pytest
 
-from chunkviz.evaluation import embedcache
 from chunkviz.evaluation.evaluate import Configuration, evaluate, results_json
 from chunkviz.evaluation.metrics import Span
+from chunkviz.semantic import embedcache
 
 VOCABULARY = ["coffee", "roast", "beans", "tide", "turbine", "barrage", "binding", "quire", "leather"]
 TEXT = (
@@ -134,7 +134,7 @@ def test_vectors_in_memory_stay_under_the_limit_and_the_oldest_go_first(monkeypa
     monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", "")  # memory only: a forgotten vector is embedded again
     embedcache.clear_memory()
     one = encode_words(["probe"]).nbytes
-    monkeypatch.setattr(embedcache, "MEMORY_LIMIT_BYTES", 3 * one)
+    monkeypatch.setattr(embedcache.VECTORS, "max_bytes", 3 * one)
     calls.clear()
     embedcache.embed_texts(["alpha", "beta", "gamma"], "words", encode_words)
     embedcache.embed_texts(["alpha"], "words", encode_words)  # used again: now the newest

@@ -46,9 +46,9 @@ def test_first_find_scores_the_found_span_but_embeds_the_text_the_splitter_wrote
 ) -> None:
     """As in Chroma's study: the vector is of the chunk's own text (trailing period included);
     only the scored span comes from the search."""
-    from chunkviz.evaluation import embedcache
     from chunkviz.evaluation.evaluate import evaluate
-    from chunkviz.evaluation.questions import Question, Reference
+    from chunkviz.questions import Question, Reference
+    from chunkviz.semantic import embedcache
 
     monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", "")
     embedcache.clear_memory()

@@ -12,7 +12,7 @@ from conftest import SHARED
 
 from chunkviz.document import read_path
 from chunkviz.errors import ChunkvizError
-from chunkviz.evaluation.questions import (
+from chunkviz.questions import (
     Question,
     QuestionFileError,
     Reference,

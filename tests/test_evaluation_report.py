@@ -11,7 +11,6 @@ import pytest
 from chunkviz.charts import configuration_bars_figure, sweep_figure
 from chunkviz.evaluation.evaluate import Configuration, Result
 from chunkviz.evaluation.metrics import Scores
-from chunkviz.evaluation.questions import Question, Reference
 from chunkviz.evaluation.report import (
     BEST_MARK,
     MAX_K,
@@ -27,6 +26,7 @@ from chunkviz.evaluation.report import (
     summary_rows,
     sweep_label,
 )
+from chunkviz.questions import Question, Reference
 from chunkviz.strategies.base import get_strategy
 
 

@@ -18,7 +18,6 @@ from llm_server import LoopbackLLM, Reply, fast_settings, llm_server, server_err
 
 from chunkviz.evaluation.evaluate import Configuration, Result, Retrieved
 from chunkviz.evaluation.metrics import Scores, Span
-from chunkviz.evaluation.questions import Question, Reference
 from chunkviz.evaluation.report import table
 from chunkviz.llm import LLMError, LLMNotConfigured, LLMSettings, use_llm
 from chunkviz.llm.answers import (
@@ -45,6 +44,7 @@ from chunkviz.llm.answers import (
     with_answer_columns,
 )
 from chunkviz.llm.cache import AnswerCache, clear_memory
+from chunkviz.questions import Question, Reference
 
 
 @pytest.fixture(autouse=True)
@@ -381,8 +381,8 @@ def test_answer_quality_after_a_real_evaluation(
     """The engine's own Results: a bag-of-words retriever puts each question's paragraph first."""
     import numpy as np
 
-    from chunkviz.evaluation import embedcache
     from chunkviz.evaluation.evaluate import evaluate
+    from chunkviz.semantic import embedcache
 
     monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", str(tmp_path / "cache"))
     embedcache.clear_memory()

@@ -356,11 +356,11 @@ def test_answers_in_memory_are_bounded_and_the_disk_still_has_them(
     from chunkviz.llm import cache as answer_cache
 
     clear_memory()
-    monkeypatch.setattr(answer_cache, "MEMORY_MAX_ANSWERS", 2)
+    monkeypatch.setattr(answer_cache.ANSWERS, "max_entries", 2)
     store = answer_cache.AnswerCache(tmp_path)
     for key in ("a", "b", "c"):
         store.put(key, f"answer {key}", "prompt", 1, "model")
-    assert list(answer_cache._MEMORY) == ["b", "c"]
+    assert answer_cache.ANSWERS.keys() == ["b", "c"]
     assert store.get("a") == "answer a"  # read from disk again, and now the newest in memory
-    assert list(answer_cache._MEMORY) == ["c", "a"]
+    assert answer_cache.ANSWERS.keys() == ["c", "a"]
     clear_memory()

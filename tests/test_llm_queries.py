@@ -15,7 +15,6 @@ import pytest
 from llm_server import LoopbackLLM, Reply, fast_settings, llm_endpoint_env, llm_server  # noqa: F401
 
 from chunkviz import chunk
-from chunkviz.evaluation import embedcache
 from chunkviz.evaluation.evaluate import (
     Configuration,
     evaluate,
@@ -42,6 +41,7 @@ from chunkviz.llm.queries import (
     query_texts,
     rewrite_query,
 )
+from chunkviz.semantic import embedcache
 
 VOCABULARY = ["coffee", "roast", "beans", "tide", "turbine", "barrage", "binding", "quire", "leather", "cover"]
 TEXT = (

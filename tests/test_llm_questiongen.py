@@ -25,7 +25,6 @@ from llm_server import (  # noqa: F401 - fixtures
     server_error,
 )
 
-from chunkviz.evaluation.questions import Question, Reference, load_questions
 from chunkviz.llm import CallEstimate, LLMError, LLMNotConfigured, LLMSettings, use_llm
 from chunkviz.llm.cache import AnswerCache, clear_memory
 from chunkviz.llm.questiongen import (
@@ -43,6 +42,7 @@ from chunkviz.llm.questiongen import (
     question_input,
     read_questions,
 )
+from chunkviz.questions import Question, Reference, load_questions
 
 
 @pytest.fixture(autouse=True)

@@ -21,7 +21,6 @@ from llm_server import LoopbackLLM, Reply, fast_settings, llm_endpoint_env, llm_
 
 from chunkviz import chunk
 from chunkviz.document.model import as_document
-from chunkviz.evaluation import embedcache
 from chunkviz.evaluation.evaluate import (
     Configuration,
     configured_chunks,
@@ -41,6 +40,7 @@ from chunkviz.llm.summaries import (
     section_sentences,
     summary_index,
 )
+from chunkviz.semantic import embedcache
 
 DOC = (
     "# Coffee\n\nCoffee roast notes. The beans crack when the roast is done. Coffee beans and roast.\n\n"

@@ -304,7 +304,7 @@ def test_a_semantic_peer_rerun_with_other_parameters_embeds_nothing_again(
     chunkviz's embedding cache the second time, as ours do (and give the same chunks)."""
     from sentence_transformers import SentenceTransformer
 
-    from chunkviz.evaluation import embedcache
+    from chunkviz.semantic import embedcache
 
     text = "Cats purr. Cats nap all day.\n\nRain falls. Snow melts in spring.\n\nTaxes rise. Prices grow fast."
     threshold = {"langchain_semantic": "breakpoint_threshold_amount", "chonkie_semantic": "threshold"}[name]

@@ -14,7 +14,6 @@ import pytest
 
 from chunkviz import cli
 from chunkviz.compare import run_strategy
-from chunkviz.evaluation import embedcache
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import (
     AnswerNotFound,
@@ -28,7 +27,8 @@ from chunkviz.evaluation.playground import (
     search,
     trim_span,
 )
-from chunkviz.evaluation.questions import Question, Reference, load_questions
+from chunkviz.questions import Question, Reference, load_questions
+from chunkviz.semantic import embedcache
 from chunkviz.types import Chunk, Reason
 from chunkviz.ui.docview import Hit
 
@@ -211,8 +211,7 @@ def test_saved_questions_load_back(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_offline_minilm_playground_and_chunkviz_eval_on_saved_questions(tmp_path: Path, capsys) -> None:  # noqa: ANN001
-    from chunkviz.evaluation.evaluate import default_encoder
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL, default_encoder
 
     path = REPO / "sample_docs" / "field_station_handbook.md"
     text = path.read_text(encoding="utf-8")

@@ -22,13 +22,13 @@ from chunkviz.document.read import (
     EXTENSION_FORMATS,
     MAX_BYTES,
     format_for_name,
-    format_size,
     looks_like_html,
     read_bytes,
     read_path,
     read_stdin,
 )
 from chunkviz.document.readers.text import decode_bytes
+from chunkviz.document.sizes import format_size
 from chunkviz.errors import DocumentError
 
 

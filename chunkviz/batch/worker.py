@@ -154,7 +154,7 @@ def _message(exc: BaseException) -> str:
 
 
 def _size_message(source: str, size: int) -> str:
-    from chunkviz.document.read import format_size
+    from chunkviz.document.sizes import format_size
 
     return f"{source} is too large: {size:,} bytes; the limit is {format_size(MAX_BYTES)} ({MAX_BYTES:,} bytes)"
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from chunkviz.document.model import Document
 from chunkviz.document.readers.python import python_document
 from chunkviz.document.readers.text import binary_kind, decode_bytes
+from chunkviz.document.sizes import format_size
 from chunkviz.errors import DocumentError
 
 #: Largest input accepted, in bytes (20 MB).
@@ -54,14 +55,6 @@ _HTML_SNIFF = re.compile(
     r"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)[\s>/]",
     re.IGNORECASE | re.DOTALL,
 )
-
-
-def format_size(n_bytes: int) -> str:
-    """``20000000`` -> ``'20 MB'``; ``1500`` -> ``'1.5 kB'`` (decimal units)."""
-    for unit, scale in (("MB", 1_000_000), ("kB", 1_000)):
-        if n_bytes >= scale:
-            return f"{n_bytes / scale:.1f}".rstrip("0").rstrip(".") + f" {unit}"
-    return f"{n_bytes} bytes"
 
 
 def _too_large(name: str, size: int, max_bytes: int) -> DocumentError:
@@ -188,7 +181,6 @@ __all__ = [
     "EXTENSION_FORMATS",
     "MAX_BYTES",
     "format_for_name",
-    "format_size",
     "looks_like_html",
     "read_bytes",
     "read_path",

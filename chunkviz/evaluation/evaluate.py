@@ -32,7 +32,6 @@ import numpy as np
 from chunkviz.api import chunk
 from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import enrich as enrich_metadata
-from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
 from chunkviz.evaluation.metrics import (
     Scores,
     Span,
@@ -57,6 +56,8 @@ from chunkviz.llm.summaries import (
     estimate_summaries,
     summary_index,
 )
+from chunkviz.semantic.embedcache import embed_texts
+from chunkviz.semantic.embeddings import Encoder, Progress, default_encoder
 from chunkviz.strategies.base import get_strategy
 from chunkviz.types import Chunk
 
@@ -186,22 +187,6 @@ class Result:
                 for i, (s, hits) in enumerate(zip(self.scores, self.retrieved))
             ],
         }  # fmt: skip
-
-
-#: The model's batch size when embedding chunks for an evaluation.
-EVALUATION_BATCH_SIZE = 16
-
-
-def default_encoder(model: str) -> Encoder:
-    """The sentence-transformers encoder of ``model`` (the offline MiniLM by default)."""
-    from chunkviz.semantic.embeddings import load_model
-
-    def encode(texts: Sequence[str], progress: Progress | None) -> np.ndarray:
-        # chunks of a few hundred tokens: batches of 16 embed ~15% faster than 64 on 2 CPU cores
-        # (same vectors to 1e-7, same scores); see bench/bench_chroma.py
-        return load_model(model).encode(texts, progress, batch_size=EVALUATION_BATCH_SIZE)
-
-    return encode
 
 
 def evaluate(

@@ -3,7 +3,7 @@
 What the Compare view's "Query" row needs, as pure functions over a column's chunks:
 
 - :func:`search` embeds the query and the chunks a retriever searches (cached per text by
-  :func:`chunkviz.evaluation.embedcache.embed_texts`, shared with ``chunkviz eval``), ranks them
+  :func:`chunkviz.semantic.embedcache.embed_texts`, shared with ``chunkviz eval``), ranks them
   by exact cosine (:func:`chunkviz.evaluation.retrieval.top_k`) and returns :class:`Hit` s for the
   document view: the k best searchable chunks, each mapped to what the strategy returns (a
   parent for ``returns_parents``; a parent is returned once, at its best child's rank), exactly as
@@ -28,12 +28,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkviz.errors import ChunkvizError
-from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
 from chunkviz.evaluation.metrics import Scores, Span, question_scores
-from chunkviz.evaluation.questions import Question, Reference, questions_to_jsonl
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
 from chunkviz.llm.queries import QUERY_MODE_LABELS, check_query_mode, query_texts
 from chunkviz.llm.summaries import embedding_text
+from chunkviz.questions import Question, Reference, questions_to_jsonl
+from chunkviz.semantic.embedcache import embed_texts
+from chunkviz.semantic.embeddings import Encoder, Progress
 from chunkviz.types import Chunk
 from chunkviz.ui.docview import Hit
 

@@ -1,6 +1,8 @@
 """Answer quality (§13.8.1 step 3): does the model answer correctly from the chunks retrieved?
 
-A post-pass over evaluation :class:`~chunkviz.evaluation.evaluate.Result` s. For every
+A post-pass over evaluation :class:`~chunkviz.evaluation.evaluate.Result` s (read through the
+protocols :class:`RetrievalResult` and :class:`RetrievedSpan`, so ``llm/`` never imports
+``evaluation/``, which imports the LLM techniques). For every
 configuration and question, the model is given the top-k retrieved chunks (their text from the
 documents, best first) and the question (:data:`ANSWER_PROMPT`), and its answer is scored
 against the question's reference excerpts:
@@ -35,7 +37,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chunkviz.argtypes import whole_number
 from chunkviz.llm.client import CallEstimate, LLMClient, Prompt, count_tokens
@@ -44,7 +46,46 @@ from chunkviz.llm.session import LLMSession, active_session
 
 if TYPE_CHECKING:
     from chunkviz.document.model import Document
-    from chunkviz.evaluation.evaluate import Result, Retrieved
+
+
+class SpanOfDocument(Protocol):
+    """A character span ``[start, end)`` of corpus document ``document``."""
+
+    @property
+    def document(self) -> str: ...
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+
+class RetrievedSpan(Protocol):
+    """What the answer pass reads of one retrieved span (the evaluation's ``Retrieved``)."""
+
+    @property
+    def rank(self) -> int: ...
+
+    @property
+    def span(self) -> SpanOfDocument: ...
+
+
+class Labelled(Protocol):
+    def label(self) -> str: ...
+
+
+class RetrievalResult(Protocol):
+    """What the answer pass reads of one configuration's retrieval (the evaluation's ``Result``)."""
+
+    @property
+    def configuration(self) -> Labelled: ...
+
+    @property
+    def retrieved(self) -> Sequence[Sequence[RetrievedSpan]]: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
 
 ANSWER_PROMPT = Prompt(
     name="answer_question",
@@ -143,7 +184,9 @@ def _shown(text: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", text)
 
 
-def passages(hits: Sequence[Retrieved], corpus: Mapping[str, Document | str], k: int | None = None) -> list[Passage]:
+def passages(
+    hits: Sequence[RetrievedSpan], corpus: Mapping[str, Document | str], k: int | None = None
+) -> list[Passage]:
     """The first ``k`` (all when None) retrieved spans in rank order, with their text."""
     chosen = sorted(hits, key=lambda h: h.rank)[: k if k is not None else None]
     return [
@@ -325,7 +368,7 @@ class _Plan:
 
 
 def _plan(
-    results: Sequence[Result], questions: Sequence[Any], corpus: Mapping[str, Document | str], k: int | None
+    results: Sequence[RetrievalResult], questions: Sequence[Any], corpus: Mapping[str, Document | str], k: int | None
 ) -> _Plan:
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
         raise ValueError(
@@ -348,7 +391,7 @@ ESTIMATED_ANSWER_TOKENS = 60
 
 
 def estimate_answers(
-    results: Sequence[Result],
+    results: Sequence[RetrievalResult],
     questions: Sequence[Any],
     corpus: Mapping[str, Document | str],
     *,
@@ -384,7 +427,7 @@ def estimate_answers(
 
 
 def answer_quality(
-    results: Sequence[Result],
+    results: Sequence[RetrievalResult],
     questions: Sequence[Any],
     corpus: Mapping[str, Document | str],
     *,
@@ -469,14 +512,16 @@ def answer_rows(quality: AnswerQuality) -> list[dict[str, Any]]:
     return rows
 
 
-def results_with_answers(results: Sequence[Result], qualities: Sequence[AnswerQuality]) -> list[dict[str, Any]]:
+def results_with_answers(
+    results: Sequence[RetrievalResult], qualities: Sequence[AnswerQuality]
+) -> list[dict[str, Any]]:
     """Each Result's ``to_dict()`` with its answer quality under ``"answers"``."""
     if len(results) != len(qualities):
         raise ValueError(f"{len(qualities)} answer-quality results for {len(results)} results")
     return [{**r.to_dict(), "answers": q.to_dict()} for r, q in zip(results, qualities)]
 
 
-def results_with_answers_json(results: Sequence[Result], qualities: Sequence[AnswerQuality]) -> str:
+def results_with_answers_json(results: Sequence[RetrievalResult], qualities: Sequence[AnswerQuality]) -> str:
     return json.dumps(results_with_answers(results, qualities), indent=2, ensure_ascii=False)
 
 
@@ -519,7 +564,7 @@ def run_answers(
     args: argparse.Namespace,
     corpus: Mapping[str, Document | str],
     questions: Sequence[Any],
-    results: Sequence[Result],
+    results: Sequence[RetrievalResult],
     session: LLMSession | None = None,
 ) -> list[AnswerQuality] | None:
     """The answer quality ``chunkviz eval`` asked for (None without --answers / --judge)."""

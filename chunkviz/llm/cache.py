@@ -1,9 +1,9 @@
 """Answers of the model, cached in memory and on disk per (prompt, version, model, messages).
 
 Re-chunking or re-evaluating the same document with the same prompt and model never repeats a
-call: each complete, accepted answer is kept in one SQLite file under ``CHUNKVIZ_CACHE_DIR``
-(``~/.cache/chunkviz`` by default; an empty value keeps answers in memory only, for this
-process). Only what :class:`~chunkviz.llm.client.LLMClient` hands over is stored: a failed,
+call: each complete, accepted answer is kept in one SQLite file under ``llm/`` of chunkviz's
+disk cache (:func:`chunkviz.cache.cache_folder`; an empty ``CHUNKVIZ_CACHE_DIR`` keeps answers
+in memory only, for this process). Only what :class:`~chunkviz.llm.client.LLMClient` hands over is stored: a failed,
 timed-out, cut-off or rejected answer never reaches the cache. The endpoint and its key are not
 part of the key and never stored.
 """
@@ -12,37 +12,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
-import threading
 import time
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Sequence
 
+from chunkviz.cache import BoundedLRU, cache_folder
+
 _VERSION = "1"
-#: Answers kept in memory, most recently used first out last (the rest are read from disk again).
+#: Answers kept in memory, least recently used forgotten first (the rest are read from disk again).
 MEMORY_MAX_ANSWERS = 20_000
-_MEMORY: OrderedDict[str, str] = OrderedDict()
-_LOCK = threading.Lock()
-
-
-def _remember(key: str, answer: str) -> None:
-    """Keep ``answer`` in memory (caller holds the lock), forgetting the oldest beyond the limit."""
-    _MEMORY[key] = answer
-    _MEMORY.move_to_end(key)
-    while len(_MEMORY) > MEMORY_MAX_ANSWERS:
-        _MEMORY.popitem(last=False)
+#: Answers in memory by key, shared by every client of the process.
+ANSWERS: BoundedLRU[str, str] = BoundedLRU(max_entries=MEMORY_MAX_ANSWERS)
 
 
 def default_cache_dir() -> Path | None:
-    """``llm/`` under chunkviz's cache (``CHUNKVIZ_CACHE_DIR``, else ``~/.cache/chunkviz``); None
-    when ``CHUNKVIZ_CACHE_DIR`` is set to an empty value (memory only)."""
-    value = os.environ.get("CHUNKVIZ_CACHE_DIR")
-    if value == "":
-        return None
-    root = Path(value) if value else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "chunkviz"
-    return root / "llm"
+    """``llm/`` under chunkviz's disk cache (:func:`chunkviz.cache.cache_folder`); None when
+    ``CHUNKVIZ_CACHE_DIR`` is set to an empty value (memory only)."""
+    return cache_folder("llm")
 
 
 def answer_key(
@@ -60,22 +47,19 @@ class AnswerCache:
         self.path = directory / "answers.sqlite" if directory is not None else None
 
     def get(self, key: str) -> str | None:
-        with _LOCK:
-            if key in _MEMORY:
-                _MEMORY.move_to_end(key)
-                return _MEMORY[key]
+        held = ANSWERS.get(key)
+        if held is not None:
+            return held
         found = self._read(key)
         if found is not None:
-            with _LOCK:
-                _remember(key, found)
+            ANSWERS.put(key, found)
         return found
 
     def contains(self, key: str) -> bool:
         return self.get(key) is not None
 
     def put(self, key: str, answer: str, prompt_name: str, prompt_version: int, model: str) -> None:
-        with _LOCK:
-            _remember(key, answer)
+        ANSWERS.put(key, answer)
         if self.path is None:
             return
         try:
@@ -121,8 +105,7 @@ def _create(db: Any) -> None:
 
 def clear_memory() -> None:
     """Forget the answers held in memory (the disk cache stays)."""
-    with _LOCK:
-        _MEMORY.clear()
+    ANSWERS.clear()
 
 
 __all__ = ["AnswerCache", "answer_key", "clear_memory", "default_cache_dir"]

@@ -22,7 +22,7 @@ dropped and counted when:
 When fewer questions than asked survive, the windows are asked again (at most ``rounds`` rounds
 in all, listing the questions already kept so the model does not repeat them), until a round
 adds nothing. The set is saved in the JSONL question format ``chunkviz eval`` reads
-(:func:`chunkviz.evaluation.questions.save_questions`: spans plus their excerpts).
+(:func:`chunkviz.questions.save_questions`: spans plus their excerpts).
 """
 
 from __future__ import annotations
@@ -36,16 +36,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from chunkviz.argtypes import whole_number
-from chunkviz.evaluation.questions import (
+from chunkviz.llm.answers import normalize_answer
+from chunkviz.llm.client import CallEstimate, LLMClient, LLMError, Prompt
+from chunkviz.llm.jsonanswer import read_json_answer
+from chunkviz.llm.session import LLMSession, active_session
+from chunkviz.questions import (
     Question,
     Reference,
     questions_to_jsonl,
     save_questions,
 )
-from chunkviz.llm.answers import normalize_answer
-from chunkviz.llm.client import CallEstimate, LLMClient, LLMError, Prompt
-from chunkviz.llm.jsonanswer import read_json_answer
-from chunkviz.llm.session import LLMSession, active_session
 
 if TYPE_CHECKING:
     from chunkviz.document.model import Document

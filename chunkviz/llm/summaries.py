@@ -33,9 +33,10 @@ import numpy as np
 
 from chunkviz.document.model import Document, as_document
 from chunkviz.errors import ChunkvizError
-from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
 from chunkviz.llm.client import CallEstimate, LLMClient, Prompt, count_tokens
 from chunkviz.llm.contextual import DEFAULT_CONTEXT_TOKENS, chunk_for_prompt
+from chunkviz.semantic.embedcache import embed_texts
+from chunkviz.semantic.embeddings import Encoder, Progress
 from chunkviz.tokenizers import (
     DEFAULT_TOKENIZER,
     Tokenizer,
@@ -257,8 +258,7 @@ def summary_index(
         raise SummaryIndexError(f"summary sentences must be at least 1, got {sentences}")
     ordered = sorted(sections, key=lambda c: (c.start, c.end))
     if mode == "extractive":
-        from chunkviz.evaluation.evaluate import default_encoder
-        from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model
+        from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model, default_encoder
 
         model = canonical_model(model or DEFAULT_MODEL)
         summaries = extractive_summaries(

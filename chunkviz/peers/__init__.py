@@ -15,12 +15,11 @@ run); :func:`cpu_seconds` times any of our strategies the same way for a side-by
 
 from __future__ import annotations
 
-import collections
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from chunkviz.cache import BoundedLRU
 from chunkviz.document.model import Document, as_document
 from chunkviz.errors import ChunkvizError
 from chunkviz.explain import Explanation, ExplanationFigure
@@ -96,9 +95,9 @@ class PeerExplanation(Explanation):
         return self.run.to_dict()
 
 
-_RUNS: collections.OrderedDict[tuple[Any, ...], PeerRun] = collections.OrderedDict()
-_RUNS_MAX = 16
-_RUNS_LOCK = threading.Lock()
+#: Peer runs kept in memory (per document, peer, parameters and tokenizer), least recently used forgotten first.
+MEMORY_MAX_RUNS = 16
+RUNS: BoundedLRU[tuple[Any, ...], PeerRun] = BoundedLRU(max_entries=MEMORY_MAX_RUNS)
 
 
 def _key(name: str, document: Document, params: Any, tokenizer: Tokenizer) -> tuple[Any, ...]:
@@ -118,10 +117,9 @@ def run_peer(
     if params is None or isinstance(params, Mapping):
         params = get_strategy(name).make_params(params or {})
     key = _key(name, doc, params, tok)
-    with _RUNS_LOCK:
-        if key in _RUNS:
-            _RUNS.move_to_end(key)
-            return _RUNS[key]
+    held = RUNS.get(key)
+    if held is not None:
+        return held
     info = peer_info(name)
     source = surrogate_safe(doc.text)  # same length: every offset stays the document's
     try:
@@ -140,10 +138,7 @@ def run_peer(
         output.placement,
         output.notes,
     )
-    with _RUNS_LOCK:
-        _RUNS[key] = run
-        while len(_RUNS) > _RUNS_MAX:
-            _RUNS.popitem(last=False)
+    RUNS.put(key, run)
     return run
 
 

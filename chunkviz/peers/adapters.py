@@ -88,7 +88,7 @@ def _cached_encoder(key: str, encode: Any) -> Any:
     """``encode(texts) -> vectors`` through chunkviz's embedding cache (per model and text, in
     memory and on disk, as the evaluation uses it): a peer's semantic column re-run after a
     parameter change embeds nothing again, as ours does. ``key`` names the vectors' kind."""
-    from chunkviz.evaluation.embedcache import embed_texts
+    from chunkviz.semantic.embedcache import embed_texts
 
     def cached(texts: list[str]) -> np.ndarray:
         return embed_texts(

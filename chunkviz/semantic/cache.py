@@ -19,6 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
+from chunkviz.cache import BoundedLRU, cache_folder
 from chunkviz.document.model import Document, as_document
 from chunkviz.document.sentences import expected_segmenter_name
 from chunkviz.semantic import embeddings
@@ -30,7 +31,8 @@ from chunkviz.semantic.embeddings import (
 )
 
 _CACHE_VERSION = "1"
-_MEMORY_MAX = 16
+#: Documents' similarities kept in memory, least recently used forgotten first (the rest are read from disk again).
+MEMORY_MAX_DOCUMENTS = 16
 
 
 @dataclass(frozen=True)
@@ -47,18 +49,9 @@ class SentenceSimilarities:
     load_seconds: float = field(default=0.0, compare=False)  # loading the model (0 when loaded)
 
 
-def cache_root() -> Path | None:
-    """chunkviz's disk cache (CHUNKVIZ_CACHE_DIR, else ~/.cache/chunkviz; empty disables it)."""
-    value = os.environ.get("CHUNKVIZ_CACHE_DIR")
-    if value == "":
-        return None
-    return Path(value) if value else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "chunkviz"
-
-
 def cache_dir() -> Path | None:
-    """Where similarities are cached on disk (``semantic/`` in :func:`cache_root`)."""
-    root = cache_root()
-    return None if root is None else root / "semantic"
+    """Where similarities are cached on disk (``semantic/`` in :func:`chunkviz.cache.cache_root`)."""
+    return cache_folder("semantic")
 
 
 def _cache_key(text: str, model: str, segmenter: str, buffer_size: int) -> str:
@@ -69,23 +62,12 @@ def _cache_key(text: str, model: str, segmenter: str, buffer_size: int) -> str:
     return digest.hexdigest()
 
 
-_MEMORY: dict[str, SentenceSimilarities] = {}
-_MEMORY_ORDER: list[str] = []
-_MEMORY_LOCK = threading.Lock()
-
-
-def _remember(key: str, value: SentenceSimilarities) -> None:
-    with _MEMORY_LOCK:  # Streamlit sessions run in threads
-        _MEMORY[key] = value
-        _MEMORY_ORDER.append(key)
-        while len(_MEMORY_ORDER) > _MEMORY_MAX:
-            _MEMORY.pop(_MEMORY_ORDER.pop(0), None)
+#: Similarities in memory by cache key.
+MEMORY: BoundedLRU[str, SentenceSimilarities] = BoundedLRU(max_entries=MEMORY_MAX_DOCUMENTS)
 
 
 def clear_memory_cache() -> None:
-    with _MEMORY_LOCK:
-        _MEMORY.clear()
-        _MEMORY_ORDER.clear()
+    MEMORY.clear()
 
 
 def _load_disk(key: str, model: str, segmenter: str, buffer_size: int) -> SentenceSimilarities | None:
@@ -139,12 +121,12 @@ def adjacent_similarities(embeddings_: np.ndarray) -> np.ndarray:
 
 
 def _cached(key: str, model: str, segmenter: str, buffer_size: int) -> SentenceSimilarities | None:
-    hit = _MEMORY.get(key)
+    hit = MEMORY.get(key)
     if hit is not None:
         return hit
     cached = _load_disk(key, model, segmenter, buffer_size)
     if cached is not None:
-        _remember(key, cached)
+        MEMORY.put(key, cached)
     return cached
 
 
@@ -172,7 +154,7 @@ def sentence_similarities(
     result = SentenceSimilarities(
         tuple(sentences), similarities, model, segmenter, buffer_size, embed_seconds, segment_seconds, load_seconds
     )
-    _remember(key, result)
+    MEMORY.put(key, result)
     _save_disk(key, result)
     return result
 

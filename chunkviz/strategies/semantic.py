@@ -9,9 +9,9 @@ piece that cannot be cut further is ``over_size_limit`` and ``indivisible``. Nee
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Callable
 
+from chunkviz.cache import BoundedLRU
 from chunkviz.document.model import Document, as_document
 from chunkviz.errors import InvalidParamError
 from chunkviz.semantic import (
@@ -94,20 +94,39 @@ class SemanticParams:
         }[self.threshold_type]
 
 
+#: Explanations kept in memory per (document, params), least recently used forgotten first: the app
+#: asks for a column's chunks and for their explanation with the same settings.
+MEMORY_MAX_EXPLANATIONS = 4
+EXPLANATIONS: BoundedLRU[tuple[Document, SemanticParams], SemanticExplanation] = BoundedLRU(
+    max_entries=MEMORY_MAX_EXPLANATIONS
+)
+
+
 def explain_semantic(document: Document | str, params: SemanticParams, tokenizer: Tokenizer) -> SemanticExplanation:
     """The full analysis: sentences, similarities, threshold, breakpoints and chunks (an
-    :class:`~chunkviz.explain.Explanation`). The last few are remembered: the app asks for the
-    chunks and for their explanation with the same settings (the tokenizer plays no part)."""
+    :class:`~chunkviz.explain.Explanation`), remembered in :data:`EXPLANATIONS` (the tokenizer
+    plays no part)."""
     require_semantic_extra()
     document = as_document(document)
+    key = _memory_key(document, params)
+    found = EXPLANATIONS.get(key) if key is not None else None
+    if found is None:
+        found = _explained(document, params)
+        if key is not None:
+            EXPLANATIONS.put(key, found)
+    return found
+
+
+def _memory_key(document: Document, params: SemanticParams) -> tuple[Document, SemanticParams] | None:
+    """``(document, params)``, or None for a document that cannot be a key (a reader's
+    unhashable extra blocks): such a document is explained every time."""
     try:
-        hash((document, params))
-    except TypeError:  # a reader's unhashable extra blocks: nothing to remember it by
-        return _explained.__wrapped__(document, params)
-    return _explained(document, params)
+        hash(document)
+    except TypeError:
+        return None
+    return (document, params)
 
 
-@lru_cache(maxsize=4)
 def _explained(document: Document, params: SemanticParams) -> SemanticExplanation:
     return semantic_chunking(
         document,

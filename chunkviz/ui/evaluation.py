@@ -29,7 +29,6 @@ from chunkviz.compare import ColumnConfig, annotations, run_strategy
 from chunkviz.document.model import Document
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration, Result, evaluate
-from chunkviz.evaluation.questions import Question, QuestionFileError, Reference, load_questions, sample_questions_path
 from chunkviz.evaluation.report import (
     DEFAULT_SIZES,
     MAX_K,
@@ -50,6 +49,7 @@ from chunkviz.evaluation.report import (
 from chunkviz.llm.answers import AnswerQuality
 from chunkviz.llm.client import LLMSettings
 from chunkviz.palette import strategy_colour
+from chunkviz.questions import Question, QuestionFileError, Reference, load_questions, sample_questions_path
 from chunkviz.render import RenderOptions, render_html
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import ColumnView, Hit, document_view, ribbon_cuts

@@ -34,9 +34,9 @@ from chunkviz.evaluation.playground import (
     search_variants,
     trim_span,
 )
-from chunkviz.evaluation.questions import Question
 from chunkviz.llm.client import LLMSettings
 from chunkviz.llm.queries import QUERY_MODE_LABELS, QUERY_MODES
+from chunkviz.questions import Question
 from chunkviz.strategies.base import get_strategy
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import Hit, answer_from_state
@@ -52,7 +52,7 @@ class PlaygroundColumn(Protocol):
     run: StrategyRun | None
 
 
-#: the playground's saved questions (a list of chunkviz.evaluation.questions.Question); the
+#: the playground's saved questions (a list of chunkviz.questions.Question); the
 #: Evaluate view offers them too
 PLAYGROUND_QUESTIONS = "playground.questions"
 #: the largest k the query row offers
@@ -188,8 +188,7 @@ def playground_hits(columns: Sequence[PlaygroundColumn], query: str, k: int) -> 
     leaves a message and no hits."""
     if not query:
         return {}
-    from chunkviz.evaluation.evaluate import default_encoder  # noqa: PLC0415 - loads the model only with a query
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL  # noqa: PLC0415
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL, default_encoder  # noqa: PLC0415 - only with a query
 
     encode = default_encoder(DEFAULT_MODEL)
     slot = st.empty()
@@ -227,8 +226,7 @@ def playground_variant_hits(
     if not settings.configured:
         st.warning(not_configured_help())
         return {}, {}
-    from chunkviz.evaluation.evaluate import default_encoder  # noqa: PLC0415 - loads the model only with a query
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL  # noqa: PLC0415
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL, default_encoder  # noqa: PLC0415 - only with a query
 
     encode = default_encoder(DEFAULT_MODEL)
     try:

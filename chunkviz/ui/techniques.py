@@ -19,7 +19,6 @@ from chunkviz.document.model import Document
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.costs import answer_calls_upper_bound, technique_costs, total, uses_llm
 from chunkviz.evaluation.evaluate import Configuration, Result, with_variants
-from chunkviz.evaluation.questions import Question, questions_to_jsonl
 from chunkviz.llm.answers import (
     ANSWER_PROMPT,
     JUDGE_PROMPT,
@@ -31,6 +30,7 @@ from chunkviz.llm.answers import (
 )
 from chunkviz.llm.client import LLMSettings
 from chunkviz.llm.questiongen import generate_questions
+from chunkviz.questions import Question, questions_to_jsonl
 from chunkviz.ui.llm import estimate_words, llm_session, not_configured_help
 
 #: label -> (Configuration field, value, calls the model)

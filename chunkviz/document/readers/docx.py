@@ -21,7 +21,6 @@ import zipfile
 
 from chunkviz.deadline import check_time_now
 from chunkviz.document.model import Document
-from chunkviz.document.read import format_size
 from chunkviz.document.readers import (
     MAX_TEXT_CHARS,
     needs_formats_extra,
@@ -29,6 +28,7 @@ from chunkviz.document.readers import (
     too_much_text,
 )
 from chunkviz.document.readers.html import convert_html
+from chunkviz.document.sizes import format_size
 from chunkviz.errors import DocumentError
 
 try:

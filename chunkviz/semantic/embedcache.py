@@ -1,35 +1,30 @@
-"""Embeddings of texts (chunks, questions), cached on disk per (model, text).
+"""Embeddings of texts (chunks, questions, summary sentences), cached per (model, text).
 
 A sweep embeds the same chunks again and again (a size 256 and a size 512 chunking share many
 paragraphs; a re-run shares everything): each text is embedded once per model and kept in one
-SQLite file per model under ``CHUNKVIZ_CACHE_DIR`` (``~/.cache/chunkviz`` by default; an empty
-value keeps vectors in memory only, for this process). In memory, the most recently used vectors
-are kept up to :data:`MEMORY_LIMIT_BYTES` (an app server embeds for every session).
+SQLite file per model under ``embeddings/`` of chunkviz's disk cache
+(:func:`chunkviz.cache.cache_folder`; an empty ``CHUNKVIZ_CACHE_DIR`` keeps vectors in memory
+only, for this process). In memory, the most recently used vectors are kept up to
+:data:`MEMORY_LIMIT_BYTES` (an app server embeds for every session).
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
-import threading
-from collections import OrderedDict
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from chunkviz.semantic.cache import cache_root
-
-Progress = Callable[[int, int], None]
-#: ``encode(texts, progress) -> unit vectors``: the model's encoder.
-Encoder = Callable[[Sequence[str], "Progress | None"], np.ndarray]
+from chunkviz.cache import BoundedLRU, cache_folder
+from chunkviz.semantic.embeddings import Encoder, Progress
 
 _VERSION = "1"
 #: Bytes of vectors kept in memory (64 MiB: ~43,000 MiniLM vectors); older ones are read from disk again.
 MEMORY_LIMIT_BYTES = 64 * 1024 * 1024
-_MEMORY: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-_MEMORY_BYTES = {"total": 0}
-_LOCK = threading.Lock()
+#: Vectors in memory by (model, text key), least recently used forgotten first.
+VECTORS: BoundedLRU[tuple[str, str], np.ndarray] = BoundedLRU(max_bytes=MEMORY_LIMIT_BYTES, size=lambda v: v.nbytes)
 
 
 def text_key(model: str, text: str) -> str:
@@ -40,10 +35,10 @@ def text_key(model: str, text: str) -> str:
 
 def store_path(model: str) -> Path | None:
     """The SQLite file of ``model``'s vectors (None: the disk cache is off)."""
-    root = cache_root()
-    if root is None:
+    folder = cache_folder("embeddings")
+    if folder is None:
         return None
-    return root / "embeddings" / f"{hashlib.sha256(model.encode()).hexdigest()[:16]}.sqlite"
+    return folder / f"{hashlib.sha256(model.encode()).hexdigest()[:16]}.sqlite"
 
 
 def embed_texts(texts: Sequence[str], model: str, encode: Encoder, progress: Progress | None = None) -> np.ndarray:
@@ -68,10 +63,7 @@ def embed_texts(texts: Sequence[str], model: str, encode: Encoder, progress: Pro
 
 
 def _lookup(model: str, keys: set[str]) -> dict[str, np.ndarray]:
-    with _LOCK:
-        found = {k: _MEMORY[(model, k)] for k in keys if (model, k) in _MEMORY}
-        for k in found:
-            _MEMORY.move_to_end((model, k))
+    found = {k: v for (_, k), v in VECTORS.get_many((model, k) for k in keys).items()}
     path = store_path(model)
     wanted = [k for k in keys if k not in found]
     if path is None or not wanted or not path.exists():
@@ -86,33 +78,18 @@ def _lookup(model: str, keys: set[str]) -> dict[str, np.ndarray]:
                     from_disk[key] = np.frombuffer(data, dtype=np.float32)
     except sqlite3.Error:
         pass  # a damaged or locked cache: embed again
-    _remember(model, from_disk)
+    VECTORS.put_many({(model, k): v for k, v in from_disk.items()})
     found.update(from_disk)
     return found
 
 
-def _remember(model: str, vectors: dict[str, np.ndarray]) -> None:
-    """Keep ``vectors`` in memory, forgetting the least recently used beyond the limit."""
-    with _LOCK:
-        for key, vector in vectors.items():
-            old = _MEMORY.pop((model, key), None)
-            if old is not None:
-                _MEMORY_BYTES["total"] -= old.nbytes
-            _MEMORY[(model, key)] = vector
-            _MEMORY_BYTES["total"] += vector.nbytes
-        while _MEMORY_BYTES["total"] > MEMORY_LIMIT_BYTES and _MEMORY:
-            _, old = _MEMORY.popitem(last=False)
-            _MEMORY_BYTES["total"] -= old.nbytes
-
-
 def memory_bytes() -> int:
     """Bytes of vectors held in memory now (at most :data:`MEMORY_LIMIT_BYTES`)."""
-    with _LOCK:
-        return _MEMORY_BYTES["total"]
+    return VECTORS.bytes
 
 
 def _store(model: str, vectors: dict[str, np.ndarray]) -> None:
-    _remember(model, vectors)
+    VECTORS.put_many({(model, k): v for k, v in vectors.items()})
     path = store_path(model)
     if path is None:
         return
@@ -129,6 +106,4 @@ def _store(model: str, vectors: dict[str, np.ndarray]) -> None:
 
 
 def clear_memory() -> None:
-    with _LOCK:
-        _MEMORY.clear()
-        _MEMORY_BYTES["total"] = 0
+    VECTORS.clear()

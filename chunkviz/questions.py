@@ -25,7 +25,8 @@ and Chroma's ``corpus_id`` ``"pubmed"`` against ``".../corpora/pubmed.md"``. A
 :class:`Reference`'s ``document`` is always the corpus key.
 
 Every problem raises :class:`QuestionFileError`, whose message names the file, the line and what
-to do. No Streamlit here.
+to do. No Streamlit here. The evaluation reads question sets and the LLM question generator
+writes them, so they live here, beside both (``llm/`` never imports ``evaluation/``).
 """
 
 from __future__ import annotations
