@@ -224,3 +224,27 @@ def test_disk_cache_hit_in_a_fresh_process_loads_neither_spacy_nor_torch(
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert report == {"chunks": len(topic.chunks), "encodes": 0, "spacy": False, "torch": False}
+
+
+def test_the_memory_cache_forgets_the_least_recently_used_document(
+    monkeypatch: pytest.MonkeyPatch, fake_model: str
+) -> None:
+    """The similarities in memory are the one LRU (chunkviz.cache): a document used again stays,
+    the one left unused longest is embedded again (no disk cache here)."""
+    from chunkviz.semantic import cache as similarities_cache
+
+    monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", "")
+    monkeypatch.setattr(similarities_cache.MEMORY, "max_entries", 2)
+    clear_memory_cache()
+    first, second, third = (f"Document {n} of the memory test. " + " ".join(COOKING[:3]) for n in "ABC")
+    sentence_similarities(first, fake_model)
+    sentence_similarities(second, fake_model)
+    before = ENCODE_CALLS["count"]
+    sentence_similarities(first, fake_model)  # a hit: now the most recent
+    sentence_similarities(third, fake_model)  # over the bound: `second` goes, not `first`
+    assert ENCODE_CALLS["count"] == before + 1
+    sentence_similarities(first, fake_model)
+    assert ENCODE_CALLS["count"] == before + 1
+    sentence_similarities(second, fake_model)
+    assert ENCODE_CALLS["count"] == before + 2
+    clear_memory_cache()
