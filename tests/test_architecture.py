@@ -201,12 +201,18 @@ def test_no_core_module_imports_the_ui_streamlit_or_the_app() -> None:
     assert found - _KNOWN_UI_IMPORTS == set(), sorted(found - _KNOWN_UI_IMPORTS)
 
 
-def test_llm_never_imports_evaluation() -> None:
-    """The evaluation uses the LLM techniques; they share question sets (chunkviz.questions) and
-    embeddings (chunkviz.semantic), never each other the other way round."""
+#: Packages the evaluation is built on: none of them imports chunkviz.evaluation.
+_BELOW_EVALUATION = ("document", "splitting", "strategies", "semantic", "peers", "llm")
+
+
+def test_llm_and_the_packages_below_evaluation_never_import_it() -> None:
+    """The evaluation uses the LLM techniques, the strategies and the embeddings; they share
+    question sets (chunkviz.questions) and embeddings (chunkviz.semantic) with it, and never
+    import it (llm/ in particular: its answer pass reads results through protocols)."""
     graph = import_graph()
+    below = tuple(f"chunkviz.{name}" for name in _BELOW_EVALUATION)
     for module, targets in graph.items():
-        if module == "chunkviz.llm" or module.startswith("chunkviz.llm."):
+        if module in below or module.startswith(tuple(f"{b}." for b in below)):
             upward = sorted(t for t in targets if t == "chunkviz.evaluation" or t.startswith("chunkviz.evaluation."))
             assert upward == [], f"{module} imports {upward}"
 
