@@ -1,4 +1,7 @@
-"""The package's shape: no import cycles, a core that needs no optional dependency."""
+"""The package's shape, read from every import statement (function bodies and TYPE_CHECKING
+blocks included): no import cycle, layers that only point down (nothing outside chunkviz/ui
+imports the UI, Streamlit or the app; nothing below the evaluation imports it), and a core
+that needs no optional dependency."""
 
 from __future__ import annotations
 
@@ -17,12 +20,6 @@ def _module_name(path: Path) -> str:
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
 
 
 def _import_statements(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
