@@ -7,6 +7,11 @@ from typing import Any, Mapping
 
 from chunkviz.vocabulary import Boundary, Reason
 
+#: ``(start, end)`` character offsets into the one text at hand, end exclusive. (A span in one
+#: document of a corpus, with the document's name, is
+#: :class:`chunkviz.evaluation.metrics.DocumentSpan`.)
+Span = tuple[int, int]
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -68,7 +73,7 @@ class Chunk:
         )
 
     @property
-    def span(self) -> tuple[int, int]:
+    def span(self) -> Span:
         return (self.start, self.end)
 
     def to_record(self, token_count: int | None = None) -> dict[str, Any]:
@@ -90,4 +95,4 @@ class Chunk:
         return record
 
 
-__all__ = ["Boundary", "Chunk", "Reason"]
+__all__ = ["Boundary", "Chunk", "Reason", "Span"]

@@ -13,7 +13,7 @@ import pytest
 
 from chunkviz.evaluation import embedcache
 from chunkviz.evaluation.evaluate import Configuration, evaluate, results_json
-from chunkviz.evaluation.metrics import Span
+from chunkviz.evaluation.metrics import DocumentSpan
 
 VOCABULARY = ["coffee", "roast", "beans", "tide", "turbine", "barrage", "binding", "quire", "leather"]
 TEXT = (
@@ -26,7 +26,7 @@ TEXT = (
 @dataclass(frozen=True)
 class Q:
     question: str
-    references: tuple[Span, ...]
+    references: tuple[DocumentSpan, ...]
 
 
 def encode_words(texts: Sequence[str], progress=None) -> np.ndarray:  # noqa: ANN001
@@ -51,9 +51,9 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls.clear()
 
 
-def span_of(excerpt: str) -> Span:
+def span_of(excerpt: str) -> DocumentSpan:
     start = TEXT.index(excerpt)
-    return Span("doc", start, start + len(excerpt))
+    return DocumentSpan("doc", start, start + len(excerpt))
 
 
 QUESTIONS = [

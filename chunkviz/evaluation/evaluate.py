@@ -34,8 +34,8 @@ from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import enrich as enrich_metadata
 from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
 from chunkviz.evaluation.metrics import (
+    DocumentSpan,
     Scores,
-    Span,
     question_scores,
     scores_dict,
     summarize,
@@ -144,7 +144,7 @@ class Retrieved:
 
     rank: int
     score: float
-    span: Span
+    span: DocumentSpan
     chunk_index: int
     matched: int | None = None
 
@@ -422,8 +422,8 @@ def _hits(
     return out
 
 
-def _span(document: str, c: Chunk) -> Span:
-    return Span(document, c.start, c.end)
+def _span(document: str, c: Chunk) -> DocumentSpan:
+    return DocumentSpan(document, c.start, c.end)
 
 
 def results_json(results: Sequence[Result]) -> str:
