@@ -36,7 +36,9 @@ EMBEDDING_TOKENIZER = "minilm"
 #: all-MiniLM-L6-v2 reads at most 256 wordpieces, [CLS] and [SEP] included.
 EMBEDDING_MODEL_MAX_TOKENS = 256
 
-TokenCounter = Callable[[str], int]
+#: A text's size in tokens, as a plain function (what LangChain calls a ``length_function``);
+#: :class:`chunkviz.counts.TokenCounter` counts the chunks and spans of one document.
+LengthFunction = Callable[[str], int]
 
 _COUNT_CACHE_SIZE = 1 << 16
 _TIKTOKEN_URLS = {
@@ -79,7 +81,7 @@ class Tokenizer(ABC):
     special_tokens: int = 0
 
     def __init__(self) -> None:
-        self.count: TokenCounter = functools.lru_cache(maxsize=_COUNT_CACHE_SIZE)(self._count)
+        self.count: LengthFunction = functools.lru_cache(maxsize=_COUNT_CACHE_SIZE)(self._count)
 
     @abstractmethod
     def _count(self, text: str) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from chunkviz.vocabulary import Boundary, Reason
 
@@ -11,6 +11,9 @@ from chunkviz.vocabulary import Boundary, Reason
 #: document of a corpus, with the document's name, is
 #: :class:`chunkviz.evaluation.metrics.DocumentSpan`.)
 Span = tuple[int, int]
+#: A progress callback: ``progress(done, total)`` after each step of a long job (embedding
+#: batches, model calls).
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -95,4 +98,4 @@ class Chunk:
         return record
 
 
-__all__ = ["Boundary", "Chunk", "Reason", "Span"]
+__all__ = ["Boundary", "Chunk", "Progress", "Reason", "Span"]

@@ -23,7 +23,7 @@ from conftest import REALDOCS
 from chunkviz.api import chunk
 from chunkviz.batch.cli import add_batch_arguments, cmd_batch
 from chunkviz.batch.inputs import BatchInputError, expand_inputs
-from chunkviz.batch.progress import Progress, format_duration
+from chunkviz.batch.progress import ProgressLine, format_duration
 from chunkviz.batch.run import run_batch
 from chunkviz.batch.state import Manifest, make_layout
 from chunkviz.batch.worker import DocResult, DocumentChunker
@@ -334,7 +334,7 @@ def test_output_inside_an_input_folder_is_not_read_back(tmp_path: Path, config_p
 def test_progress_line() -> None:
     now = [100.0]
     stream = io.StringIO()
-    progress = Progress(10, stream, clock=lambda: now[0], log_interval=5.0)
+    progress = ProgressLine(10, stream, clock=lambda: now[0], log_interval=5.0)
     now[0] = 102.0
     progress.update(DocResult("a", "done", chunks=3, bytes=1_000_000))
     progress.update(DocResult("b", "kept", chunks=2))

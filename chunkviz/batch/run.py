@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from chunkviz.batch.engines import ENGINES, run_local, run_ray
 from chunkviz.batch.inputs import expand_inputs
-from chunkviz.batch.progress import Progress
+from chunkviz.batch.progress import ProgressLine
 from chunkviz.batch.state import (
     Layout,
     Manifest,
@@ -111,7 +111,7 @@ def run_batch(
     plan = Plan(config.to_dict(), column, fmt, str(layout.parts))
     layout.parts.mkdir(parents=True, exist_ok=True)
 
-    meter = Progress(len(sources), progress)
+    meter = ProgressLine(len(sources), progress)
     summary = BatchSummary(layout.output, documents=len(sources))
     results: dict[str, DocResult] = {}
 

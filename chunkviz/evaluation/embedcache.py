@@ -19,8 +19,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from chunkviz.semantic.cache import cache_root
+from chunkviz.types import Progress
 
-Progress = Callable[[int, int], None]
 #: ``encode(texts, progress) -> unit vectors``: the model's encoder.
 Encoder = Callable[[Sequence[str], "Progress | None"], np.ndarray]
 

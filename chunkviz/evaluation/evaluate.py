@@ -32,7 +32,7 @@ import numpy as np
 from chunkviz.api import chunk
 from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import enrich as enrich_metadata
-from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
+from chunkviz.evaluation.embedcache import Encoder, embed_texts
 from chunkviz.evaluation.metrics import (
     DocumentSpan,
     Scores,
@@ -58,7 +58,7 @@ from chunkviz.llm.summaries import (
     summary_index,
 )
 from chunkviz.strategies.base import get_strategy
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Progress
 
 
 @dataclass(frozen=True)

@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkviz.errors import ChunkvizError
-from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
+from chunkviz.evaluation.embedcache import Encoder, embed_texts
 from chunkviz.evaluation.metrics import DocumentSpan, Scores, question_scores
 from chunkviz.evaluation.questions import Question, Reference, questions_to_jsonl
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
 from chunkviz.llm.queries import QUERY_MODE_LABELS, check_query_mode, query_texts
 from chunkviz.llm.summaries import embedding_text
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Progress
 from chunkviz.ui.docview import Hit
 
 if TYPE_CHECKING:

