@@ -101,7 +101,7 @@ def llamaindex_nodes(
         if c.parent is not None:
             children.setdefault(c.parent, []).append(c.index)
     siblings = _siblings(chunks)
-    nodes = []
+    nodes: list[dict[str, Any]] = []
     for c in chunks:
         relationships: dict[str, Any] = {_SOURCE: _related(doc_id, _DOCUMENT_NODE)}
         previous, following = siblings[c.index]
