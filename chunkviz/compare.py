@@ -154,7 +154,7 @@ def enriched(
     options = dict(enrichment)
     contextual = bool(options.pop("contextual", False))
     if options.pop("metadata", True):
-        chunks = enrich(document.text, chunks, tokenizer=tokenizer, **options)
+        chunks = enrich(document, chunks, tokenizer=tokenizer, **options)
     if contextual:
         from chunkviz.llm.contextual import contextualize  # noqa: PLC0415 - the LLM modules only when asked
         from chunkviz.llm.session import active_session  # noqa: PLC0415

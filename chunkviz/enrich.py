@@ -32,9 +32,9 @@ PARTS = ("title", "section", "date")
 SECTION_SEPARATOR = " > "
 
 
-def default_title(text: str | Document, source: str = "") -> str | None:
+def default_title(document: Document, source: str = "") -> str | None:
     """The document's first level-1 heading, else the source's file name (None if neither)."""
-    for heading in as_document(text).structure.headings:
+    for heading in document.structure.headings:
         if heading.level == 1 and heading.title:
             return heading.title
     if source:
@@ -54,8 +54,8 @@ def enrich(
 ) -> list[Chunk]:
     """New chunks with the same spans, indexes, levels and parents, enriched for embedding.
 
-    ``text`` is the chunked text or its :class:`~chunkviz.document.Document` (whose structure
-    gives the heading paths). ``added_text`` becomes ``"Document: <title>\\nSection: <A > B>\\nDate: <date>\\n\\n"`` (only the
+    ``text`` is the chunked :class:`~chunkviz.document.Document` (whose structure gives the
+    heading paths) or, at this API edge, its text (read as plain text, markup sniffed). ``added_text`` becomes ``"Document: <title>\\nSection: <A > B>\\nDate: <date>\\n\\n"`` (only the
     parts named in ``include`` that have a value) followed by the chunk's previous added text.
     ``title`` defaults to the first level-1 heading, else the file name of ``source``; the
     section is the heading path at the chunk's first non-whitespace character.
@@ -72,7 +72,7 @@ def enrich(
         raise ValueError(f"unknown enrichment part(s) {', '.join(map(repr, unknown))}; choose from: {', '.join(PARTS)}")
     document = as_document(text)
     if title is None:
-        title = default_title(text, source)
+        title = default_title(document, source)
     prefixed = []
     for c in chunks:
         path = document.structure.heading_path_at(_first_text(c))
@@ -100,7 +100,7 @@ COUNT_KEYS = (Meta.TOKEN_COUNT, "enriched_token_count", "enriched_over_limit")
 
 
 def prepend(
-    text: str | Document,
+    document: Document,
     chunks: Sequence[Chunk],
     prefixes: Sequence[str],
     *,
@@ -117,7 +117,7 @@ def prepend(
         embedding: Tokenizer | None = get_tokenizer(EMBEDDING_TOKENIZER)
     except TokenizerUnavailable:
         embedding = None
-    counter = TokenCounter(as_document(text).text, get_tokenizer(tokenizer), embedding)
+    counter = TokenCounter(document.text, get_tokenizer(tokenizer), embedding)
     result = []
     for c, prefix in zip(chunks, prefixes):
         enriched = dataclasses.replace(c, added_text=prefix + c.added_text)

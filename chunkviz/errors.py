@@ -27,3 +27,17 @@ class InvalidParamError(ChunkvizError, ValueError):
 
 class DocumentError(ChunkvizError, ValueError):
     """Input that cannot be read as text (binary, undecodable, too large ...)."""
+
+
+def install_command(extra: str) -> str:
+    """The command that installs one of chunkviz's extras: ``pip install 'chunkviz[formats]'``."""
+    return f"pip install 'chunkviz[{extra}]'"
+
+
+def missing_extra(what: str, extra: str, packages: str = "") -> str:
+    """The one message for a feature whose extra is not installed, naming the extra and the
+    command. ``missing_extra("reading PDF", "formats")``: ``"reading PDF needs the formats extra:
+    pip install 'chunkviz[formats]'"``; with ``packages="pyarrow"``: ``"... needs pyarrow (the
+    scale extra): ..."``. Each caller raises it in the exception class its callers catch."""
+    needs = f"{packages} (the {extra} extra)" if packages else f"the {extra} extra"
+    return f"{what} needs {needs}: {install_command(extra)}"

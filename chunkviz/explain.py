@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.errors import ChunkvizError, missing_extra
 from chunkviz.types import Chunk
 
 try:  # plotly belongs to the app extra: explanations work without it, only figures need it
@@ -19,7 +19,7 @@ try:  # plotly belongs to the app extra: explanations work without it, only figu
 except ImportError:  # pragma: no cover - depends on the installed extras
     go = None
 
-APP_EXTRA_MESSAGE = "figures need the app extra (plotly): pip install 'chunkviz[app]'"
+APP_EXTRA_MESSAGE = missing_extra("drawing figures", "app", "plotly")
 
 
 class FiguresUnavailable(ChunkvizError, ImportError):

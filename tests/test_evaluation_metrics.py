@@ -10,14 +10,22 @@ from conftest import SETTINGS, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkviz.evaluation.metrics import Scores, Span, as_percent, precision_omega, question_scores, summarize, union
+from chunkviz.evaluation.metrics import (
+    DocumentSpan,
+    Scores,
+    as_percent,
+    precision_omega,
+    question_scores,
+    summarize,
+    union,
+)
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Boundary, Reason
 
 
-def s(start: int, end: int, document: str = "d") -> Span:
-    return Span(document, start, end)
+def s(start: int, end: int, document: str = "d") -> DocumentSpan:
+    return DocumentSpan(document, start, end)
 
 
 def approx(scores: Scores, **expected: float) -> None:
@@ -93,7 +101,7 @@ def test_parents_returned_for_children_are_scored_as_the_parents() -> None:
     back = returned(doc_chunks, [doc_chunks[2], doc_chunks[1], doc_chunks[4]], returns_parents=True)
     assert [c.index for c in back] == [0, 3]
     assert [c.index for c in returned(doc_chunks, [doc_chunks[2], doc_chunks[1]], returns_parents=False)] == [2, 1]
-    spans = [Span("d", c.start, c.end) for c in back]
+    spans = [DocumentSpan("d", c.start, c.end) for c in back]
     got = question_scores([s(50, 60)], spans, spans)
     approx(got, recall=1.0, precision=10 / 200, iou=10 / 200, reciprocal_rank=1.0)
 

@@ -62,15 +62,15 @@ def test_llamaindex_nodes_exact_relationships() -> None:
 
 
 def test_parent_child_ids_and_relationships() -> None:
-    text = "Alpha beta gamma delta. " * 40
-    chunks = chunk(text, "parent_child", parent_size=60, child_size=20, child_overlap=0)
+    document = Document("Alpha beta gamma delta. " * 40)
+    chunks = chunk(document, "parent_child", parent_size=60, child_size=20, child_overlap=0)
     parents = [c for c in chunks if c.parent is None]
     children = [c for c in chunks if c.parent is not None]
     assert parents and children
-    docs = {r["id"]: r for r in langchain_documents(text, chunks, source="a.txt")}
+    docs = {r["id"]: r for r in langchain_documents(document, chunks, source="a.txt")}
     for c in children:
         assert docs[f"a.txt#{c.index}"]["metadata"]["parent_id"] == f"a.txt#{c.parent}"
-    nodes = {n["id_"]: n for n in llamaindex_nodes(text, chunks, source="a.txt")}
+    nodes = {n["id_"]: n for n in llamaindex_nodes(document, chunks, source="a.txt")}
     for p in parents:
         listed = [r["node_id"] for r in nodes[f"a.txt#{p.index}"]["relationships"]["5"]]
         assert listed == [f"a.txt#{c.index}" for c in children if c.parent == p.index]
@@ -117,7 +117,7 @@ def test_langchain_loads_them() -> None:
     texts = [read_realdoc(p) for p in paths] or [TEXT]
     for text in texts:
         chunks = chunk(text, "recursive", chunk_size=200)
-        for record, c in zip(langchain_documents(text, chunks, source="x"), chunks):
+        for record, c in zip(langchain_documents(Document(text), chunks, source="x"), chunks):
             loaded = documents.Document(**json.loads(json.dumps(record)))
             assert loaded.page_content == text[loaded.metadata["start_index"] : loaded.metadata["end_index"]] == c.text
             assert loaded.id == f"x#{c.index}"
@@ -127,7 +127,7 @@ def test_llamaindex_loads_them() -> None:
     schema = pytest.importorskip("llama_index.core.schema", reason="llama-index-core not installed (extra 'interop')")
     text = "Alpha beta gamma delta. " * 40
     chunks = chunk(text, "parent_child", parent_size=60, child_size=20, child_overlap=0)
-    for node_dict, c in zip(llamaindex_nodes(text, chunks, doc_id="doc"), chunks):
+    for node_dict, c in zip(llamaindex_nodes(Document(text), chunks, doc_id="doc"), chunks):
         node = schema.TextNode.from_dict(json.loads(json.dumps(node_dict)))
         assert node.text == text[node.start_char_idx : node.end_char_idx] == c.text
         assert node.node_id == f"doc#{c.index}"

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from llm_server import LoopbackLLM, Reply, fast_settings, llm_server, server_error  # noqa: F401 - fixtures
 
 from chunkviz.evaluation.evaluate import Configuration, Result, Retrieved
-from chunkviz.evaluation.metrics import Scores, Span
+from chunkviz.evaluation.metrics import DocumentSpan, Scores
 from chunkviz.evaluation.report import table
 from chunkviz.llm import LLMError, LLMNotConfigured, LLMSettings, use_llm
 from chunkviz.llm.answers import (
@@ -175,9 +175,9 @@ VISIT = "The station is visited every two weeks."
 LOG = "The log is kept in the blue binder."
 
 
-def span_of(text: str) -> Span:
+def span_of(text: str) -> DocumentSpan:
     start = DOC.index(text)
-    return Span(NAME, start, start + len(text))
+    return DocumentSpan(NAME, start, start + len(text))
 
 
 ALPHA, GAMMA = span_of("Alpha station notes."), span_of("Gamma closing line.")
@@ -188,7 +188,7 @@ QUESTIONS = [
 NO_SCORES = Scores(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-def result(size: int, *per_question: list[Span]) -> Result:
+def result(size: int, *per_question: list[DocumentSpan]) -> Result:
     retrieved = tuple(
         tuple(Retrieved(rank, 1.0 - rank / 10, s, i) for i, (rank, s) in enumerate(enumerate(spans, 1)))
         for spans in per_question

@@ -21,7 +21,7 @@ from chunkviz.evaluation.evaluate import (
     results_json,
     with_variants,
 )
-from chunkviz.evaluation.metrics import Span
+from chunkviz.evaluation.metrics import DocumentSpan
 from chunkviz.evaluation.playground import (
     answer_scores,
     query_variants,
@@ -173,7 +173,7 @@ class Q:
     def __init__(self, question: str, excerpt: str) -> None:
         start = TEXT.index(excerpt)
         self.question = question
-        self.references = (Span("doc", start, start + len(excerpt)),)
+        self.references = (DocumentSpan("doc", start, start + len(excerpt)),)
 
 
 def test_the_evaluation_scores_one_row_per_query_mode(llm_server: LoopbackLLM, tmp_path: Path) -> None:

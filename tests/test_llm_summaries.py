@@ -27,7 +27,7 @@ from chunkviz.evaluation.evaluate import (
     evaluate,
     with_variants,
 )
-from chunkviz.evaluation.metrics import Span
+from chunkviz.evaluation.metrics import DocumentSpan
 from chunkviz.evaluation.playground import chunk_texts
 from chunkviz.llm import LLMClient, LLMNotConfigured, LLMSettings, use_llm
 from chunkviz.llm.cache import clear_memory
@@ -202,7 +202,7 @@ class Q:
     def __init__(self, question: str, excerpt: str) -> None:
         start = DOC.index(excerpt)
         self.question = question
-        self.references = (Span("doc", start, start + len(excerpt)),)
+        self.references = (DocumentSpan("doc", start, start + len(excerpt)),)
 
 
 TIDE_SECTION = "# Tide\n\nTide power uses a turbine. A barrage holds the tide back.\n"

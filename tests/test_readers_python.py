@@ -93,3 +93,27 @@ def test_realdoc_python_module() -> None:
         assert block.title in span(doc, block)
     assert any(b.level == 2 for b in doc.extra_blocks)
     check_blocks(doc)
+
+
+# The reader and the ``code`` strategy once mapped decorators differently: the reader searched
+# for the ``@`` only on the decorator expression's own line, ``code`` searched back from offset 0
+# and took the last ``@`` it met (one in a comment, too). Both now ask chunkviz.document.pysource;
+# each case has the exact span of the definition, decorators included.
+DECORATOR_CASES = [
+    # (source, expected (start, end) of the one block)
+    ("@\\\nfoo\ndef f():\n    pass\n", (0, 24)),  # line continuation: reader said (3, 24)
+    ("@(\n    foo)\nclass C:\n    pass\n", (0, 29)),  # expression on the next line: reader said (7, 29)
+    ("@(  # see @x\n    foo)\ndef f():\n    pass\n", (0, 39)),  # '@' in a comment: reader (17, 39), code 10
+    ("@(\n    # @x\n    foo)\ndef f():\n    pass\n", (0, 38)),  # reader (16, 38), code 16 (line 2)
+    ('x = "@"\n@ foo\ndef f():\n    pass\n', (8, 31)),  # '@ name' with a space, an '@' earlier in the file
+    ("@(a)(b)\n@c\ndef f(): pass\n", (0, 24)),  # several decorators: from the first
+    ("x = 'é👍'\r  \r@dé\rdef f(): pass\r", (12, 29)),  # non-ASCII and lone CR line ends
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), DECORATOR_CASES)
+def test_decorated_definitions_start_at_their_first_at(source: str, expected: tuple[int, int]) -> None:
+    blocks, note = python_blocks(source)
+    assert note is None
+    assert [(b.start, b.end) for b in blocks] == [expected]
+    assert source[expected[0]] == "@"

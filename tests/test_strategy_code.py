@@ -145,6 +145,18 @@ def test_decorators_and_comments_above_stay_with_their_def() -> None:
     assert len(section) == 1 and section[0].metadata["type"] == "module_code"
 
 
+def test_a_decorator_split_over_lines_stays_with_its_def() -> None:
+    # the '@' of "@(" is on line 1, its expression on line 3, and a comment between holds an '@':
+    # the function's chunk starts at the decorator's '@' (code once started it at "# @x", leaving
+    # "@(\n" to a module_code chunk of its own)
+    text = "@(\n    # @x\n    foo)\ndef f():\n    pass\n"
+    chunks = chunk(text, "code")
+    assert [(c.start, c.end, c.metadata["type"], c.metadata["name"]) for c in chunks] == [
+        (0, len(text), "function", "f")
+    ]
+    assert chunks[0].metadata["start_line"] == 1
+
+
 def test_every_top_level_statement_of_inventory_is_in_a_chunk() -> None:
     chunks = chunk(INVENTORY, "code", max_tokens=500)  # room for the whole `if __name__` block
     assert_valid_levels(INVENTORY, chunks)

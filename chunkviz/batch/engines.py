@@ -16,7 +16,7 @@ from dataclasses import fields
 from typing import Any
 
 from chunkviz.batch.worker import DocResult, DocumentChunker, Plan
-from chunkviz.errors import ChunkvizError
+from chunkviz.errors import ChunkvizError, missing_extra
 
 ENGINES = ("local", "ray")
 
@@ -82,7 +82,7 @@ def _import_ray() -> Any:
         import ray
         import ray.data
     except ImportError:
-        raise EngineUnavailable("--engine ray needs Ray Data: pip install 'chunkviz[scale]'") from None
+        raise EngineUnavailable(missing_extra("--engine ray", "scale", "Ray Data")) from None
     return ray
 
 

@@ -17,7 +17,7 @@ def format_duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-class Progress:
+class ProgressLine:
     """Counts finished documents and shows the rate over the documents chunked in this run
     (those an earlier run had done are counted, not timed). On a terminal the line is redrawn
     in place at most every ``interval`` seconds; otherwise a line is printed every
@@ -106,4 +106,4 @@ class Progress:
         self.stream.flush()
 
 
-__all__ = ["Progress", "format_duration"]
+__all__ = ["ProgressLine", "format_duration"]

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from chunkviz.batch.engines import ENGINES, run_local, run_ray
+from chunkviz.batch.engines import ENGINES, EngineUnavailable, run_local, run_ray
 from chunkviz.batch.inputs import expand_inputs
-from chunkviz.batch.progress import Progress
+from chunkviz.batch.progress import ProgressLine
 from chunkviz.batch.state import (
     Layout,
     Manifest,
@@ -25,6 +25,7 @@ from chunkviz.batch.state import (
 )
 from chunkviz.batch.worker import DocResult, Plan
 from chunkviz.config import ChunkvizConfig, column_hash, load_config, normalized
+from chunkviz.errors import missing_extra
 
 #: Parquet columns (the JSONL record's keys; ``metadata`` as a JSON string).
 PARQUET_COLUMNS = (
@@ -111,7 +112,7 @@ def run_batch(
     plan = Plan(config.to_dict(), column, fmt, str(layout.parts))
     layout.parts.mkdir(parents=True, exist_ok=True)
 
-    meter = Progress(len(sources), progress)
+    meter = ProgressLine(len(sources), progress)
     summary = BatchSummary(layout.output, documents=len(sources))
     results: dict[str, DocResult] = {}
 
@@ -179,9 +180,7 @@ def _write_parquet(path: Path, parts: Sequence[Path]) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        from chunkviz.batch.engines import EngineUnavailable
-
-        raise EngineUnavailable("--format parquet needs pyarrow: pip install 'chunkviz[scale]'") from None
+        raise EngineUnavailable(missing_extra("--format parquet", "scale", "pyarrow")) from None
     schema = pa.schema(
         [
             ("source", pa.string()),

@@ -20,6 +20,7 @@ from typing import Any
 from chunkviz.api import chunk
 from chunkviz.batch.state import content_hash, part_key, part_path, write_atomic
 from chunkviz.config import config_from_dict
+from chunkviz.document.model import Document
 from chunkviz.document.read import MAX_BYTES, read_bytes
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import chunk_records
@@ -27,6 +28,7 @@ from chunkviz.interop import interop_records
 from chunkviz.limits import check_chunk_count, check_chunk_count_bound
 from chunkviz.strategies.base import get_strategy
 from chunkviz.tokenizers import get_tokenizer
+from chunkviz.types import Chunk
 
 #: How many times a DocumentChunker was built in this process (one per worker).
 SETUPS = 0
@@ -112,7 +114,7 @@ class DocumentChunker:
         write_atomic(part_path(self.parts, key), "".join(lines).encode("utf-8"))
         return DocResult(source, "done", digest, key, len(lines), len(data), worker=self.pid, setups=SETUPS)
 
-    def _chunks(self, document: Any, source: str) -> list[Any]:
+    def _chunks(self, document: Document, source: str) -> list[Chunk]:
         if not document.text.strip():
             return []
         check_chunk_count_bound(self.strategy, self.validated, document.text, self.tokenizer)
@@ -122,7 +124,7 @@ class DocumentChunker:
             chunks = self.enrichment.apply(document, chunks, source=source, tokenizer=self.tokenizer)
         return chunks
 
-    def _lines(self, document: Any, source: str) -> list[str]:
+    def _lines(self, document: Document, source: str) -> list[str]:
         """The document's output lines in the plan's format."""
         chunks = self._chunks(document, source)
         if self.plan.fmt in ("langchain", "llamaindex"):

@@ -18,7 +18,6 @@ from chunkviz.diagnostics.per_level import level_diagnostics, levels_of
 from chunkviz.diagnostics.results import (
     Diagnostics,
     LevelDiagnostics,
-    Span,
     Summary,
     TinyRule,
     TokenStats,
@@ -35,7 +34,7 @@ from chunkviz.tokenizers import (
     TokenizerUnavailable,
     get_tokenizer,
 )
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Span
 from chunkviz.vocabulary import Flag
 
 

@@ -6,10 +6,9 @@ import bisect
 import re
 from typing import Iterable, Sequence
 
-from chunkviz.diagnostics.results import Span
 from chunkviz.document.blocks import Block
 from chunkviz.document.words import cuts_mid_word
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Span
 from chunkviz.vocabulary import Flag
 
 _NON_SPACE = re.compile(r"\S")

@@ -7,9 +7,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from chunkviz.types import Span
 from chunkviz.vocabulary import FLAG_LABELS, Flag
-
-Span = tuple[int, int]
 
 
 def _plain(value: Any) -> Any:

@@ -33,8 +33,8 @@ from chunkviz.api import chunk
 from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import enrich as enrich_metadata
 from chunkviz.evaluation.metrics import (
+    DocumentSpan,
     Scores,
-    Span,
     question_scores,
     scores_dict,
     summarize,
@@ -57,9 +57,9 @@ from chunkviz.llm.summaries import (
     summary_index,
 )
 from chunkviz.semantic.embedcache import embed_texts
-from chunkviz.semantic.embeddings import Encoder, Progress, default_encoder
+from chunkviz.semantic.embeddings import Encoder, default_encoder
 from chunkviz.strategies.base import get_strategy
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Progress
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ class Retrieved:
 
     rank: int
     score: float
-    span: Span
+    span: DocumentSpan
     chunk_index: int
     matched: int | None = None
 
@@ -407,8 +407,8 @@ def _hits(
     return out
 
 
-def _span(document: str, c: Chunk) -> Span:
-    return Span(document, c.start, c.end)
+def _span(document: str, c: Chunk) -> DocumentSpan:
+    return DocumentSpan(document, c.start, c.end)
 
 
 def results_json(results: Sequence[Result]) -> str:

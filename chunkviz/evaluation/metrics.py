@@ -44,8 +44,9 @@ class SpanLike(Protocol):
 
 
 @dataclass(frozen=True)
-class Span:
-    """A character span ``[start, end)`` of one document."""
+class DocumentSpan:
+    """A character span ``[start, end)`` of the document named ``document`` in a corpus (a
+    reference answer, a retrieved chunk); within one text a span is :data:`chunkviz.types.Span`."""
 
     document: str
     start: int

@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkviz.errors import ChunkvizError
-from chunkviz.evaluation.metrics import Scores, Span, question_scores
+from chunkviz.evaluation.metrics import DocumentSpan, Scores, question_scores
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
 from chunkviz.llm.queries import QUERY_MODE_LABELS, check_query_mode, query_texts
 from chunkviz.llm.summaries import embedding_text
 from chunkviz.questions import Question, Reference, questions_to_jsonl
 from chunkviz.semantic.embedcache import embed_texts
-from chunkviz.semantic.embeddings import Encoder, Progress
-from chunkviz.types import Chunk
+from chunkviz.semantic.embeddings import Encoder
+from chunkviz.types import Chunk, Progress
 from chunkviz.ui.docview import Hit
 
 if TYPE_CHECKING:
@@ -125,11 +125,11 @@ def answer_scores(
     retrieved = [_span(by_index[h.index]) for h in sorted(hits, key=lambda h: h.rank)]
     leaves = searchable(chunks)
     units = returned(chunks, leaves, returns_parents) if returns_parents else leaves
-    return question_scores([Span(_DOCUMENT, start, end)], retrieved, [_span(c) for c in units])
+    return question_scores([DocumentSpan(_DOCUMENT, start, end)], retrieved, [_span(c) for c in units])
 
 
-def _span(c: Chunk) -> Span:
-    return Span(_DOCUMENT, c.start, c.end)
+def _span(c: Chunk) -> DocumentSpan:
+    return DocumentSpan(_DOCUMENT, c.start, c.end)
 
 
 def score_row(label: str, hits: Sequence[Hit], scores: Scores | None) -> dict[str, Any]:

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.errors import ChunkvizError, missing_extra
 from chunkviz.llm.cache import AnswerCache, answer_key, default_cache_dir
+from chunkviz.types import Progress
 
-Progress = Callable[[int, int], None]
 #: ``accept(answer) -> bool``: whether an answer is usable (an unusable one is asked again, never cached).
 Accept = Callable[[str], bool]
 
@@ -39,7 +39,6 @@ ENV_BASE_URL = "OPENAI_BASE_URL"
 ENV_API_KEY = "OPENAI_API_KEY"
 ENV_MODEL = "CHUNKVIZ_LLM_MODEL"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-LLM_EXTRA_MESSAGE = "the LLM features need the openai package (the llm extra): pip install 'chunkviz[llm]'"
 
 #: How to point chunkviz at an endpoint (shown wherever one is missing).
 OLLAMA_EXAMPLE = "OPENAI_BASE_URL=http://localhost:11434/v1 CHUNKVIZ_LLM_MODEL=llama3.1"
@@ -71,7 +70,7 @@ class LLMPackageMissing(ChunkvizError, ImportError):
     """The ``openai`` package (the ``llm`` extra) is not installed."""
 
     def __init__(self) -> None:
-        super().__init__(LLM_EXTRA_MESSAGE)
+        super().__init__(missing_extra("calling a language model", "llm", "the openai package"))
 
 
 class LLMSettingsError(ChunkvizError, ValueError):

@@ -32,14 +32,15 @@ from dataclasses import dataclass, replace
 from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import prepend
 from chunkviz.errors import ChunkvizError
-from chunkviz.llm.client import CallEstimate, LLMClient, Progress, Prompt, count_tokens
+from chunkviz.llm.client import CallEstimate, LLMClient, Prompt, count_tokens
+from chunkviz.llm.reserves import PROSE_ANSWER_RESERVE
 from chunkviz.tokenizers import (
     DEFAULT_TOKENIZER,
     Tokenizer,
     get_tokenizer,
     surrogate_safe,
 )
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Progress
 
 CONTEXT_PROMPT = Prompt(
     name="contextual_retrieval",
@@ -56,8 +57,6 @@ CONTEXT_PROMPT = Prompt(
 #: The model's context in tokens (prompt and answer) when nothing else is said: the default
 #: context of many local servers (a larger model context gives the model more of the document).
 DEFAULT_CONTEXT_TOKENS = 4096
-#: Tokens kept free for the answer.
-ANSWER_RESERVE = 256
 #: Share of the document budget spent on the document's opening when it does not fit.
 OPENING_SHARE = 0.25
 #: What stands for the text left out of the prompt.
@@ -166,11 +165,11 @@ def plan_contexts(
     """The prompts of a contextual-retrieval run (no call is made)."""
     document = as_document(text)
     body = surrogate_safe(document.text)  # lone surrogates cannot be sent; one character for one
-    room = context_tokens - _overhead() - ANSWER_RESERVE
+    room = context_tokens - _overhead() - PROSE_ANSWER_RESERVE
     if room < 128:
         raise ContextBudgetError(
             f"a model context of {context_tokens} tokens leaves no room for the document and the chunk; "
-            f"give at least {_overhead() + ANSWER_RESERVE + 128} tokens (e.g. 4096)"
+            f"give at least {_overhead() + PROSE_ANSWER_RESERVE + 128} tokens (e.g. 4096)"
         )
     positions = token_positions(body)
     chosen, inputs, shown = [], [], []
@@ -234,7 +233,6 @@ def contextualize(
 
 
 __all__ = [
-    "ANSWER_RESERVE",
     "CONTEXT_PROMPT",
     "DEFAULT_CONTEXT_TOKENS",
     "ContextBudgetError",

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from chunkviz.llm.client import CallEstimate, LLMClient, Progress, Prompt
+from chunkviz.llm.client import CallEstimate, LLMClient, Prompt
+from chunkviz.types import Progress
 
 QUERY_MODES: tuple[str, ...] = ("raw", "rewrite", "hyde")
 #: How each mode is named in tables and labels.

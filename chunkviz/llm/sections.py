@@ -38,8 +38,6 @@ SECTION_PROMPT = Prompt(
 #: A sentence longer than this is shortened in the prompt (its start tells the topic).
 MAX_LINE_CHARS = 1200
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-#: Tokens kept free for the answer in every window.
-ANSWER_RESERVE = 512
 
 
 def sentence_line(text: str, number: int) -> str:
@@ -237,7 +235,6 @@ def merged_starts(windows: Sequence[Window], proposals: Sequence[Proposal]) -> d
 
 
 __all__ = [
-    "ANSWER_RESERVE",
     "MAX_LINE_CHARS",
     "Proposal",
     "SECTION_PROMPT",

@@ -35,22 +35,22 @@ from chunkviz.document.model import Document, as_document
 from chunkviz.errors import ChunkvizError
 from chunkviz.llm.client import CallEstimate, LLMClient, Prompt, count_tokens
 from chunkviz.llm.contextual import DEFAULT_CONTEXT_TOKENS, chunk_for_prompt
+from chunkviz.llm.reserves import PROSE_ANSWER_RESERVE
 from chunkviz.semantic.embedcache import embed_texts
-from chunkviz.semantic.embeddings import Encoder, Progress
+from chunkviz.semantic.embeddings import Encoder
 from chunkviz.tokenizers import (
     DEFAULT_TOKENIZER,
     Tokenizer,
     get_tokenizer,
     surrogate_safe,
 )
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Progress
 from chunkviz.vocabulary import Reason
 
 SUMMARY_MODES: tuple[str, ...] = ("extractive", "llm")
 DEFAULT_SUMMARY_SENTENCES = 2
 #: Metadata flag of a chunk whose ``added_text`` alone is embedded (an LLM summary).
 EMBED_ADDED_TEXT = "embed_added_text"
-ANSWER_RESERVE = 256
 
 SUMMARY_PROMPT = Prompt(
     name="summary_indexing",
@@ -183,7 +183,9 @@ def summary_inputs(
     document: Document, sections: Sequence[Chunk], context_tokens: int = DEFAULT_CONTEXT_TOKENS
 ) -> list[tuple[int, dict[str, str]]]:
     """(section position, prompt inputs) of every non-blank section, the section shortened to fit."""
-    room = context_tokens - count_tokens(SUMMARY_PROMPT.messages({"where": "", "section": ""})) - ANSWER_RESERVE - 32
+    room = (
+        context_tokens - count_tokens(SUMMARY_PROMPT.messages({"where": "", "section": ""})) - PROSE_ANSWER_RESERVE - 32
+    )
     if room < 128:
         raise SummaryIndexError(
             f"a model context of {context_tokens} tokens leaves no room for a section; give at least 1024"

@@ -39,10 +39,9 @@ from chunkviz.peers.flags import (
     TRUE_SPAN_KEY,
     PeerFlag,
 )
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Span
 from chunkviz.vocabulary import Meta, Reason
 
-Span = tuple[int, int]
 _CONTENT = re.compile(r"\S")
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass
 
-PEERS_EXTRA = "pip install 'chunkviz[peers]'"
-SEMANTIC_EXTRA = "pip install 'chunkviz[semantic]'"
+from chunkviz.errors import install_command
+
+PEERS_EXTRA = install_command("peers")
+SEMANTIC_EXTRA = install_command("semantic")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from chunkviz.peers.adapters import (
     langchain_embeddings,
     native_tiktoken,
 )
-from chunkviz.peers.audit import PeerChunk, PeerOutput, Span
+from chunkviz.peers.audit import PeerChunk, PeerOutput
 from chunkviz.peers.params import (
     ChonkieRecursiveParams,
     ChonkieSemanticParams,
@@ -36,6 +36,7 @@ from chunkviz.peers.params import (
 from chunkviz.splitting import resolve_separators
 from chunkviz.splitting.langchain import LangChainSplitter
 from chunkviz.tokenizers import Tokenizer, get_tokenizer
+from chunkviz.types import Span
 from chunkviz.vocabulary import Reason
 
 T = TypeVar("T")

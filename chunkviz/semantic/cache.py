@@ -26,9 +26,9 @@ from chunkviz.semantic import embeddings
 from chunkviz.semantic.embeddings import (
     DEFAULT_MODEL,
     ENCODE_CALLS,
-    Progress,
     canonical_model,
 )
+from chunkviz.types import Progress
 
 _CACHE_VERSION = "1"
 #: Documents' similarities kept in memory, least recently used forgotten first (the rest are read from disk again).

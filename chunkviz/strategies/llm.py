@@ -26,8 +26,8 @@ from chunkviz.document.model import Document, as_document
 from chunkviz.errors import InvalidParamError
 from chunkviz.explain import Explanation, ExplanationFigure
 from chunkviz.llm.client import CallEstimate, LLMClient, count_tokens
+from chunkviz.llm.reserves import SECTION_STARTS_RESERVE
 from chunkviz.llm.sections import (
-    ANSWER_RESERVE,
     SECTION_PROMPT,
     Proposal,
     Window,
@@ -79,7 +79,7 @@ class LLMParams:
 
 def _sentence_budget(context_tokens: int) -> int:
     """Tokens of numbered sentences one window may hold: the context less the prompt and the answer."""
-    return context_tokens - _prompt_overhead() - ANSWER_RESERVE
+    return context_tokens - _prompt_overhead() - SECTION_STARTS_RESERVE
 
 
 @functools.lru_cache(maxsize=1)

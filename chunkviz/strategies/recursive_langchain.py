@@ -11,14 +11,13 @@ ends of a chunk is stripped, and overlap is whole trailing splits of the previou
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 from chunkviz.document.model import Document
 from chunkviz.errors import InvalidParamError
 from chunkviz.splitting import PRESETS, Piece, resolve_separators, to_chunks
 from chunkviz.splitting.langchain import KEEP_SEPARATOR, LangChainChunk, LangChainSplitter
 from chunkviz.strategies.base import param, register
-from chunkviz.tokenizers import Tokenizer
+from chunkviz.tokenizers import LengthFunction, Tokenizer
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Meta, Reason
 
@@ -68,7 +67,7 @@ class RecursiveLangChainParams:
         resolve_separators(self.separators, NAME)
 
 
-def length_function(tokenizer: Tokenizer, count_special_tokens: bool) -> Callable[[str], int]:
+def length_function(tokenizer: Tokenizer, count_special_tokens: bool) -> LengthFunction:
     """What LangChain would be given: the tokenizer's count of a piece, plus its special tokens."""
     specials = tokenizer.special_tokens if count_special_tokens else 0
     count = tokenizer.count

@@ -7,9 +7,7 @@ readers raise a :class:`~chunkviz.errors.DocumentError` that says so.
 
 from __future__ import annotations
 
-from chunkviz.errors import DocumentError
-
-FORMATS_EXTRA_INSTALL = "pip install 'chunkviz[formats]'"
+from chunkviz.errors import DocumentError, missing_extra
 
 #: Most characters a reader may produce (HTML, DOCX and PDF expand their input; the limit is on
 #: what they expand to, as :data:`~chunkviz.document.read.MAX_BYTES` is on the input).
@@ -18,7 +16,7 @@ MAX_TEXT_CHARS = 20_000_000
 
 def needs_formats_extra(what: str) -> DocumentError:
     """The error for a reader whose library is not installed (``what``: "reading PDF")."""
-    return DocumentError(f"{what} needs the formats extra: {FORMATS_EXTRA_INSTALL}")
+    return DocumentError(missing_extra(what, "formats"))
 
 
 def one_line(exc: BaseException) -> str:
