@@ -278,11 +278,9 @@ def _clear_ours() -> None:
     """Start a run of ours cold: no memoized counts, no kept tokenization or Document."""
     get_tokenizer("cl100k_base").count.cache_clear()  # type: ignore[attr-defined]
     clear_shared_counters()
-    import chunkviz.document.model as model
+    from chunkviz.document.model import SHARED_DOCUMENTS
 
-    shared = getattr(model, "_SHARED", None)
-    if shared is not None:
-        shared.clear()
+    SHARED_DOCUMENTS.clear()
 
 
 def _variant(text: str, label: str) -> str:

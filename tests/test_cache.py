@@ -154,6 +154,7 @@ def test_every_cache_uses_the_one_folder_rule(tmp_path: Path, monkeypatch: pytes
 
 def test_every_in_memory_cache_is_the_one_lru_with_todays_bounds() -> None:
     from chunkviz import peers
+    from chunkviz.document.model import SHARED_DOCUMENTS
     from chunkviz.llm import cache as answers
     from chunkviz.semantic import cache as similarities
     from chunkviz.semantic import embedcache
@@ -165,6 +166,7 @@ def test_every_in_memory_cache_is_the_one_lru_with_todays_bounds() -> None:
         "answers": (answers.ANSWERS, 20_000, None),
         "peer runs": (peers.RUNS, 16, None),
         "explanations": (semantic.EXPLANATIONS, 4, None),
+        "documents": (SHARED_DOCUMENTS, 8, None),
     }
     for name, (cache, entries, max_bytes) in caches.items():
         assert isinstance(cache, BoundedLRU), name

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import collections
-import threading
 from dataclasses import dataclass
 from functools import cached_property
 
+from chunkviz.cache import BoundedLRU
 from chunkviz.document.blocks import Block
 from chunkviz.document.structure import Structure, markup_for
 
@@ -42,9 +41,9 @@ class Document:
         return self.structure.blocks
 
 
-_SHARED: "collections.OrderedDict[tuple[int, int, str], Document]" = collections.OrderedDict()
-_SHARED_MAX = 8
-_SHARED_LOCK = threading.Lock()
+#: Documents made from the same text and format, shared so that their structure is built once
+#: (the public API takes text; the 8 most recently used documents are kept).
+SHARED_DOCUMENTS: BoundedLRU[tuple[int, int, str], Document] = BoundedLRU(max_entries=8)
 
 
 def as_document(source: "str | Document", format: str | None = None) -> Document:
@@ -57,13 +56,9 @@ def as_document(source: "str | Document", format: str | None = None) -> Document
         raise TypeError(f"expected text (str) or a Document, got {type(source).__name__}")
     fmt = format or "text"
     key = (hash(source), len(source), fmt)
-    with _SHARED_LOCK:
-        found = _SHARED.get(key)
-        if found is not None and found.text == source:
-            _SHARED.move_to_end(key)
-            return found
-        document = Document(source, format=fmt)
-        _SHARED[key] = document
-        if len(_SHARED) > _SHARED_MAX:
-            _SHARED.popitem(last=False)
-        return document
+    found = SHARED_DOCUMENTS.get(key)
+    if found is not None and found.text == source:
+        return found
+    document = Document(source, format=fmt)
+    SHARED_DOCUMENTS.put(key, document)
+    return document
