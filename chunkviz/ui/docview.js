@@ -68,15 +68,20 @@ export default function (component) {
   }, 0);
 }
 
+/** @type {(tag: string, cls?: string, text?: string) => HTMLElement} */
 const el = (tag, cls, text) => {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
   if (text !== undefined) node.textContent = text;
   return node;
 };
+/** @param {number | string} n */
 const fmt = (n) => Number(n).toLocaleString("en-US");
+/** @type {(v: number, lo: number, hi: number) => number} */
 const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
+/** @param {DocViewHit} hit */
 const badge = (hit) => `#${hit.rank} \u00b7 ${Number(hit.score).toFixed(2)}`;
+/** @param {DocViewHit} hit */
 const isParentHit = (hit) => hit.matched !== null && hit.matched !== undefined;
 const HIGHLIGHT = "cvd-ref";
 
@@ -86,6 +91,7 @@ class DocView {
     /** @type {(name: string, value: unknown) => void} the entry point sets Streamlit's on every render */
     this.setStateValue = () => {};
     this.parent = parentElement;
+    /** @type {HTMLElement & { __cvd?: DocView }} */
     this.root = parentElement.querySelector(".cvd-root") || parentElement.appendChild(el("div", "cvd-root"));
     this.root.__cvd = this; // for tests and benchmarks
     /** @type {Column[]} */
@@ -93,6 +99,7 @@ class DocView {
     /** @type {Partial<DocViewPayload> | null} */
     this.data = null;
     this.sync = true;
+    /** @type {boolean | null | undefined} the payload's sync of the last update */
     this.syncFromData = null;
     this.nonce = 0;
     this.frame = 0;
@@ -273,6 +280,7 @@ class DocView {
     const length = Number(this.data.length) || 0;
     const key = [...present].sort().join(" ") + "|" + length;
     if (key === this.reasonsKey) return;
+    /** @type {string} */
     this.reasonsKey = key;
     this.reasons.replaceChildren(el("span", "", "ticks: why a chunk ends —"));
     for (const reason of Object.keys(this.labels.reasons)) {
@@ -642,6 +650,7 @@ class DocView {
     const refsKey = JSON.stringify(refs);
     const anyHtml = changed.some((c) => c.html);
     if (refsKey !== this.refsKey || anyHtml) {
+      /** @type {string} */
       this.refsKey = refsKey;
       this.setRefRanges(this.referenceRanges(refs));
       this.columns.forEach((c) => (c.marksKey = null));
@@ -723,6 +732,7 @@ class DocView {
     const hits = this.columns.some((c) => c.hitSpans.length);
     const key = `${hits}|${refs.length > 0}|${!!this.data.answer_selection}`;
     if (key === this.overlayKey) return;
+    /** @type {string} */
     this.overlayKey = key;
     const bar = this.overlayKeyEl;
     bar.replaceChildren();
@@ -847,12 +857,14 @@ class DocView {
   selectionRange() {
     const selection = document.getSelection();
     if (!selection || !selection.rangeCount) return null;
-    const shadow = this.root.getRootNode();
+    // a ShadowRoot (isolate_styles); Chrome's older shadowRoot.getSelection() is not in the DOM types
+    const shadow = /** @type {ShadowRoot & { getSelection?: () => Selection | null }} */ (this.root.getRootNode());
     if (selection.getComposedRanges) {
       try {
         return selection.getComposedRanges({ shadowRoots: [shadow] })[0] || null;
       } catch (err) {
-        return selection.getComposedRanges(shadow)[0] || null;
+        const older = /** @type {Selection & { getComposedRanges(...roots: ShadowRoot[]): StaticRange[] }} */ (selection);
+        return older.getComposedRanges(shadow)[0] || null;
       }
     }
     const inner = shadow.getSelection ? shadow.getSelection() : selection;
@@ -863,7 +875,8 @@ class DocView {
     if (!this.data || !this.data.answer_selection) return;
     const range = this.selectionRange();
     if (!range || range.collapsed) return;
-    const boxOf = (n) => (n.nodeType === 1 ? n : n.parentElement)?.closest(".cvd-box");
+    /** @type {(n: Node) => HTMLElement | null | undefined} */
+    const boxOf = (n) => (n.nodeType === 1 ? /** @type {Element} */ (n) : n.parentElement)?.closest(".cvd-box");
     const box = boxOf(range.startContainer);
     if (!box || box !== boxOf(range.endContainer)) return;
     const col = this.columns[Number(box.dataset.column)];

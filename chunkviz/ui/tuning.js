@@ -138,6 +138,7 @@ function build(root) {
   st.box.setAttribute("data-testid", "cvt-text");
   st.content = el("div", "cvt-content", st.box);
 
+  /** @param {string} raw */
   const onInput = (raw) => {
     const v = Number(raw);
     const c = st.data && st.data.tuning.control;
@@ -373,6 +374,7 @@ function drawDynamic(st, view) {
 function drawLegend(st, view) {
   const lg = st.legend;
   while (lg.firstChild) lg.removeChild(lg.firstChild);
+  /** @type {(cls: string, text: string) => void} */
   const item = (cls, text) => {
     const span = el("span", "cvt-li", lg);
     el("i", cls, span);
@@ -400,7 +402,9 @@ function drawCurve(st, amount) {
   c.setAttribute("width", String(w));
   c.setAttribute("height", String(h));
   const n = t.curve.length - 1, max = Math.max(...t.curve, 1);
+  /** @param {number} pc */
   const x = (pc) => m.l + (pc / n) * (w - m.l - m.r);
+  /** @param {number} v */
   const y = (v) => m.t + (1 - v / max) * (h - m.t - m.b);
   svg("line", { class: "cvt-axis", x1: m.l, x2: w - m.r, y1: h - m.b, y2: h - m.b }, c);
   svg("line", { class: "cvt-axis", x1: m.l, x2: m.l, y1: m.t, y2: h - m.b }, c);
