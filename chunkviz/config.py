@@ -146,15 +146,14 @@ def config_from_columns(
     filled in, so the file pins every value). ``enrich`` is what the app passes to ``enrich``
     (a dict or its JSON, ``None``/``"null"`` when off); its per-document ``source`` is left out.
     Raises :class:`ConfigError` for a column that does not validate."""
-    if isinstance(enrich, str):
-        enrich = json.loads(enrich)
+    options: Mapping[str, Any] | None = json.loads(enrich) if isinstance(enrich, str) else enrich
     enrichment = None
-    if enrich:
-        unknown = [k for k in enrich if k not in ("source", "title", "date", "include")]
+    if options:
+        unknown = [k for k in options if k not in ("source", "title", "date", "include")]
         if unknown:
             raise ConfigError(f"enrichment: unknown option(s) {', '.join(map(repr, unknown))}")
-        include = tuple(enrich.get("include") or PARTS)
-        enrichment = Enrichment(title=enrich.get("title") or None, date=enrich.get("date") or None, include=include)
+        include = tuple(options.get("include") or PARTS)
+        enrichment = Enrichment(title=options.get("title") or None, date=options.get("date") or None, include=include)
     model = embedding_model if embedding_model and embedding_model != DEFAULT_EMBEDDING_MODEL else None
     raw = {
         "version": CONFIG_VERSION,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, is_dataclass
-from typing import Any
+from typing import Any, cast
 
 from chunkviz.errors import ChunkvizError
 from chunkviz.strategies.base import ParamInfo, Strategy
@@ -63,6 +63,13 @@ class ChunkBound:
         return self.overlap + math.ceil(max(self.units - self.overlap, 1) / max_chunks)
 
 
+def _param_values(params: Any) -> dict[str, Any]:
+    """A params dataclass (or a mapping) as a plain dict of its values."""
+    if is_dataclass(params) and not isinstance(params, type):
+        return asdict(params)
+    return dict(params)
+
+
 def size_cap(strategy: Strategy[Any], values: dict[str, Any]) -> tuple[ParamInfo, int] | None:
     """The strategy's smallest size cap in tokens or characters (the size target, a ``max_*``
     or ``*_size`` parameter) and its value; None when no parameter caps the chunk size."""
@@ -83,7 +90,7 @@ def estimated_chunk_count(
     """How many chunks ``strategy`` with ``params`` cuts ``text`` into, from the parameters
     (see :class:`ChunkBound`); None when the parameters cap no size. Tokens are counted only when the
     document's UTF-8 length (at least its token count) could be over ``max_chunks`` windows."""
-    values = asdict(params) if is_dataclass(params) else dict(params)
+    values = _param_values(params)
     found = size_cap(strategy, values)
     if found is None:
         return None
@@ -100,7 +107,8 @@ def estimated_chunk_count(
     else:
         units = tokenizer.count(text)
     estimate = max(math.ceil(max(units - overlap, 0) / step), 1) if units else 0
-    return ChunkBound(info.name, size, overlap, info.unit, units, estimate)
+    unit = cast(str, info.unit)  # size_cap keeps only caps in tokens or chars
+    return ChunkBound(info.name, size, overlap, unit, units, estimate)
 
 
 def check_chunk_count_bound(
@@ -127,7 +135,7 @@ def check_chunk_count(
     """Refuse a result of more than ``max_chunks`` chunks (strategies the parameters do not bound)."""
     if len(chunks) <= max_chunks:
         return
-    values = asdict(params) if is_dataclass(params) else dict(params)
+    values = _param_values(params)
     found = size_cap(strategy, values)
     hint = f"raise {found[0].name} (now {found[1]:,})" if found else "change the parameters"
     raise TooManyChunksError(

@@ -107,7 +107,7 @@ def best_cut(text: str, start: int, end: int, counter: SpanCounter) -> int:
     return first if first is not None else start
 
 
-_COUNTERS: "collections.OrderedDict[tuple[int, str, str], SpanCounter]" = collections.OrderedDict()
+_COUNTERS: "collections.OrderedDict[tuple[int, int, str], SpanCounter]" = collections.OrderedDict()
 _COUNTERS_MAX = 8
 _COUNTERS_LOCK = threading.Lock()
 

@@ -107,7 +107,7 @@ def diagnose(
         chunk_diagnostics(c, counts[i], pairs.get(i, PairOverlap()), cuts, limits, blocks.get(c.index), sizes[i])
         for i, c in enumerate(chunks)
     )
-    flag_counts = {flag: 0 for flag in Flag}
+    flag_counts: dict[str, int] = {flag: 0 for flag in Flag}
     for result in results:
         for flag in result.flags:
             flag_counts[flag] += 1

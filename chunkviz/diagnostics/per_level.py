@@ -24,7 +24,11 @@ def levels_of(chunks: Sequence[Chunk]) -> dict[int, list[int]]:
 def level_coverage(text: str, chunks: Sequence[Chunk], members: Sequence[int], level: int) -> Coverage:
     """Coverage of one level; a deeper level is audited inside its parents only."""
     by_index = {c.index: c for c in chunks}
-    parents = [by_index[chunks[i].parent] for i in members if chunks[i].parent in by_index] if level > 0 else []
+    parents = (
+        [by_index[parent] for i in members if (parent := chunks[i].parent) is not None and parent in by_index]
+        if level > 0
+        else []
+    )
     scope = [(p.start, p.end) for p in parents] if parents else None
     return audit_coverage(text, (chunks[i].span for i in members), scope)
 

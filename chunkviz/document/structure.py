@@ -65,6 +65,12 @@ MARKUP_OF_FORMAT = {
 }
 
 
+def _skip_space(text: str, pos: int) -> int:
+    """The first non-space position at or after ``pos`` (``len(text)`` when only space follows)."""
+    match = _SPACE_RUN.match(text, pos)
+    return match.end() if match is not None else pos
+
+
 def markup_for(format: str, text: str) -> str:
     """``markdown``, ``rst`` or ``none``; plain text is sniffed (rst directives, else Markdown)."""
     return MARKUP_OF_FORMAT.get(format) or detect_markup(text)
@@ -75,7 +81,7 @@ def paragraph_spans(text: str) -> list[tuple[int, int]]:
     breaks = [m.span() for m in PARAGRAPH_BREAK.finditer(text)]
     # a paragraph break takes the whitespace after it, so every paragraph but the first starts
     # at text; only its end may need trimming (spaces before the line break)
-    starts = [_SPACE_RUN.match(text).end(), *(end for _, end in breaks)]  # type: ignore[union-attr]
+    starts = [_skip_space(text, 0), *(end for _, end in breaks)]
     ends = [start for start, _ in breaks] + [len(text)]
     spans = []
     for start, end in zip(starts, ends):
@@ -226,7 +232,7 @@ class Structure:
     @cached_property
     def _heading_anchors(self) -> frozenset[int]:
         """The first non-space character of every heading."""
-        return frozenset(_SPACE_RUN.match(self.text, h.start).end() for h in self.headings)  # type: ignore[union-attr]
+        return frozenset(_skip_space(self.text, h.start) for h in self.headings)
 
     @cached_property
     def tables(self) -> tuple[Block, ...]:
@@ -388,10 +394,10 @@ class Structure:
         lo_limit, hi_limit = max(0, pos - reach), min(len(text), pos + reach)
         breaks_before = [m.end() for m in PARAGRAPH_BREAK.finditer(text, lo_limit, pos + 1) if m.end() <= pos]
         if breaks_before or lo_limit == 0:
-            lo = breaks_before[-1] if breaks_before else _SPACE_RUN.match(text).end()  # type: ignore[union-attr]
+            lo = breaks_before[-1] if breaks_before else _skip_space(text, 0)
         else:
             lo = text.rfind(" ", lo_limit, pos - SENTENCE_WINDOW)
-            lo = lo_limit if lo < 0 else _SPACE_RUN.match(text, lo).end()  # type: ignore[union-attr]
+            lo = lo_limit if lo < 0 else _skip_space(text, lo)
         after = PARAGRAPH_BREAK.search(text, pos, hi_limit)
         if after is not None or hi_limit == len(text):
             hi = after.start() if after is not None else len(text)
@@ -426,7 +432,7 @@ class Structure:
             starts = self._sentence_starts_at([after for _, after in pending])
             for (k, after), starts_sentence in zip(pending, starts):
                 found[k] = (Boundary.SENTENCE if starts_sentence else Boundary.WORD, after)
-        return [boundary for boundary, _ in found]  # type: ignore[misc]
+        return [boundary for boundary, _ in found]  # type: ignore[misc]  # the sentence check filled in every None
 
     def _gap_kind(self, before: int, after: int) -> tuple[int, bool]:
         """Line breaks in the whitespace run ``[before, after)`` (counted up to 2) and whether it

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 from chunkviz.errors import ChunkvizError
 from chunkviz.peers.adapters import (
@@ -34,7 +34,7 @@ from chunkviz.peers.params import (
     SemchunkParams,
 )
 from chunkviz.splitting import resolve_separators
-from chunkviz.splitting.langchain import LangChainSplitter
+from chunkviz.splitting.langchain import KeepSeparator, LangChainSplitter
 from chunkviz.tokenizers import Tokenizer, get_tokenizer
 from chunkviz.types import Span
 from chunkviz.vocabulary import Reason
@@ -89,7 +89,8 @@ def run_langchain_recursive(source: str, params: LangChainRecursiveParams, token
 
     separators = resolve_separators(params.separators, "langchain_recursive")
     length = tokenizer._count  # what a user passes: a plain, unmemoized counter
-    keep: bool | str = True if params.keep_separator == "start" else "end"
+    keep_at = cast(KeepSeparator, params.keep_separator)  # one of KEEP_SEPARATOR: the params validate it
+    keep: bool | Literal["end"] = True if keep_at == "start" else "end"
 
     def split() -> list[Any]:
         splitter = RecursiveCharacterTextSplitter(
@@ -107,9 +108,7 @@ def run_langchain_recursive(source: str, params: LangChainRecursiveParams, token
     chunks = _langchain_placed(documents, length)
     reference = None
     if params.strip_whitespace:  # our exact port of the same algorithm (chunkviz.splitting.langchain)
-        port = LangChainSplitter(
-            source, separators, params.chunk_size, params.chunk_overlap, length, params.keep_separator
-        ).split()  # type: ignore[arg-type]
+        port = LangChainSplitter(source, separators, params.chunk_size, params.chunk_overlap, length, keep_at).split()
         spans = tuple((c.start, c.end) for c in port)
         if [source[a:b] for a, b in spans] == [c.text for c in chunks]:
             reference = spans
@@ -202,7 +201,7 @@ def run_langchain_semantic(source: str, params: LangChainSemanticParams, tokeniz
             embeddings,
             buffer_size=params.buffer_size,
             add_start_index=True,
-            breakpoint_threshold_type=params.breakpoint_threshold_type,  # type: ignore[arg-type]
+            breakpoint_threshold_type=params.breakpoint_threshold_type,  # type: ignore[arg-type]  # a str the params check against THRESHOLD_TYPES
             breakpoint_threshold_amount=params.breakpoint_threshold_amount,
             min_chunk_size=params.min_chunk_size or None,
         )
@@ -230,7 +229,7 @@ def run_semchunk(source: str, params: SemchunkParams, tokenizer: Tokenizer) -> P
     chunker = semchunk.chunkerify(counter, params.chunk_size)  # built once per process by its users: not timed
 
     def split() -> tuple[list[str], list[tuple[int, int]]]:
-        return chunker(source, offsets=True, overlap=params.overlap or None)  # type: ignore[return-value]
+        return chunker(source, offsets=True, overlap=params.overlap or None)  # type: ignore[return-value]  # offsets=True: (texts, spans), its union return type does not say
 
     (texts, offsets), cpu = _call("semchunk", split)
     chunks = tuple(PeerChunk(t, a, b, tokenizer._count(t)) for t, (a, b) in zip(texts, offsets))

@@ -254,10 +254,11 @@ class RecursiveSplitter:
     # ---- splitting -----------------------------------------------------------------------
     def _split(self, start: int, end: int, level: int, spans: list[tuple[int, int, bool]]) -> None:
         """Chunk [start, end) with separators[level:], appending to ``spans``."""
-        level = self._first_separator_level(start, end, level)
-        if level is None:  # no separator left: an indivisible piece
+        found = self._first_separator_level(start, end, level)
+        if found is None:  # no separator left: an indivisible piece
             spans.append((start, end, self.counter.count(start, end) > self.chunk_size))
             return
+        level = found
         count = self.counter.count
         size = self.chunk_size
         pos = start
@@ -293,7 +294,7 @@ class RecursiveSplitter:
         for lvl in range(level, len(self.separators)):
             if self.separators[lvl] == "":
                 return lvl if end - start > 1 else None
-            if self._finders[lvl].first(start, end) is not None:  # type: ignore[union-attr]
+            if self._finders[lvl].first(start, end) is not None:  # type: ignore[union-attr]  # None only for "", handled above
                 return lvl
         return None
 
@@ -349,7 +350,7 @@ class RecursiveSplitter:
 
     def _last_match(self, level: int, lo: int, hi: int) -> tuple[int, int] | None:
         """The last occurrence of this level's separator inside [lo, hi) (CRLF-aware)."""
-        return self._finders[level].last(lo, hi)  # type: ignore[union-attr]
+        return self._finders[level].last(lo, hi)  # type: ignore[union-attr]  # callers never ask for the "" level
 
     def _next_cut(self, pos: int, end: int, level: int) -> int:
         """The first cut of this level after ``pos`` (or ``end``)."""
@@ -358,7 +359,7 @@ class RecursiveSplitter:
         finder = self._finders[level]
         text = self.text
         at = pos
-        while (found := finder.first(at, end)) is not None:  # type: ignore[union-attr]
+        while (found := finder.first(at, end)) is not None:  # type: ignore[union-attr]  # None only for "", returned above
             run_start, run_end = self._run_of(found[0], found[1] - found[0])
             cut = self._run_cut(run_start, run_end)
             if pos < cut < end:

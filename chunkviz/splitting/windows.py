@@ -12,6 +12,8 @@ import bisect
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
+
 from chunkviz.deadline import check_time
 from chunkviz.spancount import SpanCounter
 from chunkviz.vocabulary import Meta
@@ -33,8 +35,8 @@ class SpanTokens:
 
     start: int
     end: int
-    starts: Sequence[int]
-    exact: Sequence[bool]
+    starts: Sequence[int] | np.ndarray  # the document's own token arrays, or a list for a re-tokenized span
+    exact: Sequence[bool] | np.ndarray
 
     @property
     def n(self) -> int:

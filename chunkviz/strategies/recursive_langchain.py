@@ -11,11 +11,12 @@ ends of a chunk is stripped, and overlap is whole trailing splits of the previou
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from chunkviz.document.model import Document
 from chunkviz.errors import InvalidParamError
 from chunkviz.splitting import PRESETS, Piece, resolve_separators, to_chunks
-from chunkviz.splitting.langchain import KEEP_SEPARATOR, LangChainChunk, LangChainSplitter
+from chunkviz.splitting.langchain import KEEP_SEPARATOR, KeepSeparator, LangChainChunk, LangChainSplitter
 from chunkviz.strategies.base import param, register
 from chunkviz.tokenizers import LengthFunction, Tokenizer
 from chunkviz.types import Chunk
@@ -91,7 +92,7 @@ def recursive_langchain(document: Document, params: RecursiveLangChainParams, to
         params.chunk_size,
         params.overlap,
         length_function(tokenizer, params.count_special_tokens),
-        params.keep_separator,  # type: ignore[arg-type]
+        cast(KeepSeparator, params.keep_separator),  # one of KEEP_SEPARATOR: the params validate it
     )
     content_end = len(text.rstrip())
     return to_chunks(

@@ -1,3 +1,4 @@
+// @ts-check
 // chunkviz document view (components v2). Called on every render with new `data`; one view per
 // parentElement is kept in VIEWS and updated in place (columns whose HTML is unchanged keep their
 // DOM and scroll position). Only render.py's escaped HTML (column.html, legend) is set as innerHTML;
@@ -6,9 +7,48 @@
 // the CSS Custom Highlight API over DOM Ranges mapped from document offsets, ribbon marks, and a
 // mouse selection sent back as document offsets (state "answer").
 
+/** @typedef {import("./payload").DocViewPayload} DocViewPayload */
+/** @typedef {import("./payload").DocViewColumn} DocViewColumn */
+/** @typedef {import("./payload").DocViewHit} DocViewHit */
+/** @typedef {{ tops: Float64Array, pos: Float64Array, height: number, maxTop: number }} Anchors */
+/** @typedef {{ nodes: Text[], starts: Float64Array, complex: Uint8Array, crlf: boolean, position: Map<Node, number> }} TextIndex */
+/** @typedef {{ hit: DocViewHit, start: number, end: number, first: HTMLElement | null }} HitSpan */
+/**
+ * One column of the view: its payload, its DOM and what is cached from them.
+ * @typedef {object} Column
+ * @property {number} i position in the payload's columns
+ * @property {DocViewColumn} [data] the column's payload of the last update
+ * @property {string | null} html the HTML drawn in the box
+ * @property {string | null} cutsKey
+ * @property {string | null} hitsKey
+ * @property {string | null} [marksKey]
+ * @property {Anchors | null} anchors scroll anchors: box tops and document offsets
+ * @property {TextIndex | null} textIndex the box's text nodes and their document offsets
+ * @property {number | null} shown the chunk index marked selected
+ * @property {number | null} expectTop the scrollTop of our own programmatic scroll
+ * @property {number} lastTop
+ * @property {HitSpan[]} hitSpans
+ * @property {Map<number, { hit: DocViewHit, role: "returned" | "matched" }>} hitOf
+ * @property {HTMLElement} trackLabel
+ * @property {HTMLElement} track
+ * @property {HTMLElement} cell
+ * @property {HTMLElement} head
+ * @property {HTMLElement} label
+ * @property {HTMLElement} summaryEl
+ * @property {HTMLElement} box
+ * @property {HTMLElement} [window] the ribbon's marker of the visible part
+ * @property {number[]} [cutEnds]
+ * @property {string[]} [cutReasons]
+ */
+
+/** @type {WeakMap<ShadowRoot, DocView>} */
 const VIEWS = new WeakMap();
 const HIT = "[data-chunk-index],[data-continues],[data-overlap],[data-end-of],[data-added-to],.cv-gap";
 
+/**
+ * @param {import("./payload").ComponentArgs<DocViewPayload>} component
+ * @returns {import("./payload").Cleanup}
+ */
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   let view = VIEWS.get(parentElement);
@@ -28,26 +68,38 @@ export default function (component) {
   }, 0);
 }
 
+/** @type {(tag: string, cls?: string, text?: string) => HTMLElement} */
 const el = (tag, cls, text) => {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
   if (text !== undefined) node.textContent = text;
   return node;
 };
+/** @param {number | string} n */
 const fmt = (n) => Number(n).toLocaleString("en-US");
+/** @type {(v: number, lo: number, hi: number) => number} */
 const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
+/** @param {DocViewHit} hit */
 const badge = (hit) => `#${hit.rank} \u00b7 ${Number(hit.score).toFixed(2)}`;
+/** @param {DocViewHit} hit */
 const isParentHit = (hit) => hit.matched !== null && hit.matched !== undefined;
 const HIGHLIGHT = "cvd-ref";
 
 class DocView {
+  /** @param {ShadowRoot} parentElement */
   constructor(parentElement) {
+    /** @type {(name: string, value: unknown) => void} the entry point sets Streamlit's on every render */
+    this.setStateValue = () => {};
     this.parent = parentElement;
+    /** @type {HTMLElement & { __cvd?: DocView }} */
     this.root = parentElement.querySelector(".cvd-root") || parentElement.appendChild(el("div", "cvd-root"));
     this.root.__cvd = this; // for tests and benchmarks
+    /** @type {Column[]} */
     this.columns = [];
+    /** @type {Partial<DocViewPayload> | null} */
     this.data = null;
     this.sync = true;
+    /** @type {boolean | null | undefined} the payload's sync of the last update */
     this.syncFromData = null;
     this.nonce = 0;
     this.frame = 0;
@@ -96,6 +148,7 @@ class DocView {
   }
 
   // ------------------------------------------------------------------ rendering
+  /** @param {Partial<DocViewPayload>} data */
   update(data) {
     const t0 = performance.now();
     const previous = this.data;
@@ -118,6 +171,7 @@ class DocView {
     this.stats.updateMs.push(performance.now() - t0);
   }
 
+  /** @param {number} n */
   buildColumns(n) {
     this.columns.forEach((c) => this.resize.unobserve(c.box));
     this.grid.replaceChildren();
@@ -125,7 +179,8 @@ class DocView {
     this.grid.style.gridTemplateColumns = `repeat(${n}, minmax(0, 1fr))`;
     this.columns = [];
     for (let i = 0; i < n; i++) {
-      const col = { i, html: null, cutsKey: null, hitsKey: null, anchors: null, textIndex: null, shown: null, expectTop: null, lastTop: 0, hitSpans: [], hitOf: new Map() };
+      /** @type {Column} */
+      const col = /** @type {Column} */ ({ i, html: null, cutsKey: null, hitsKey: null, anchors: null, textIndex: null, shown: null, expectTop: null, lastTop: 0, hitSpans: [], hitOf: new Map() });
       col.trackLabel = this.ribbon.appendChild(el("div", "cvd-track-label"));
       col.track = this.ribbon.appendChild(el("div", "cvd-track"));
       col.track.dataset.column = String(i);
@@ -146,6 +201,11 @@ class DocView {
   }
 
   // returns what changed: {html, hits, track}
+  /**
+   * @param {Column} col
+   * @param {DocViewColumn} c
+   * @param {boolean} lengthChanged
+   */
   updateColumn(col, c, lengthChanged) {
     col.data = c;
     col.label.textContent = c.label;
@@ -176,6 +236,10 @@ class DocView {
     return changed;
   }
 
+  /**
+   * @param {Column} col
+   * @param {string} html
+   */
   replaceHtml(col, html) {
     const keep = col.html !== null && col.lastTop > 0 ? this.offsetAt(col, col.lastTop) : null;
     col.box.innerHTML = html; // render.py output: escaped server-side
@@ -187,6 +251,10 @@ class DocView {
     if (keep !== null) this.setScroll(col, this.topFor(col, keep));
   }
 
+  /**
+   * @param {Column} col
+   * @param {DocViewColumn["cuts"]} cuts
+   */
   drawTrack(col, cuts) {
     const length = Math.max(1, Number(this.data.length) || 1);
     const frag = document.createDocumentFragment();
@@ -205,12 +273,14 @@ class DocView {
     col.cutReasons = cuts.map((x) => x[1]);
   }
 
+  /** @param {DocViewColumn[]} cols */
   updateReasons(cols) {
     const present = new Set();
     cols.forEach((c) => (c.cuts || []).forEach((x) => present.add(x[1])));
     const length = Number(this.data.length) || 0;
     const key = [...present].sort().join(" ") + "|" + length;
     if (key === this.reasonsKey) return;
+    /** @type {string} */
     this.reasonsKey = key;
     this.reasons.replaceChildren(el("span", "", "ticks: why a chunk ends —"));
     for (const reason of Object.keys(this.labels.reasons)) {
@@ -223,10 +293,14 @@ class DocView {
   }
 
   // ------------------------------------------------------------------ offsets <-> pixels
+  /**
+   * @param {Column} col
+   * @returns {Anchors}
+   */
   anchorsOf(col) {
     if (col.anchors) return col.anchors;
     const t0 = performance.now();
-    const nodes = col.box.querySelectorAll(".cv-c[data-start],.cv-o[data-start],.cv-gap");
+    const nodes = /** @type {NodeListOf<HTMLElement>} */ (col.box.querySelectorAll(".cv-c[data-start],.cv-o[data-start],.cv-gap"));
     const n = nodes.length;
     const tops = new Float64Array(n + 2);
     const pos = new Float64Array(n + 2);
@@ -256,6 +330,10 @@ class DocView {
     return col.anchors;
   }
 
+  /**
+   * @param {Column} col
+   * @param {number} y
+   */
   offsetAt(col, y) {
     const { tops, pos } = this.anchorsOf(col);
     const k = lastAtMost(tops, y);
@@ -264,6 +342,10 @@ class DocView {
     return pos[k] + (span > 0 ? ((y - tops[k]) / span) * (pos[k + 1] - pos[k]) : 0);
   }
 
+  /**
+   * @param {Column} col
+   * @param {number} offset
+   */
   topFor(col, offset) {
     const { tops, pos } = this.anchorsOf(col);
     const k = lastAtMost(pos, offset);
@@ -274,6 +356,10 @@ class DocView {
 
   // Geometry is read once per anchors build (invalidated on resize and new HTML) and the scroll
   // positions are tracked from scroll events, so a sync frame only writes (no forced layout).
+  /**
+   * @param {Column} col
+   * @param {number} top
+   */
   setScroll(col, top) {
     const { maxTop } = this.anchorsOf(col);
     const target = Math.round(clamp(top, 0, maxTop));
@@ -284,6 +370,7 @@ class DocView {
   }
 
   // ------------------------------------------------------------------ scrolling
+  /** @param {Column} col */
   onScroll(col) {
     col.lastTop = col.box.scrollTop;
     if (col.expectTop !== null && Math.abs(col.lastTop - col.expectTop) <= 1) {
@@ -295,6 +382,7 @@ class DocView {
     this.schedule(col.i);
   }
 
+  /** @param {number} i */
   schedule(i) {
     this.driver = i;
     if (this.frame) return;
@@ -312,6 +400,7 @@ class DocView {
     });
   }
 
+  /** @param {number} i */
   syncFrom(i) {
     const t0 = performance.now();
     const source = this.columns[i];
@@ -325,11 +414,13 @@ class DocView {
     if (this.stats.syncMs.length > 500) this.stats.syncMs.splice(0, 250);
   }
 
+  /** @param {number} offset */
   scrollAllTo(offset) {
     for (const col of this.columns) this.setScroll(col, this.topFor(col, offset) - 6);
     this.columns.forEach((c) => this.updateWindow(c));
   }
 
+  /** @param {Column} col */
   updateWindow(col) {
     if (!col.window || col.html === null) return;
     const length = Math.max(1, Number(this.data.length) || 1);
@@ -341,6 +432,10 @@ class DocView {
     col.window.style.width = `${(100 * Math.max(0, b - a)) / length}%`;
   }
 
+  /**
+   * @param {Column} col
+   * @param {number} index
+   */
   reveal(col, index) {
     const first = col.box.querySelector(extentSelector(index));
     if (!first) return;
@@ -354,19 +449,22 @@ class DocView {
   }
 
   // ------------------------------------------------------------------ ribbon
+  /** @param {MouseEvent} e */
   ribbonOffset(e) {
-    const track = e.target.closest(".cvd-track");
+    const track = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest(".cvd-track"));
     if (!track) return null;
     const rect = track.getBoundingClientRect();
     const frac = clamp((e.clientX - rect.left) / Math.max(1, rect.width), 0, 1);
     return { track, rect, offset: frac * (Number(this.data.length) || 0) };
   }
 
+  /** @param {MouseEvent} e */
   onRibbonClick(e) {
     const hit = this.ribbonOffset(e);
     if (hit) this.scrollAllTo(hit.offset);
   }
 
+  /** @param {MouseEvent} e */
   onRibbonHover(e) {
     const hit = this.ribbonOffset(e);
     if (!hit) return this.hideTip();
@@ -387,14 +485,17 @@ class DocView {
   }
 
   // ------------------------------------------------------------------ hover, tooltip, click
+  /** @param {MouseEvent} e */
   hitOf(e) {
-    const box = e.target.closest && e.target.closest(".cvd-box");
+    const target = /** @type {Element} */ (e.target); // an element of the grid
+    const box = /** @type {HTMLElement | null} */ (target.closest && target.closest(".cvd-box"));
     if (!box) return null;
-    const node = e.target.closest(HIT);
+    const node = /** @type {HTMLElement | null} */ (target.closest(HIT));
     if (!node || !box.contains(node)) return null;
     return { col: this.columns[Number(box.dataset.column)], node };
   }
 
+  /** @param {MouseEvent} e */
   onHover(e) {
     const hit = this.hitOf(e);
     if (!hit) return this.clearHover();
@@ -414,6 +515,7 @@ class DocView {
     this.hideTip();
   }
 
+  /** @param {MouseEvent} e */
   onClick(e) {
     const hit = this.hitOf(e);
     if (!hit) return;
@@ -427,6 +529,10 @@ class DocView {
     this.setStateValue("selection", { column: hit.col.i, index, nonce: this.nonce });
   }
 
+  /**
+   * @param {Column} col
+   * @param {number | null} index
+   */
   markSelected(col, index) {
     col.box.querySelectorAll(".cvd-sel").forEach((n) => n.classList.remove("cvd-sel"));
     col.box.querySelectorAll(".cv-psel").forEach((n) => n.classList.remove("cv-psel"));
@@ -435,16 +541,21 @@ class DocView {
     col.box.querySelectorAll(extentSelector(index)).forEach((n) => n.classList.add("cvd-sel"));
     // its parent, grandparent ... are marked too: retrieval would return them with it
     const seen = new Set();
-    let node = col.box.querySelector(`[data-chunk-index="${Number(index)}"]`);
+    let node = /** @type {HTMLElement | null} */ (col.box.querySelector(`[data-chunk-index="${Number(index)}"]`));
     while (node && node.dataset.parent !== undefined && !seen.has(node.dataset.parent)) {
       const parent = Number(node.dataset.parent);
       seen.add(node.dataset.parent);
       col.box.querySelectorAll(`[data-parent-index="${parent}"],.cv-p[data-continues="${parent}"]`)
         .forEach((n) => n.classList.add("cv-psel"));
-      node = col.box.querySelector(`[data-chunk-index="${parent}"]`);
+      node = /** @type {HTMLElement | null} */ (col.box.querySelector(`[data-chunk-index="${parent}"]`));
     }
   }
 
+  /**
+   * @param {Column} col
+   * @param {HTMLElement} node
+   * @param {number[]} indexes
+   */
   describe(col, node, indexes) {
     const ds = node.dataset;
     if (ds.overlap !== undefined) {
@@ -461,7 +572,7 @@ class DocView {
       return [["b", "Text in no chunk"], ["kv", "characters", `${fmt(a)}\u2013${fmt(b)} (${fmt(b - a)} chars)`]];
     }
     const index = indexes[0];
-    const info = col.box.querySelector(`[data-chunk-index="${index}"]`);
+    const info = /** @type {HTMLElement | null} */ (col.box.querySelector(`[data-chunk-index="${index}"]`));
     if (!info) return [["b", `Chunk ${index}`]];
     const d = info.dataset;
     const start = Number(d.start), end = Number(d.end);
@@ -487,6 +598,10 @@ class DocView {
   // Hits: every element of a hit chunk's extent gets .cvd-hit (a returned parent: .cvd-hitp, its
   // matched child .cvd-hit); the first one carries the badge (data-cvd-badge, drawn by CSS
   // ::before so the text and its offsets are untouched); the box turns the other chunks quiet.
+  /**
+   * @param {Column} col
+   * @param {DocViewHit[]} hits
+   */
   applyHits(col, hits) {
     const box = col.box;
     box.querySelectorAll(".cvd-hit,.cvd-hitp").forEach((n) => n.classList.remove("cvd-hit", "cvd-hitp"));
@@ -498,18 +613,23 @@ class DocView {
       const parent = isParentHit(hit);
       box.querySelectorAll(extentSelector(hit.index)).forEach((n) => n.classList.add(parent ? "cvd-hitp" : "cvd-hit"));
       if (parent) box.querySelectorAll(extentSelector(hit.matched)).forEach((n) => n.classList.add("cvd-hit"));
-      const first = box.querySelector(extentSelector(hit.index));
+      const first = /** @type {HTMLElement | null} */ (box.querySelector(extentSelector(hit.index)));
       if (first) {
         const before = first.getAttribute("data-cvd-badge");
         first.setAttribute("data-cvd-badge", (before ? before + "   " : "") + badge(hit));
       }
       col.hitOf.set(hit.index, { hit, role: "returned" });
       if (parent) col.hitOf.set(hit.matched, { hit, role: "matched" });
-      const info = box.querySelector(`[data-chunk-index="${Number(hit.index)}"]`);
+      const info = /** @type {HTMLElement | null} */ (box.querySelector(`[data-chunk-index="${Number(hit.index)}"]`));
       if (info) col.hitSpans.push({ hit, start: Number(info.dataset.start), end: Number(info.dataset.end), first });
     }
   }
 
+  /**
+   * @param {Column} col
+   * @param {number} index
+   * @param {boolean} short
+   */
   hitRows(col, index, short) {
     const entry = col.hitOf && col.hitOf.get(index);
     if (!entry) return [];
@@ -524,11 +644,13 @@ class DocView {
     return rows;
   }
 
+  /** @param {{ html: boolean, hits: boolean, track: boolean }[]} changed */
   updateOverlay(changed) {
     const refs = this.data.references || [];
     const refsKey = JSON.stringify(refs);
     const anyHtml = changed.some((c) => c.html);
     if (refsKey !== this.refsKey || anyHtml) {
+      /** @type {string} */
       this.refsKey = refsKey;
       this.setRefRanges(this.referenceRanges(refs));
       this.columns.forEach((c) => (c.marksKey = null));
@@ -548,6 +670,7 @@ class DocView {
   }
 
   // a new query: each column scrolls its own best hit into view (programmatic: does not sync)
+  /** @param {Column} col */
   showTopHit(col) {
     const top = col.hitSpans.find((h) => h.hit.rank === Math.min(...col.hitSpans.map((x) => x.hit.rank)));
     if (!top || !top.first) return;
@@ -555,6 +678,10 @@ class DocView {
     this.setScroll(col, top.first.offsetTop - 24);
   }
 
+  /**
+   * @param {DocViewPayload["references"]} refs
+   * @returns {Range[]}
+   */
   referenceRanges(refs) {
     const ranges = [];
     for (const col of this.columns) {
@@ -567,6 +694,7 @@ class DocView {
     return ranges;
   }
 
+  /** @param {Range[]} ranges */
   setRefRanges(ranges) {
     const registry = highlightRegistry();
     if (registry) {
@@ -576,6 +704,10 @@ class DocView {
     this.refRanges = ranges;
   }
 
+  /**
+   * @param {Column} col
+   * @param {DocViewPayload["references"]} refs
+   */
   drawMarks(col, refs) {
     if (!col.track) return;
     col.track.querySelectorAll(".cvd-refmark,.cvd-hitmark").forEach((n) => n.remove());
@@ -595,10 +727,12 @@ class DocView {
     }
   }
 
+  /** @param {DocViewPayload["references"]} refs */
   updateOverlayKey(refs) {
     const hits = this.columns.some((c) => c.hitSpans.length);
     const key = `${hits}|${refs.length > 0}|${!!this.data.answer_selection}`;
     if (key === this.overlayKey) return;
+    /** @type {string} */
     this.overlayKey = key;
     const bar = this.overlayKeyEl;
     bar.replaceChildren();
@@ -615,6 +749,11 @@ class DocView {
     if (this.data.answer_selection) bar.appendChild(el("span", "cvd-key-hint", "select text to set the expected answer"));
   }
 
+  /**
+   * @param {Column} col
+   * @param {number} offset
+   * @param {number} perPx
+   */
   ribbonOverlayRows(col, offset, perPx) {
     const rows = [];
     const slack = 11 * perPx;
@@ -633,14 +772,19 @@ class DocView {
   // The column's text nodes in order, outside added text (<ins class="cv-add">), are the document
   // text, except what the HTML parser changes: CR LF becomes LF (and offsets count code points,
   // JS strings UTF-16 units). Each node's document start is kept; "crlf" when every LF was CR LF.
+  /**
+   * @param {Column} col
+   * @returns {TextIndex}
+   */
   textIndexOf(col) {
     if (col.textIndex) return col.textIndex;
     const walker = document.createTreeWalker(col.box, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-      acceptNode: (n) => n.nodeType === 1 ? (n.classList.contains("cv-add") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP) : NodeFilter.FILTER_ACCEPT,
+      acceptNode: (n) => n.nodeType === 1 ? (/** @type {Element} */ (n).classList.contains("cv-add") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP) : NodeFilter.FILTER_ACCEPT,
     });
+    /** @type {Text[]} */
     const nodes = [];
     let points = 0, lfs = 0;
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    for (let n = /** @type {Text | null} */ (walker.nextNode()); n; n = /** @type {Text | null} */ (walker.nextNode())) {
       nodes.push(n);
       points += codePoints(n.data);
       lfs += countLf(n.data);
@@ -661,6 +805,11 @@ class DocView {
   }
 
   // a DOM Range over the document span [a, b) in a column (null when the column has no text there)
+  /**
+   * @param {Column} col
+   * @param {number} a
+   * @param {number} b
+   */
   rangeOf(col, a, b) {
     const ix = this.textIndexOf(col);
     if (!ix.nodes.length) return null;
@@ -671,6 +820,12 @@ class DocView {
     return range.collapsed ? null : range;
   }
 
+  /**
+   * @param {TextIndex} ix
+   * @param {number} offset
+   * @param {boolean} forward
+   * @returns {[Node, number]}
+   */
   domPoint(ix, offset, forward) {
     const k = forward ? Math.min(ix.nodes.length - 1, lastAtMost(ix.starts, offset)) : Math.max(0, firstAtLeast(ix.starts, offset) - 1);
     const node = ix.nodes[k];
@@ -679,10 +834,15 @@ class DocView {
   }
 
   // the document offset of a DOM boundary point (container, offset) in a column
+  /**
+   * @param {Column} col
+   * @param {Node} container
+   * @param {number} offset
+   */
   docOffset(col, container, offset) {
     const ix = this.textIndexOf(col);
     const k = ix.position.get(container);
-    if (k !== undefined) return ix.starts[k] + (ix.complex[k] ? docUnits(container.data, offset, ix.crlf) : offset);
+    if (k !== undefined) return ix.starts[k] + (ix.complex[k] ? docUnits(/** @type {Text} */ (container).data, offset, ix.crlf) : offset);
     const probe = document.createRange();
     probe.setStart(container, offset);
     let lo = 0, hi = ix.nodes.length; // the first text node at or after the point
@@ -697,12 +857,14 @@ class DocView {
   selectionRange() {
     const selection = document.getSelection();
     if (!selection || !selection.rangeCount) return null;
-    const shadow = this.root.getRootNode();
+    // a ShadowRoot (isolate_styles); Chrome's older shadowRoot.getSelection() is not in the DOM types
+    const shadow = /** @type {ShadowRoot & { getSelection?: () => Selection | null }} */ (this.root.getRootNode());
     if (selection.getComposedRanges) {
       try {
         return selection.getComposedRanges({ shadowRoots: [shadow] })[0] || null;
       } catch (err) {
-        return selection.getComposedRanges(shadow)[0] || null;
+        const older = /** @type {Selection & { getComposedRanges(...roots: ShadowRoot[]): StaticRange[] }} */ (selection);
+        return older.getComposedRanges(shadow)[0] || null;
       }
     }
     const inner = shadow.getSelection ? shadow.getSelection() : selection;
@@ -713,7 +875,8 @@ class DocView {
     if (!this.data || !this.data.answer_selection) return;
     const range = this.selectionRange();
     if (!range || range.collapsed) return;
-    const boxOf = (n) => (n.nodeType === 1 ? n : n.parentElement)?.closest(".cvd-box");
+    /** @type {(n: Node) => HTMLElement | null | undefined} */
+    const boxOf = (n) => (n.nodeType === 1 ? /** @type {Element} */ (n) : n.parentElement)?.closest(".cvd-box");
     const box = boxOf(range.startContainer);
     if (!box || box !== boxOf(range.endContainer)) return;
     const col = this.columns[Number(box.dataset.column)];
@@ -725,6 +888,10 @@ class DocView {
     this.setStateValue("answer", this.lastAnswer);
   }
 
+  /**
+   * @param {string[][]} rows [kind, text, value] per line of the tooltip
+   * @param {MouseEvent} e
+   */
   showTip(rows, e) {
     const tip = this.tip;
     tip.replaceChildren();
@@ -743,6 +910,7 @@ class DocView {
     this.placeTip(e);
   }
 
+  /** @param {MouseEvent} e */
   placeTip(e) {
     if (this.tip.hidden) return;
     const root = this.root.getBoundingClientRect();
@@ -760,11 +928,16 @@ class DocView {
   }
 }
 
+/** @param {number} i */
 function extentSelector(i) {
   const n = Number(i);
   return `[data-chunk-index="${n}"],[data-continues="${n}"],[data-overlap~="${n}"]`;
 }
 
+/**
+ * @param {HTMLElement} node
+ * @returns {number[]}
+ */
 function chunksOf(node) {
   const ds = node.dataset;
   if (ds.overlap !== undefined) return ds.overlap.split(/\s+/).filter(Boolean).map(Number);
@@ -773,6 +946,10 @@ function chunksOf(node) {
 }
 
 // index of the last element <= x in a non-decreasing array (0 when x is before the first)
+/**
+ * @param {ArrayLike<number>} arr
+ * @param {number} x
+ */
 function lastAtMost(arr, x) {
   let lo = 0, hi = arr.length - 1;
   while (lo < hi) {
@@ -783,6 +960,11 @@ function lastAtMost(arr, x) {
   return lo;
 }
 
+/**
+ * @param {number[]} ends
+ * @param {number} offset
+ * @param {number} tolerance
+ */
 function nearestCut(ends, offset, tolerance) {
   if (!ends.length) return -1;
   let lo = 0, hi = ends.length - 1;
@@ -796,10 +978,15 @@ function nearestCut(ends, offset, tolerance) {
   return Math.abs(ends[best] - offset) <= tolerance ? best : -1;
 }
 
+/** @param {string} label */
 function shortReason(label) {
   return String(label).replace(/\s*\(.*\)\s*$/, "");
 }
 
+/**
+ * @param {ArrayLike<number>} arr
+ * @param {number} x
+ */
 function firstAtLeast(arr, x) {
   let lo = 0, hi = arr.length;
   while (lo < hi) {
@@ -810,6 +997,7 @@ function firstAtLeast(arr, x) {
   return lo;
 }
 
+/** @param {string} s */
 function codePoints(s) {
   if (!/[\uD800-\uDFFF]/.test(s)) return s.length;
   let n = 0;
@@ -817,6 +1005,7 @@ function codePoints(s) {
   return n;
 }
 
+/** @param {string} s */
 function countLf(s) {
   let n = 0;
   for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
@@ -824,6 +1013,11 @@ function countLf(s) {
 }
 
 // document characters in s.slice(0, units): code points, plus the CR dropped before each LF
+/**
+ * @param {string} s
+ * @param {number} units
+ * @param {boolean} crlf
+ */
 function docUnits(s, units, crlf) {
   let n = 0;
   for (let i = 0; i < units && i < s.length; i++) {
@@ -838,6 +1032,11 @@ function docUnits(s, units, crlf) {
 }
 
 // the UTF-16 offset in s where `doc` document characters have been passed
+/**
+ * @param {string} s
+ * @param {number} doc
+ * @param {boolean} crlf
+ */
 function unitsFor(s, doc, crlf) {
   let n = 0, i = 0;
   while (i < s.length && n < doc) {

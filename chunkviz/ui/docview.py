@@ -101,7 +101,8 @@ def view_payload(
     references: Sequence[tuple[int, int]] = (),
     answer_selection: bool = False,
 ) -> dict[str, Any]:
-    """The component's ``data`` (pure, JSON-ready): the HTML per column plus small arrays.
+    """The component's ``data`` (pure, JSON-ready): the HTML per column plus small arrays; its shape,
+    field by field, is ``DocViewPayload`` in ``chunkviz/ui/payload.d.ts`` (what docview.js is checked against).
 
     ``legend`` is trusted HTML from :func:`chunkviz.render.legend_html` (shown above the boxes).
     ``references`` are expected-answer spans ``[start, end)`` drawn in every column;

@@ -1,13 +1,68 @@
+// @ts-check
 // Semantic tuning panel (Streamlit components v2). Called on every render with new data; the DOM
 // (and this module) persist, so per-panel state lives in a WeakMap keyed by parentElement.
 // Document text only reaches the DOM as the server-escaped HTML of chunkviz.render (innerHTML)
 // or through textContent; everything else is built with createElement / setAttribute.
 
+/** @typedef {import("./payload").TuningPayload} TuningPayload */
+/** @typedef {import("./payload").TuningData} TuningData */
+/**
+ * What the panel draws: Python's truth, or a preview from the step table while the control moves.
+ * @typedef {{ amount: number | null, threshold: number | null, breakpoints: number[], ties: number[],
+ *   sizeCuts: number[], preview: boolean, caption: string }} View
+ */
+/**
+ * @typedef {{ w: number, h: number, x: (off: number) => number, y: (v: number) => number,
+ *   lo: number, hi: number, L: number }} Scales
+ */
+/**
+ * One panel's state and DOM (kept per parentElement across renders).
+ * @typedef {object} Panel
+ * @property {ShadowRoot} root
+ * @property {TuningPayload | null} data the payload of the last render
+ * @property {string | null} text the document text read back from the DOM (cached)
+ * @property {ReturnType<typeof setTimeout> | null} timer the debounce before sending the amount
+ * @property {number | null} sent the amount sent and not yet answered
+ * @property {number} sentAt
+ * @property {number} [sentPerf]
+ * @property {number | null} local the control's value in the browser
+ * @property {number} [pendingPreview]
+ * @property {number} [raf]
+ * @property {number} sends
+ * @property {number} renders
+ * @property {number} [height] the plot's height in pixels
+ * @property {(string | null)[] | null} [shades] the chunk shades read from the text's CSS
+ * @property {TuningPayload | null} [drawnFor] the payload the static layer was drawn for
+ * @property {number} [drawnWidth]
+ * @property {Scales} [scale]
+ * @property {SVGElement} [dyn] the layer redrawn on every move
+ * @property {(name: string, value: unknown) => void} [setStateValue]
+ * @property {HTMLElement} panel
+ * @property {HTMLElement} label
+ * @property {HTMLInputElement} range
+ * @property {HTMLInputElement} number
+ * @property {HTMLElement} meaning
+ * @property {HTMLElement} caption
+ * @property {SVGElement} plot
+ * @property {HTMLElement} legend
+ * @property {SVGElement} curve
+ * @property {HTMLElement} tip
+ * @property {HTMLElement} box
+ * @property {HTMLElement} content
+ */
+
 const SVG = "http://www.w3.org/2000/svg";
 const DEBOUNCE_MS = 150;
 const STALE_MS = 10000;
+/** @type {WeakMap<ShadowRoot, Panel>} */
 const panels = new WeakMap();
 
+/**
+ * @param {string} tag
+ * @param {string | null} [cls]
+ * @param {Node} [parent]
+ * @returns {HTMLElement}
+ */
 function el(tag, cls, parent) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
@@ -15,6 +70,12 @@ function el(tag, cls, parent) {
   return node;
 }
 
+/**
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attrs]
+ * @param {Node} [parent]
+ * @returns {SVGElement}
+ */
 function svg(tag, attrs, parent) {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
@@ -22,10 +83,12 @@ function svg(tag, attrs, parent) {
   return node;
 }
 
+/** @param {number | null | undefined} v */
 function fmt(v, digits = 3) {
   return v === null || v === undefined ? "–" : Number(v).toFixed(digits);
 }
 
+/** @param {number} v */
 function ordinal(v) {
   const r = Math.round(v * 1e6) / 1e6;
   if (r !== Math.trunc(r)) return `${r}th`;
@@ -33,6 +96,10 @@ function ordinal(v) {
   return `${n}${t >= 10 && t <= 20 ? "th" : d === 1 ? "st" : d === 2 ? "nd" : d === 3 ? "rd" : "th"}`;
 }
 
+/**
+ * @param {TuningData["kind"]} kind
+ * @param {number | null} amount
+ */
 function meaning(kind, amount) {
   if (amount === null || Number.isNaN(amount)) return "";
   if (kind === "percentile") return `cuts pairs less similar than the ${ordinal(100 - amount)} percentile of similarity (about the ${fmt(100 - amount, 0)} % least similar)`;
@@ -42,16 +109,20 @@ function meaning(kind, amount) {
   return `cuts pairs less similar than ${amount}`;
 }
 
+/**
+ * @param {ShadowRoot} root
+ * @returns {Panel}
+ */
 function build(root) {
-  const st = { root, timer: null, sent: null, sentAt: 0, local: null, sends: 0, renders: 0, data: null, text: null };
+  const st = /** @type {Panel} */ ({ root, timer: null, sent: null, sentAt: 0, local: null, sends: 0, renders: 0, data: null, text: null });
   const panel = el("div", "cvt", root);
   panel.setAttribute("data-testid", "cvt-panel");
   st.panel = panel;
   const controls = el("div", "cvt-controls", panel);
   st.label = el("label", "cvt-label", controls);
-  st.range = el("input", "cvt-range", controls);
+  st.range = /** @type {HTMLInputElement} */ (el("input", "cvt-range", controls));
   st.range.type = "range";
-  st.number = el("input", "cvt-number", controls);
+  st.number = /** @type {HTMLInputElement} */ (el("input", "cvt-number", controls));
   st.number.type = "number";
   st.meaning = el("div", "cvt-meaning", controls);
   st.caption = el("div", "cvt-caption", panel);
@@ -67,6 +138,7 @@ function build(root) {
   st.box.setAttribute("data-testid", "cvt-text");
   st.content = el("div", "cvt-content", st.box);
 
+  /** @param {string} raw */
   const onInput = (raw) => {
     const v = Number(raw);
     const c = st.data && st.data.tuning.control;
@@ -104,6 +176,10 @@ function build(root) {
   return st;
 }
 
+/**
+ * @param {Panel} st
+ * @param {number} v
+ */
 function send(st, v) {
   st.timer = null;
   if (st.data && v === st.data.tuning.amount && st.sent === null) { settle(st); return; }
@@ -116,6 +192,7 @@ function send(st, v) {
   st.setStateValue("amount", v);
 }
 
+/** @param {Panel} st */
 function settle(st) {
   if (st.sentPerf) {
     st.panel.setAttribute("data-roundtrip-ms", String(Math.round(performance.now() - st.sentPerf)));
@@ -128,6 +205,10 @@ function settle(st) {
 }
 
 // ---- the view: truth from Python, or a preview from the step table -------------------------
+/**
+ * @param {TuningData} t
+ * @returns {View}
+ */
 function truthView(t) {
   return {
     amount: t.amount, threshold: t.threshold, breakpoints: t.breakpoints, ties: t.at_threshold,
@@ -135,6 +216,11 @@ function truthView(t) {
   };
 }
 
+/**
+ * @param {TuningData} t
+ * @param {number} v
+ * @returns {View}
+ */
 function previewView(t, v) {
   const c = t.control, table = t.table;
   if (!table) return truthView(t);
@@ -148,11 +234,19 @@ function previewView(t, v) {
   };
 }
 
+/**
+ * @param {Panel} st
+ * @returns {View}
+ */
 function currentView(st) {
   const t = st.data.tuning;
   return st.local !== null && st.local !== t.amount ? previewView(t, st.local) : truthView(t);
 }
 
+/**
+ * @param {Panel} st
+ * @param {number} v
+ */
 function preview(st, v) {
   if (!st.data) return;
   st.panel.setAttribute("data-state", "preview");
@@ -164,6 +258,10 @@ function preview(st, v) {
 // ---- drawing ------------------------------------------------------------------------------
 const M = { l: 46, r: 12, t: 10, b: 30 };
 
+/**
+ * @param {Panel} st
+ * @returns {Scales}
+ */
 function scales(st) {
   const t = st.data.tuning, w = Math.max(200, st.plot.clientWidth || 800), h = st.height;
   const ys = t.pairs.y.concat(t.table ? [Math.min(...t.table.values), Math.max(...t.table.values)] : []);
@@ -180,6 +278,10 @@ function scales(st) {
   };
 }
 
+/**
+ * @param {Panel} st
+ * @param {View} view
+ */
 function draw(st, view) {
   // the static layer (bands, axes, curve, dots) only when the truth or the width changed
   const w = Math.max(200, st.plot.clientWidth || 800);
@@ -187,6 +289,7 @@ function draw(st, view) {
   drawDynamic(st, view);
 }
 
+/** @param {Panel} st */
 function drawStatic(st) {
   const t = st.data.tuning, p = st.plot;
   while (p.firstChild) p.removeChild(p.firstChild);
@@ -194,8 +297,8 @@ function drawStatic(st) {
   st.scale = s;
   st.drawnFor = st.data;
   st.drawnWidth = s.w;
-  p.setAttribute("width", s.w);
-  p.setAttribute("height", s.h);
+  p.setAttribute("width", String(s.w));
+  p.setAttribute("height", String(s.h));
   p.setAttribute("viewBox", `0 0 ${s.w} ${s.h}`);
   const shades = st.shades || ["#eef2f6", "#f8f9fa", "#e7edf3"];
   const bands = svg("g", { class: "cvt-bands" }, p);
@@ -229,6 +332,10 @@ function drawStatic(st) {
   st.dyn = svg("g", { class: "cvt-dynamic" }, p);
 }
 
+/**
+ * @param {Panel} st
+ * @param {View} view
+ */
 function drawDynamic(st, view) {
   const t = st.data.tuning, s = st.scale, g = st.dyn;
   while (g.firstChild) g.removeChild(g.firstChild);
@@ -260,9 +367,14 @@ function drawDynamic(st, view) {
   drawCurve(st, view.amount);
 }
 
+/**
+ * @param {Panel} st
+ * @param {View} view
+ */
 function drawLegend(st, view) {
   const lg = st.legend;
   while (lg.firstChild) lg.removeChild(lg.firstChild);
+  /** @type {(cls: string, text: string) => void} */
   const item = (cls, text) => {
     const span = el("span", "cvt-li", lg);
     el("i", cls, span);
@@ -276,6 +388,10 @@ function drawLegend(st, view) {
   item("cvt-k-band", "chunks (shaded as in the text)");
 }
 
+/**
+ * @param {Panel} st
+ * @param {number | null} amount
+ */
 function drawCurve(st, amount) {
   const t = st.data.tuning, c = st.curve;
   while (c.firstChild) c.removeChild(c.firstChild);
@@ -283,10 +399,12 @@ function drawCurve(st, amount) {
   if (!t.curve) { side.style.display = "none"; return; }
   side.style.display = "";
   const w = 250, h = st.height - 22, m = { l: 34, r: 8, t: 8, b: 26 };
-  c.setAttribute("width", w);
-  c.setAttribute("height", h);
+  c.setAttribute("width", String(w));
+  c.setAttribute("height", String(h));
   const n = t.curve.length - 1, max = Math.max(...t.curve, 1);
+  /** @param {number} pc */
   const x = (pc) => m.l + (pc / n) * (w - m.l - m.r);
+  /** @param {number} v */
   const y = (v) => m.t + (1 - v / max) * (h - m.t - m.b);
   svg("line", { class: "cvt-axis", x1: m.l, x2: w - m.r, y1: h - m.b, y2: h - m.b }, c);
   svg("line", { class: "cvt-axis", x1: m.l, x2: m.l, y1: m.t, y2: h - m.b }, c);
@@ -306,6 +424,10 @@ function drawCurve(st, amount) {
 }
 
 // ---- hover and click ----------------------------------------------------------------------
+/**
+ * @param {Panel} st
+ * @param {MouseEvent} e
+ */
 function nearestPair(st, e) {
   const t = st.data && st.data.tuning;
   if (!t || !t.pairs.x.length || !st.scale) return -1;
@@ -318,13 +440,14 @@ function nearestPair(st, e) {
   return bd < 400 ? best : -1;
 }
 
+/** @param {Panel} st */
 function docText(st) {
   if (st.text !== null) return st.text;
   const doc = st.content.querySelector(".cv-doc");
   if (!doc) return (st.text = "");
   const walker = document.createTreeWalker(doc, NodeFilter.SHOW_TEXT);
   let out = "";
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  for (let n = /** @type {Text | null} */ (walker.nextNode()); n; n = /** @type {Text | null} */ (walker.nextNode())) {
     if (n.parentElement && n.parentElement.closest("ins.cv-add, .cv-legend")) continue;
     out += n.data;
   }
@@ -332,12 +455,22 @@ function docText(st) {
   return st.text;
 }
 
+/**
+ * @param {string} text
+ * @param {number} a
+ * @param {number} b
+ * @param {boolean} fromEnd
+ */
 function snippet(text, a, b, fromEnd) {
   const s = text.slice(a, b).replace(/\s+/g, " ").trim();
   if (s.length <= 120) return s;
   return fromEnd ? `…${s.slice(s.length - 119)}` : `${s.slice(0, 119)}…`;
 }
 
+/**
+ * @param {Panel} st
+ * @param {MouseEvent} e
+ */
 function hover(st, e) {
   const i = nearestPair(st, e);
   const tip = st.tip;
@@ -364,6 +497,10 @@ function hover(st, e) {
   tip.style.top = `${e.clientY - pr.top + 14}px`;
 }
 
+/**
+ * @param {Panel} st
+ * @param {MouseEvent} e
+ */
 function clickPoint(st, e) {
   const i = nearestPair(st, e);
   if (i < 0) return;
@@ -375,11 +512,16 @@ function clickPoint(st, e) {
   st.setStateValue("selected", k);
 }
 
+/**
+ * @param {Element} box
+ * @param {Element} target
+ */
 function scrollInto(box, target) {
   const br = box.getBoundingClientRect(), tr = target.getBoundingClientRect();
   box.scrollTop += tr.top - br.top - 12;
 }
 
+/** @param {Panel} st */
 function readShades(st) {
   const out = [];
   for (let k = 0; k < 3; k++) {
@@ -391,6 +533,7 @@ function readShades(st) {
 }
 
 // ---- entry point ----------------------------------------------------------------------------
+/** @param {import("./payload").ComponentArgs<import("./payload").TuningPayload>} component */
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   if (!data || !data.tuning) return;

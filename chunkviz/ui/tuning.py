@@ -24,7 +24,8 @@ NAME = "chunkviz_tuning"
 def panel_payload(
     data: Mapping[str, Any], html: str, *, plot_height: int = 240, text_height: int = 460
 ) -> dict[str, Any]:
-    """What the component receives (pure): the tuning data, the escaped HTML of the text, sizes."""
+    """What the component receives (pure): the tuning data, the escaped HTML of the text, sizes; its shape,
+    field by field, is ``TuningPayload`` in ``chunkviz/ui/payload.d.ts`` (what tuning.js is checked against)."""
     return {"tuning": dict(data), "html": html, "plot_height": plot_height, "text_height": text_height}
 
 

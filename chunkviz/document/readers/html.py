@@ -53,7 +53,7 @@ try:
     HAVE_MARKDOWNIFY = True
 except ImportError:  # the formats extra is not installed
     HAVE_MARKDOWNIFY = False
-    MarkdownConverter = object  # type: ignore[assignment,misc]
+    MarkdownConverter = object  # type: ignore[assignment,misc]  # a stand-in base: read_html refuses first
 
 try:
     import lxml  # noqa: F401 - only its presence matters: BeautifulSoup's "lxml" parser
@@ -79,14 +79,14 @@ _EXTRA_BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
 
-class _Converter(MarkdownConverter):  # type: ignore[misc,valid-type]
+class _Converter(MarkdownConverter):
     """markdownify with pipe-safe table cells, safe code fences and no inline image data."""
 
     def convert_td(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        return super().convert_td(el, _escape_pipes(text), parent_tags)
+        return super().convert_td(el, _escape_pipes(text), parent_tags)  # type: ignore[misc]  # markdownify's stub omits it
 
     def convert_th(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        return super().convert_th(el, _escape_pipes(text), parent_tags)
+        return super().convert_th(el, _escape_pipes(text), parent_tags)  # type: ignore[misc]  # markdownify's stub omits it
 
     def convert_pre(self, el: Any, text: str, parent_tags: set[str]) -> str:
         code = text.strip("\n")
@@ -100,7 +100,7 @@ class _Converter(MarkdownConverter):  # type: ignore[misc,valid-type]
         src = el.attrs.get("src") or ""
         if not src or src.startswith("data:"):
             return el.attrs.get("alt") or ""
-        return super().convert_img(el, text, parent_tags)
+        return super().convert_img(el, text, parent_tags)  # type: ignore[misc]  # markdownify's stub omits it
 
 
 def _escape_pipes(text: str) -> str:

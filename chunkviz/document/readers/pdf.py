@@ -12,6 +12,7 @@ import io
 import logging
 import threading
 import warnings
+from types import TracebackType
 from typing import Any
 
 from chunkviz.deadline import check_time_now
@@ -59,9 +60,11 @@ class _QuietPypdf:
         warnings.simplefilter("always")
         return self.handler.messages
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         try:
-            self.warnings.__exit__(*exc)
+            self.warnings.__exit__(kind, error, trace)
             self.handler.messages.extend(str(w.message) for w in self.caught)
             self.logger.removeHandler(self.handler)
             self.logger.propagate = self.propagate
