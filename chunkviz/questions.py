@@ -432,6 +432,7 @@ def _jsonl_reference(ref: Any, resolver: _Resolver, line: int, index: int) -> Re
     excerpt = ref.get("excerpt")
     if has_excerpt and (not isinstance(excerpt, str) or not excerpt):
         raise QuestionFileError(source, line, f'{what}: "excerpt" must be non-empty text copied from the document')
+    excerpt = excerpt if isinstance(excerpt, str) else ""  # "" only when the reference has no excerpt
     if has_span:
         start, end = ref["start"], ref["end"]
         _check_span(resolver, document, start, end, line, what)

@@ -159,7 +159,7 @@ class Manifest:
                 except json.JSONDecodeError:
                     continue
                 if isinstance(data, dict) and "status" in data and "source" in data:
-                    yield ManifestEntry(**{k: data.get(k) for k in ManifestEntry.__dataclass_fields__ if k in data})
+                    yield ManifestEntry(**{k: data[k] for k in ManifestEntry.__dataclass_fields__ if k in data})
 
     def done_parts(self, parts: Path) -> dict[str, int]:
         """Part keys of documents done earlier whose part is still there, with their chunk counts."""

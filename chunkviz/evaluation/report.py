@@ -136,7 +136,7 @@ def fit_to_size(
     infos = {p.name: p for p in spec.params_info()}
     base = params.get(name, infos[name].default) if name in infos else None
     fitted = {**params, name: size}
-    if not (_whole(base) and _whole(size) and base > 0 and size > 0) or base == size:
+    if not (isinstance(base, int) and not isinstance(base, bool) and _whole(size) and base > 0 and size > 0) or base == size:
         return fitted, ()
     adjusted: list[Adjustment] = []
     for _ in infos:
@@ -231,7 +231,7 @@ def plain_twins(results: Sequence[Result]) -> list[int | None]:
     def key(config: Configuration) -> tuple[Any, ...]:
         return (config.strategy, sorted(config.params.items()), config.tokenizer, config.placement)
 
-    plain = {}
+    plain: dict[str, int] = {}
     for i, r in enumerate(results):
         c = r.configuration
         if c.enrich is None and c.query == "raw" and c.summaries is None:

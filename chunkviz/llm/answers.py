@@ -374,7 +374,8 @@ def _plan(
         raise ValueError(
             f"answer k = {k!r}: give how many retrieved chunks the model reads, a whole number of 1 or more"
         )
-    shown, inputs = [], []
+    shown: list[tuple[tuple[Passage, ...], ...]] = []
+    inputs: list[dict[str, str]] = []
     for result in results:
         if len(result.retrieved) != len(questions):
             raise ValueError(

@@ -183,6 +183,7 @@ def audit(source: str, output: PeerOutput) -> list[AuditedChunk]:
     )
     audited: list[AuditedChunk] = []
     previous: Span = (-1, 0)
+    true: Span | None
     for i, pc in enumerate(output.chunks):
         if not pc.text or n == 0:
             continue
@@ -214,12 +215,13 @@ def _judge(
     n = len(source)
     s = pc.start
     placed = s is not None and 0 <= s < n
-    at_placement = placed and source.startswith(pc.text, s)  # type: ignore[arg-type]
-    if at_placement:
-        drawn = (s, s + len(pc.text))  # type: ignore[operator]
-    elif placed:
-        end = pc.end if pc.end is not None and pc.end > s else s + len(pc.text)  # type: ignore[operator]
-        drawn = _clip(s, end, n)  # type: ignore[arg-type]
+    at_placement = s is not None and placed and source.startswith(pc.text, s)
+    drawn: Span
+    if s is not None and at_placement:
+        drawn = (s, s + len(pc.text))
+    elif s is not None and placed:
+        end = pc.end if pc.end is not None and pc.end > s else s + len(pc.text)
+        drawn = _clip(s, end, n)
     elif true is not None:
         drawn = true
     else:

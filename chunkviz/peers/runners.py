@@ -201,7 +201,7 @@ def run_langchain_semantic(source: str, params: LangChainSemanticParams, tokeniz
             embeddings,
             buffer_size=params.buffer_size,
             add_start_index=True,
-            breakpoint_threshold_type=params.breakpoint_threshold_type,  # type: ignore[arg-type]  # a str the params check against THRESHOLD_TYPES
+            breakpoint_threshold_type=params.breakpoint_threshold_type,  # a str the params check against THRESHOLD_TYPES
             breakpoint_threshold_amount=params.breakpoint_threshold_amount,
             min_chunk_size=params.min_chunk_size or None,
         )
@@ -229,7 +229,7 @@ def run_semchunk(source: str, params: SemchunkParams, tokenizer: Tokenizer) -> P
     chunker = semchunk.chunkerify(counter, params.chunk_size)  # built once per process by its users: not timed
 
     def split() -> tuple[list[str], list[tuple[int, int]]]:
-        return chunker(source, offsets=True, overlap=params.overlap or None)  # type: ignore[return-value]  # offsets=True: (texts, spans), its union return type does not say
+        return chunker(source, offsets=True, overlap=params.overlap or None)  # offsets=True: (texts, spans)
 
     (texts, offsets), cpu = _call("semchunk", split)
     chunks = tuple(PeerChunk(t, a, b, tokenizer._count(t)) for t, (a, b) in zip(texts, offsets))
