@@ -136,7 +136,10 @@ def fit_to_size(
     infos = {p.name: p for p in spec.params_info()}
     base = params.get(name, infos[name].default) if name in infos else None
     fitted = {**params, name: size}
-    if not (isinstance(base, int) and not isinstance(base, bool) and _whole(size) and base > 0 and size > 0) or base == size:
+    if (
+        not (isinstance(base, int) and not isinstance(base, bool) and _whole(size) and base > 0 and size > 0)
+        or base == size
+    ):
         return fitted, ()
     adjusted: list[Adjustment] = []
     for _ in infos:
