@@ -45,7 +45,9 @@ from chunkviz.document import Document
 from chunkviz.document.model import as_document
 from chunkviz.document.read import MAX_BYTES, read_bytes
 from chunkviz.errors import ChunkvizError, DocumentError
+from chunkviz.evaluation.evaluate import uses_llm
 from chunkviz.evaluation.metrics import Scores
+from chunkviz.evaluation.playground import Hit
 from chunkviz.evaluation.retrieval import searchable
 from chunkviz.export import chunk_records, cli_command, python_snippet, serialize
 from chunkviz.interop import INTEROP_FORMATS, interop_text
@@ -55,12 +57,10 @@ from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.palette import column_hue, strategy_colour
 from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present, render_html, stylesheet
 from chunkviz.strategies.base import get_strategy, registered
-from chunkviz.strategies.llm import estimate_llm
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer, tokenizer_names
-from chunkviz.ui.docview import ColumnView, DocViewEvent, Hit, document_view, event_from_state, ribbon_cuts
+from chunkviz.ui.docview import ColumnView, DocViewEvent, document_view, event_from_state, ribbon_cuts
 from chunkviz.ui.evaluation import EvalColumn, show_evaluate
 from chunkviz.ui.llm import (
-    LLM_STRATEGIES,
     calls_caption,
     confirmed,
     endpoint_controls,
@@ -345,7 +345,7 @@ class Column:
         self.hue = column_hue(i)
         self.params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
         self.contextual = contextual  # the model writes each chunk's context (an enrichment)
-        self.uses_llm = config.strategy in LLM_STRATEGIES or contextual
+        self.uses_llm = uses_llm(config.strategy, enrich="contextual" if contextual else None)
         self.llm = llm if self.uses_llm else None
         extra = {"llm": json.loads(settings_json(llm))} if self.uses_llm and llm is not None else {}
         self.settings_json = json.dumps({**settings, **extra, "column_tokenizer": config.tokenizer}, sort_keys=True)
@@ -440,7 +440,7 @@ def llm_confirmed(column: Column, document: Document, tokenizer: str) -> bool:
     what = " and ".join(
         w
         for w, on in (
-            ("llm chunking", column.config.strategy in LLM_STRATEGIES),
+            (f"{column.config.strategy} chunking", get_strategy(column.config.strategy).calls_model),
             ("contextual retrieval", column.contextual),
         )
         if on
@@ -449,11 +449,11 @@ def llm_confirmed(column: Column, document: Document, tokenizer: str) -> bool:
 
 
 def column_estimate(column: Column, document: Document, tokenizer: str, session: Any) -> CallEstimate:
-    """The calls a column's LLM work will make: the llm strategy's windows, else each chunk's
-    context (the llm strategy's contexts are counted once its chunks exist)."""
+    """The calls a column's LLM work will make: its strategy's own estimate (one that calls a
+    model), else each chunk's context (a model strategy's contexts are counted once its chunks exist)."""
     spec = get_strategy(column.config.strategy)
-    if column.config.strategy in LLM_STRATEGIES:
-        return estimate_llm(document, spec.make_params(column.config.params), load_tokenizer(tokenizer))
+    if spec.estimate is not None:
+        return spec.estimate(document, spec.make_params(column.config.params), load_tokenizer(tokenizer))
     chunks = chunkviz_chunk(
         document, column.config.strategy, tokenizer=column.config.tokenizer or tokenizer, **dict(column.config.params)
     )
@@ -670,9 +670,10 @@ def show_explanation(column: Column, document: Document, tokenizer: str) -> None
         document.text, document.format, column.config.strategy, column.params_json, tokenizer, document
     )
     st.caption(explanation.summary())
-    if column.config.strategy == "semantic":
+    tuning = get_strategy(column.config.strategy).tuning
+    if tuning is not None:
         st.button(
-            "Tune the threshold by eye →",
+            f"Tune the {tuning.what} by eye →",
             key=f"{column.key}.tune",
             on_click=open_tuning,
             args=(column.label,),
@@ -710,35 +711,36 @@ def open_tuning(label: str) -> None:
 
 
 def show_tune(columns: list[Column], document: Document, tokenizer: str, enrich_json: str) -> None:
-    """A semantic column's threshold control beside its similarity plot, its chunks right below."""
-    from chunkviz.semantic.tuning import CONTROLS, tuning_data  # noqa: PLC0415 - the semantic extra
+    """A column's tuning panel (any strategy that declares a tuning analysis: its control beside
+    its plot), its chunks right below."""
     from chunkviz.ui.tuning import tuning_panel  # noqa: PLC0415
 
-    semantic = [c for c in columns if c.config.strategy == "semantic"]
-    if not semantic:
+    tunable = [c for c in columns if get_strategy(c.config.strategy).tuning is not None]
+    if not tunable:
+        names = [s.name for s in registered() if s.tuning is not None]
         st.info(
-            "No column uses the semantic strategy. Choose 'semantic' for a column in the sidebar to tune its threshold here."
+            f"No column uses the {' or '.join(names)} strategy. Choose {' or '.join(repr(n) for n in names)} "
+            "for a column in the sidebar to tune its threshold here."
         )
         return
-    if len(semantic) > 1:
-        labels = {c.label: c for c in semantic}
+    if len(tunable) > 1:
+        labels = {c.label: c for c in tunable}
         if st.session_state.get("tune_pick") not in labels:  # a column that changed strategy
             st.session_state.pop("tune_pick", None)
         chosen = st.radio("Column", list(labels), key="tune_pick", horizontal=True)
         column = labels[chosen]
     else:
-        column = semantic[0]
+        column = tunable[0]
     run_columns([column], document, tokenizer, enrich_json)
     if column.run is None:
         st.error(column.error or "not run")
         return
-    explanation = cached_explanation(
-        document.text, document.format, "semantic", column.params_json, tokenizer, document
-    )
+    strategy = column.config.strategy
+    explanation = cached_explanation(document.text, document.format, strategy, column.params_json, tokenizer, document)
     html = cached_html(
         document.text,
         document.format,
-        "semantic",
+        strategy,
         column.params_json,
         tokenizer,
         column.key,
@@ -747,10 +749,12 @@ def show_tune(columns: list[Column], document: Document, tokenizer: str, enrich_
         column.settings_json,
         document,
     )
-    params = get_strategy("semantic").make_params(column.config.params)
-    widget = f"{column.key}.semantic.{CONTROLS[params.threshold_type].param}"
+    spec = get_strategy(strategy)
+    tuning = spec.tuning
+    assert tuning is not None
+    widget = f"{column.key}.{strategy}.{tuning.parameter(spec.make_params(column.config.params))}"
     tuning_panel(
-        tuning_data(explanation, column.run.chunks),
+        tuning.data(explanation, column.run.chunks),
         html,
         key=f"tune.{column.key}",
         on_change=_copy_amount_to(widget, f"tune.{column.key}"),

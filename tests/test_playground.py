@@ -18,6 +18,7 @@ from chunkviz.evaluation import embedcache
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import (
     AnswerNotFound,
+    Hit,
     answer_scores,
     column_hits,
     embed_query,
@@ -30,7 +31,6 @@ from chunkviz.evaluation.playground import (
 )
 from chunkviz.evaluation.questions import Question, Reference, load_questions
 from chunkviz.types import Chunk, Reason
-from chunkviz.ui.docview import Hit
 
 REPO = Path(__file__).resolve().parent.parent
 VOCABULARY = ["coffee", "roast", "beans", "tide", "turbine", "barrage", "binding", "quire", "leather"]

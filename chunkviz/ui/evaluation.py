@@ -29,6 +29,7 @@ from chunkviz.compare import ColumnConfig, annotations, run_strategy
 from chunkviz.document.model import Document
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration, Result, evaluate
+from chunkviz.evaluation.playground import Hit
 from chunkviz.evaluation.questions import Question, QuestionFileError, Reference, load_questions, sample_questions_path
 from chunkviz.evaluation.report import (
     DEFAULT_SIZES,
@@ -52,7 +53,7 @@ from chunkviz.llm.client import LLMSettings
 from chunkviz.palette import strategy_colour
 from chunkviz.render import RenderOptions, render_html
 from chunkviz.ui import markdown_literal
-from chunkviz.ui.docview import ColumnView, Hit, document_view, ribbon_cuts
+from chunkviz.ui.docview import ColumnView, document_view, ribbon_cuts
 from chunkviz.ui.llm import llm_session
 from chunkviz.ui.playground import PLAYGROUND_QUESTIONS
 from chunkviz.ui.techniques import (

@@ -129,12 +129,7 @@ def safe_estimate(estimator: Callable[[], CallEstimate]) -> tuple[CallEstimate |
         return None, str(exc)
 
 
-#: Strategies that call the model when they run.
-LLM_STRATEGIES = frozenset({"llm"})
-
-
 __all__ = [
-    "LLM_STRATEGIES",
     "calls_caption",
     "confirmed",
     "endpoint_controls",
