@@ -83,7 +83,7 @@ def test_engine_and_document_model_do_not_import_strategies_or_views() -> None:
     for module in core:
         for target in graph[module]:
             assert not target.startswith(
-                ("chunkviz.strategies", "chunkviz.compare", "chunkviz.render", "chunkviz.widgets")
+                ("chunkviz.strategies", "chunkviz.compare", "chunkviz.render", "chunkviz.ui")
             ), f"{module} imports {target}"
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 import streamlit as st
 
 from chunkviz.charts import configuration_bars_figure, sweep_figure
-from chunkviz.compare import ColumnConfig, annotations, run_strategy
+from chunkviz.compare import ColumnConfig
 from chunkviz.document.model import Document
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration, Result, evaluate
@@ -51,9 +51,9 @@ from chunkviz.evaluation.report import (
 from chunkviz.llm.answers import AnswerQuality
 from chunkviz.llm.client import LLMSettings
 from chunkviz.palette import strategy_colour
-from chunkviz.render import RenderOptions, render_html
 from chunkviz.ui import markdown_literal
-from chunkviz.ui.docview import ColumnView, document_view, ribbon_cuts
+from chunkviz.ui.cached import cached_column_html
+from chunkviz.ui.docview import ColumnView, document_view
 from chunkviz.ui.llm import llm_session
 from chunkviz.ui.playground import PLAYGROUND_QUESTIONS
 from chunkviz.ui.techniques import (
@@ -451,17 +451,6 @@ def metric_figure(run: EvalRun, metric: str, title: str) -> Any:
 
 
 # ----------------------------------------------------------------------------- per question
-@st.cache_resource(max_entries=32, show_spinner=False)
-def cached_column_html(
-    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, label: str, hue: int, _document: Document
-) -> tuple[str, tuple[tuple[int, str], ...]]:
-    """The rendered chunks of a configuration (as the Compare view draws them) and its ribbon cuts."""
-    run = run_strategy(_document, strategy, json.loads(params_json), tokenizer)
-    gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
-    html = render_html(text, run.chunks, RenderOptions(label, tokenizer, None, annotations(run), gaps, hue=hue))
-    return html, tuple(ribbon_cuts(run.chunks))
-
-
 def show_questions(run: EvalRun, questions: Sequence[Question], document: Document) -> None:
     """Per-question scores of one configuration; a picked question shows its reference and the
     chunks each configuration retrieved for it in the document view."""
