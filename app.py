@@ -13,7 +13,6 @@ right below) and *Evaluate* (which cut retrieves best on the document's question
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import streamlit as st
@@ -67,7 +66,7 @@ def main() -> None:
     tokenizer = st.sidebar.selectbox("Token counts and sizes use", tokenizer_names(), key="tokenizer")
     configs = choose_columns(PAGE, tokenizer)
     settings = model_settings()
-    enrich_json = enrichment_controls(doc_name)
+    enrichment = enrichment_controls(doc_name)
     llm = endpoint_controls()
     if document is None:
         return
@@ -85,7 +84,7 @@ def main() -> None:
         return
     try:
         with time_limit(RUN_TIME_LIMIT_S, "counting the document's tokens"):
-            stats = cached_stats(text, tokenizer)
+            stats = cached_stats(document, tokenizer)
     except ChunkvizError as exc:
         st.error(str(exc))
         return
@@ -104,19 +103,18 @@ def main() -> None:
     if not text.strip():
         st.warning("The document is empty: there is nothing to chunk.")
         return
-    contextual = bool((json.loads(enrich_json) or {}).get("contextual"))
-    columns = [Column(i, config, settings, llm, contextual) for i, config in enumerate(configs)]
+    columns = [Column(i, config, tokenizer, settings, llm, enrichment) for i, config in enumerate(configs)]
     if view == TUNE:
-        show_tune(columns, document, tokenizer, enrich_json)
+        show_tune(columns, document)
     elif view == EVALUATE:
         sample_path = Path(doc_name) if st.session_state.get("source") == "Sample" else None
         show_evaluate(
             document, doc_name, [EvalColumn.of(c.label, c.hue, c.config, tokenizer) for c in columns], sample_path, llm
         )
     else:
-        run_columns(columns, document, tokenizer, enrich_json)
-        show_compare(columns, document, tokenizer, enrich_json, doc_name, llm, tune_view=TUNE)
-    share(doc_name, shareable, tokenizer, configs, settings["embedding_model"], enrich_json)
+        run_columns(columns, document)
+        show_compare(columns, document, tokenizer, doc_name, llm, tune_view=TUNE)
+    share(doc_name, shareable, tokenizer, configs, settings.embedding_model, enrichment)
 
 
 main()

@@ -4,17 +4,14 @@ calls a language model, and a strategy's preparation with a progress bar."""
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import time
 from typing import Any
 
 import streamlit as st
 
 from chunkviz.api import chunk as chunkviz_chunk
-from chunkviz.compare import (
-    ColumnConfig,
-    StrategyRun,
-)
+from chunkviz.compare import ColumnConfig, StrategyRun
 from chunkviz.deadline import RunTimeLimitExceeded, time_limit
 from chunkviz.document import Document
 from chunkviz.errors import ChunkvizError
@@ -24,17 +21,9 @@ from chunkviz.llm.client import CallEstimate, LLMSettings
 from chunkviz.llm.contextual import estimate_contexts
 from chunkviz.palette import column_hue
 from chunkviz.strategies.base import get_strategy
-from chunkviz.ui.cached import (
-    cached_run,
-    load_tokenizer,
-)
-from chunkviz.ui.llm import (
-    calls_caption,
-    confirmed,
-    llm_session,
-    safe_estimate,
-    settings_json,
-)
+from chunkviz.ui.cached import cached_run, load_tokenizer
+from chunkviz.ui.keys import Chunking, ColumnSettings, Enrichment, RunKey, document_digest
+from chunkviz.ui.llm import calls_caption, confirmed, endpoint_key, llm_session, safe_estimate
 
 #: Seconds one column's run may take before it is stopped with a message (the CLI has no limit).
 RUN_TIME_LIMIT_S = 60
@@ -47,33 +36,36 @@ PREPARE_TIME_FACTOR = 10
 
 
 class Column:
-    """One configured column and what running it gave (its run, or the error to show)."""
+    """One configured column, the key of its cached run, and what running it gave (its run, or
+    the error to show)."""
 
     def __init__(
         self,
         i: int,
         config: ColumnConfig,
-        settings: dict[str, Any],
+        tokenizer: str,
+        settings: ColumnSettings,
         llm: LLMSettings | None = None,
-        contextual: bool = False,
+        enrichment: Enrichment | None = None,
     ) -> None:
         self.i = i
         self.config = config
         self.label = f"{i + 1}. {config.strategy}"
         self.key = f"col{i}"
         self.hue = column_hue(i)
-        self.params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
-        self.contextual = contextual  # the model writes each chunk's context (an enrichment)
-        self.uses_llm = uses_llm(config.strategy, enrich="contextual" if contextual else None)
+        self.chunking = Chunking.of(config.strategy, config.params, tokenizer)
+        self.contextual = enrichment is not None and enrichment.contextual  # the model writes each chunk's context
+        self.uses_llm = uses_llm(config.strategy, enrich="contextual" if self.contextual else None)
         self.llm = llm if self.uses_llm else None
-        extra = {"llm": json.loads(settings_json(llm))} if self.uses_llm and llm is not None else {}
-        self.settings_json = json.dumps({**settings, **extra, "column_tokenizer": config.tokenizer}, sort_keys=True)
+        endpoint = endpoint_key(llm) if self.uses_llm and llm is not None else ()
+        own = dataclasses.replace(settings, column_tokenizer=config.tokenizer, endpoint=endpoint)
+        self.run_key = RunKey(self.chunking, own, enrichment)
         self.run: StrategyRun | None = None
         self.error: str | None = None
         self.llm_note: str | None = None
 
 
-def run_columns(columns: list[Column], document: Document, tokenizer: str, enrich_json: str) -> None:
+def run_columns(columns: list[Column], document: Document) -> None:
     """Run every column (cached); a column's error is kept for display, the others still run."""
     status = st.empty()
     for column in columns:
@@ -82,7 +74,7 @@ def run_columns(columns: list[Column], document: Document, tokenizer: str, enric
             column.error = stopped
             continue
         try:
-            if column.uses_llm and not llm_confirmed(column, document, tokenizer):
+            if column.uses_llm and not llm_confirmed(column, document):
                 column.error = "waiting for you to allow the calls to the model (the button above)"
                 continue
             limit = RUN_TIME_LIMIT_S * (LLM_TIME_FACTOR if column.uses_llm else 1)
@@ -91,20 +83,10 @@ def run_columns(columns: list[Column], document: Document, tokenizer: str, enric
                 with time_limit(
                     RUN_TIME_LIMIT_S * PREPARE_TIME_FACTOR, f"{what}: preparing (embedding or asking the model)"
                 ):
-                    prepare_with_progress(column.config, document, tokenizer, status)
+                    prepare_with_progress(column.config, document, column.chunking.tokenizer, status)
                 with time_limit(limit, what), status.container():
                     with st.spinner(f"Chunking with {column.config.strategy}…"):
-                        column.run = cached_run(
-                            document.text,
-                            document.format,
-                            column.config.strategy,
-                            column.params_json,
-                            tokenizer,
-                            enrich_json,
-                            column.settings_json,
-                            document,
-                            column.llm,
-                        )
+                        column.run = cached_run(document, column.run_key, column.llm)
             column.llm_note = remembered_note(column, calls_caption(session))
         except RunTimeLimitExceeded as exc:
             remember_time_out(column, document, str(exc))
@@ -117,10 +99,8 @@ def run_columns(columns: list[Column], document: Document, tokenizer: str, enric
 TIMED_OUT = "_timed_out"  # runs stopped by the time limit, by configuration: not run again this session
 
 
-def _run_identity(column: Column, document: Document) -> str:
-    return json.dumps(
-        [hash(document.text), len(document.text), column.config.strategy, column.params_json, column.settings_json]
-    )
+def _run_identity(column: Column, document: Document) -> tuple[str, RunKey]:
+    return document_digest(document), column.run_key
 
 
 def timed_out(column: Column, document: Document) -> str | None:
@@ -137,22 +117,22 @@ def remember_time_out(column: Column, document: Document, message: str) -> None:
 def remembered_note(column: Column, note: str | None) -> str | None:
     """The column's last "calls made vs cached" line, kept while its configuration stays the same
     (the reruns that follow a run serve it from the cache and have nothing to report)."""
-    key, config = f"{column.key}.llm_note", column.params_json + column.settings_json
+    key = f"{column.key}.llm_note"
     if note is not None:
-        st.session_state[key] = (config, note)
+        st.session_state[key] = (column.run_key, note)
         return note
     kept = st.session_state.get(key)
-    return kept[1] if kept and kept[0] == config else None
+    return kept[1] if kept and kept[0] == column.run_key else None
 
 
-def llm_confirmed(column: Column, document: Document, tokenizer: str) -> bool:
+def llm_confirmed(column: Column, document: Document) -> bool:
     """Whether an LLM column may run: every answer is cached, or the user allowed the calls
     (shown with their number and input tokens). No endpoint: True, and the run says what to set."""
     settings = column.llm or LLMSettings.from_env()
     if not settings.configured or not document.text.strip():
         return True
     with llm_session(settings) as session:
-        estimate, error = safe_estimate(lambda: column_estimate(column, document, tokenizer, session))
+        estimate, error = safe_estimate(lambda: column_estimate(column, document, session))
     if estimate is None:
         column.error = error
         return True
@@ -167,10 +147,10 @@ def llm_confirmed(column: Column, document: Document, tokenizer: str) -> bool:
     return confirmed(f"Column {column.label} ({what})", estimate, settings, column.key)
 
 
-def column_estimate(column: Column, document: Document, tokenizer: str, session: Any) -> CallEstimate:
+def column_estimate(column: Column, document: Document, session: Any) -> CallEstimate:
     """The calls a column's LLM work will make: its strategy's own estimate (one that calls a
     model), else each chunk's context (a model strategy's contexts are counted once its chunks exist)."""
-    spec = get_strategy(column.config.strategy)
+    spec, tokenizer = get_strategy(column.config.strategy), column.chunking.tokenizer
     if spec.estimate is not None:
         return spec.estimate(document, spec.make_params(column.config.params), load_tokenizer(tokenizer))
     chunks = chunkviz_chunk(

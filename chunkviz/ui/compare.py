@@ -11,14 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from chunkviz.charts import token_distribution_figure
-from chunkviz.compare import (
-    StrategyRun,
-    annotations,
-    chunk_table,
-    flag_summary,
-    stats_row,
-    token_counts,
-)
+from chunkviz.compare import StrategyRun, annotations, chunk_table, flag_summary, stats_row, token_counts
 from chunkviz.document import Document
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import Hit
@@ -26,13 +19,10 @@ from chunkviz.llm.client import LLMSettings
 from chunkviz.palette import strategy_colour
 from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present, render_html
 from chunkviz.strategies.base import get_strategy
-from chunkviz.ui.cached import (
-    cached_explanation,
-    cached_exports,
-    cached_html,
-)
+from chunkviz.ui.cached import cached_explanation, cached_exports, cached_html
 from chunkviz.ui.columns import Column
 from chunkviz.ui.docview import ColumnView, DocViewEvent, document_view, event_from_state, ribbon_cuts
+from chunkviz.ui.keys import document_digest
 from chunkviz.ui.playground import (
     playground_hits,
     playground_row,
@@ -53,8 +43,6 @@ SELECTED_ROW = "background-color: #ffe8cc"
 def column_view(
     column: Column,
     document: Document,
-    tokenizer: str,
-    enrich_json: str,
     hits: list[Hit] | None = None,
     scores: Scores | None = None,
 ) -> ColumnView:
@@ -71,18 +59,7 @@ def column_view(
             (),
             None,
         )
-    html = cached_html(
-        document.text,
-        document.format,
-        column.config.strategy,
-        column.params_json,
-        tokenizer,
-        column.key,
-        column.hue,
-        enrich_json,
-        column.settings_json,
-        document,
-    )
+    html = cached_html(document, column.run_key, column.key, column.hue)
     summary = flag_summary(column.run)
     if scores is not None:
         summary = f"answer: recall {100 * scores.recall:.0f}% · IoU {100 * scores.iou:.1f}% · {summary}"
@@ -95,7 +72,6 @@ def show_compare(
     columns: list[Column],
     document: Document,
     tokenizer: str,
-    enrich_json: str,
     doc_name: str,
     llm: LLMSettings | None = None,
     *,
@@ -105,7 +81,7 @@ def show_compare(
     column's "Tune" button opens)."""
     for column in columns:  # before the views are built: they show the selection of this run
         if column.run is not None:
-            forget_stale_selection(column, document.text, tokenizer)
+            forget_stale_selection(column, document)
     apply_view_selection(event_from_state(st.session_state.get(DOCVIEW_KEY)), columns)
     llm = llm or LLMSettings.from_env()
     query, k, answer = playground_row(document, doc_name, DOCVIEW_KEY)
@@ -116,7 +92,7 @@ def show_compare(
     by_mode, texts = playground_variant_hits(columns, query, k, llm)
     hits = by_mode.get(drawn) or playground_hits(columns, query, k)
     scores = playground_scores(columns, hits, answer)
-    views = [column_view(c, document, tokenizer, enrich_json, hits.get(c.i), scores.get(c.i)) for c in columns]
+    views = [column_view(c, document, hits.get(c.i), scores.get(c.i)) for c in columns]
     legend = legend_html(set().union(*(marks_of(c.run) for c in columns if c.run is not None)))
     document_view(
         views,
@@ -135,7 +111,7 @@ def show_compare(
     details = st.columns(len(columns))
     for column, container in zip(columns, details):
         with container:
-            show_details(column, document, tokenizer, enrich_json, doc_name, tune_view)
+            show_details(column, document, doc_name, tune_view)
 
     runs = {c.label: c.run for c in columns if c.run is not None}
     if runs:
@@ -167,15 +143,13 @@ def apply_view_selection(event: DocViewEvent | None, columns: list[Column]) -> N
             st.session_state.pop(f"col{event.column}.{suffix}", None)
 
 
-def show_details(
-    column: Column, document: Document, tokenizer: str, enrich_json: str, doc_name: str, tune_view: str
-) -> None:
+def show_details(column: Column, document: Document, doc_name: str, tune_view: str) -> None:
     """One column's numbers, strategy analysis, chunk table, selected chunk and downloads."""
     st.subheader(column.label)
     if column.run is None:
         st.error(column.error or "not run")
         return
-    run, text = column.run, document.text
+    run = column.run
     d = run.diagnostics
     a, b, c = st.columns(3)
     a.metric("chunks", len(run.chunks))
@@ -185,21 +159,12 @@ def show_details(
     if d and d.coverage.content_gaps:
         st.warning(f"{d.coverage.content_gap_chars} characters of text are in no chunk (hatched in the text).")
     if get_strategy(column.config.strategy).explain is not None:
-        show_explanation(column, document, tokenizer, tune_view)
+        show_explanation(column, document, tune_view)
     show_table(column, run)
     selected = st.session_state.get(f"{column.key}.selected")
     if selected is not None and 0 <= selected < len(run.chunks):
         show_focus(run, selected)
-    exports = cached_exports(
-        text,
-        document.format,
-        column.config.strategy,
-        column.params_json,
-        tokenizer,
-        enrich_json,
-        column.settings_json,
-        document,
-    )
+    exports = cached_exports(document, column.run_key)
     stem = f"{Path(doc_name).stem or 'document'}.{column.config.strategy}"
     kinds = (("jsonl", "JSONL", "jsonl", "application/jsonl"), ("json", "JSON", "json", "application/json"), ("csv", "CSV", "csv", "text/csv"),
              ("langchain", "LangChain", "langchain.jsonl", "application/jsonl"), ("llamaindex", "LlamaIndex", "llamaindex.json", "application/json"))  # fmt: skip
@@ -230,9 +195,9 @@ def show_table(column: Column, run: StrategyRun) -> None:
             st.rerun()
 
 
-def forget_stale_selection(column: Column, text: str, tokenizer: str) -> None:
+def forget_stale_selection(column: Column, document: Document) -> None:
     """A selected row belongs to one chunking: drop it when the document or settings change."""
-    fingerprint = f"{hash(text)}:{len(text)}:{tokenizer}:{column.config.strategy}:{column.params_json}"
+    fingerprint = (document_digest(document), column.chunking)
     key = f"{column.key}.fingerprint"
     if st.session_state.get(key) not in (None, fingerprint):
         for suffix in ("selected", "table", "table_seen"):
@@ -240,12 +205,10 @@ def forget_stale_selection(column: Column, text: str, tokenizer: str) -> None:
     st.session_state[key] = fingerprint
 
 
-def show_explanation(column: Column, document: Document, tokenizer: str, tune_view: str) -> None:
+def show_explanation(column: Column, document: Document, tune_view: str) -> None:
     """A strategy's own analysis (any strategy with an ``explain`` hook): its summary as a
     caption, its figures as charts. Nothing here knows which strategy it is."""
-    explanation = cached_explanation(
-        document.text, document.format, column.config.strategy, column.params_json, tokenizer, document
-    )
+    explanation = cached_explanation(document, column.chunking)
     st.caption(explanation.summary())
     tuning = get_strategy(column.config.strategy).tuning
     if tuning is not None:

@@ -54,6 +54,7 @@ from chunkviz.palette import strategy_colour
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.cached import cached_column_html
 from chunkviz.ui.docview import ColumnView, document_view
+from chunkviz.ui.keys import Chunking
 from chunkviz.ui.llm import llm_session
 from chunkviz.ui.playground import PLAYGROUND_QUESTIONS
 from chunkviz.ui.techniques import (
@@ -525,10 +526,8 @@ def question_view(run: EvalRun, c: int, q: int, document: Document, position: in
     """One configuration's column: its chunks, its top-k hits for question ``q`` and their scores."""
     plan, result = run.planned[c], run.results[c]
     config = plan.configuration
-    params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
-    html, cuts = cached_column_html(
-        document.text, document.format, config.strategy, params_json, config.tokenizer, f"eval{position}", plan.column.hue, document
-    )  # fmt: skip
+    chunking = Chunking.of(config.strategy, config.params, config.tokenizer)
+    html, cuts = cached_column_html(document, chunking, f"eval{position}", plan.column.hue)
     hits = [Hit(r.chunk_index, r.rank, r.score, r.matched) for r in result.retrieved[q]]
     scores = result.scores[q]
     summary = f"recall@{result.k} {100 * scores.recall_at_k:.0f}% · IoU {100 * scores.iou:.1f}% · first hit " + (

@@ -3,29 +3,21 @@ commands and code."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import streamlit as st
 
-from chunkviz.compare import (
-    ColumnConfig,
-    config_to_query,
-)
+from chunkviz.compare import ColumnConfig, config_to_query
 from chunkviz.config import CONFIG_FILE_NAME, config_from_columns, config_json
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import cli_command, python_snippet
+from chunkviz.ui.keys import Enrichment
 
 
-def config_download(tokenizer: str, columns: list[ColumnConfig], model: str, enrich_json: str) -> None:
+def config_download(tokenizer: str, columns: list[ColumnConfig], model: str, enrichment: Enrichment | None) -> None:
     """The columns as chunkviz.json (strategy, every parameter, tokenizer, enrichment) for
     ``chunkviz chunk/batch --config``."""
-    options = json.loads(enrich_json) or {}
-    metadata = (
-        {k: v for k, v in options.items() if k in ("source", "title", "date")}
-        if options.get("metadata", True) and options
-        else None
-    )
+    metadata = enrichment.prefix() if enrichment is not None else None
     try:
         text = config_json(config_from_columns(columns, metadata, tokenizer=tokenizer, embedding_model=model))
     except ChunkvizError as exc:
@@ -37,7 +29,7 @@ def config_download(tokenizer: str, columns: list[ColumnConfig], model: str, enr
     )
     note = (
         " Contextual retrieval is not in the file: it needs the LLM endpoint (chunkviz eval --enrich contextual)."
-        if options.get("contextual")
+        if enrichment is not None and enrichment.contextual
         else ""
     )
     right.caption(
@@ -46,12 +38,17 @@ def config_download(tokenizer: str, columns: list[ColumnConfig], model: str, enr
 
 
 def share(
-    doc_name: str, shareable: bool, tokenizer: str, columns: list[ColumnConfig], model: str, enrich_json: str = "null"
+    doc_name: str,
+    shareable: bool,
+    tokenizer: str,
+    columns: list[ColumnConfig],
+    model: str,
+    enrichment: Enrichment | None = None,
 ) -> None:
     """The configuration in the URL (the document's name only for samples), as a chunkviz.json
     file every command reads, and as code."""
     st.header("Share and reproduce")
-    config_download(tokenizer, columns, model, enrich_json)
+    config_download(tokenizer, columns, model, enrichment)
     query = config_to_query(Path(doc_name).name, tokenizer, columns, shareable=shareable, embedding_model=model)
     st.query_params.from_dict(query)
     if shareable:

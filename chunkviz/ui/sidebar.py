@@ -3,19 +3,13 @@ URL, each column's strategy and generated controls, the flags' settings and the 
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import streamlit as st
 
-from chunkviz.compare import (
-    ColumnConfig,
-    config_from_query,
-    model_from_query,
-)
+from chunkviz.compare import ColumnConfig, config_from_query, model_from_query
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
 from chunkviz.document import Document
 from chunkviz.document.read import MAX_BYTES
@@ -23,10 +17,8 @@ from chunkviz.errors import DocumentError
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import tokenizer_names
-from chunkviz.ui.cached import (
-    cached_pasted,
-    cached_read,
-)
+from chunkviz.ui.cached import cached_pasted, cached_read
+from chunkviz.ui.keys import ColumnSettings, Enrichment
 from chunkviz.ui.widgets import column_controls
 
 
@@ -139,7 +131,7 @@ def choose_columns(page: Page, tokenizer: str) -> list[ColumnConfig]:
     return columns
 
 
-def model_settings() -> dict[str, Any]:
+def model_settings() -> ColumnSettings:
     """The embedding model whose input limit the flags check, and the tiny-chunk rule."""
     sidebar = st.sidebar
     sidebar.header("Flags")
@@ -158,12 +150,11 @@ def model_settings() -> dict[str, Any]:
         key="tiny_on",
         help="Small chunks carry little context and retrieve worse; the rule is relative to each strategy's size setting.",
     )
-    return {"embedding_model": model, "tiny_fraction": DEFAULT_TINY_FRACTION if tiny else None}
+    return ColumnSettings(model, DEFAULT_TINY_FRACTION if tiny else None)
 
 
-def enrichment_controls(doc_name: str) -> str:
-    """Sidebar controls for enrichment (the metadata prefix, contextual retrieval); returns
-    ``compare.enriched``'s options as JSON ("null" = off)."""
+def enrichment_controls(doc_name: str) -> Enrichment | None:
+    """Sidebar controls for enrichment (the metadata prefix, contextual retrieval); None: off."""
     st.sidebar.header("Enrichment")
     on = st.sidebar.checkbox(
         "Prefix chunks with document, section and date",
@@ -178,10 +169,9 @@ def enrichment_controls(doc_name: str) -> str:
         "over the embedding model's limit). One call per chunk, cached; the page asks before calling.",
     )
     if not on and not contextual:
-        return "null"
-    options: dict[str, Any] = {"metadata": on, "contextual": contextual}
-    if on:
-        title = st.sidebar.text_input("Document title (empty: first heading or file name)", key="enrich.title")
-        date = st.sidebar.text_input("Date", key="enrich.date")
-        options.update({"source": Path(doc_name).name, "title": title or None, "date": date or None})
-    return json.dumps(options, sort_keys=True)
+        return None
+    if not on:
+        return Enrichment(metadata=False, contextual=contextual)
+    title = st.sidebar.text_input("Document title (empty: first heading or file name)", key="enrich.title")
+    date = st.sidebar.text_input("Date", key="enrich.date")
+    return Enrichment(True, contextual, Path(doc_name).name, title or None, date or None)

@@ -8,16 +8,12 @@ from typing import Callable
 
 import streamlit as st
 
-from chunkviz.compare import (
-    flag_summary,
-)
+from chunkviz.compare import flag_summary
 from chunkviz.document import Document
 from chunkviz.strategies.base import get_strategy, registered
-from chunkviz.ui.cached import (
-    cached_explanation,
-    cached_html,
-)
+from chunkviz.ui.cached import cached_explanation, cached_html
 from chunkviz.ui.columns import Column, run_columns
+from chunkviz.ui.widgets import widget_key
 
 
 def open_tuning(view: str, label: str) -> None:
@@ -27,7 +23,7 @@ def open_tuning(view: str, label: str) -> None:
     st.session_state["tune_pick"] = label
 
 
-def show_tune(columns: list[Column], document: Document, tokenizer: str, enrich_json: str) -> None:
+def show_tune(columns: list[Column], document: Document) -> None:
     """A column's tuning panel (any strategy that declares a tuning analysis: its control beside
     its plot), its chunks right below."""
     from chunkviz.ui.tuning import tuning_panel  # noqa: PLC0415
@@ -48,28 +44,16 @@ def show_tune(columns: list[Column], document: Document, tokenizer: str, enrich_
         column = labels[chosen]
     else:
         column = tunable[0]
-    run_columns([column], document, tokenizer, enrich_json)
+    run_columns([column], document)
     if column.run is None:
         st.error(column.error or "not run")
         return
-    strategy = column.config.strategy
-    explanation = cached_explanation(document.text, document.format, strategy, column.params_json, tokenizer, document)
-    html = cached_html(
-        document.text,
-        document.format,
-        strategy,
-        column.params_json,
-        tokenizer,
-        column.key,
-        column.hue,
-        enrich_json,
-        column.settings_json,
-        document,
-    )
-    spec = get_strategy(strategy)
+    explanation = cached_explanation(document, column.chunking)
+    html = cached_html(document, column.run_key, column.key, column.hue)
+    spec = get_strategy(column.config.strategy)
     tuning = spec.tuning
     assert tuning is not None
-    widget = f"{column.key}.{strategy}.{tuning.parameter(spec.make_params(column.config.params))}"
+    widget = widget_key(column.key, spec.name, tuning.parameter(spec.make_params(column.config.params)))
     tuning_panel(
         tuning.data(explanation, column.run.chunks),
         html,
