@@ -47,10 +47,9 @@ from chunkviz.errors import DocumentError
 from chunkviz.export import RECORD_FIELDS, chunk_records, csv_cell_text, serialize
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.palette import column_hue
-from chunkviz.strategies.base import ParamInfo, get_strategy
+from chunkviz.strategies.base import ParamInfo, get_strategy, registered
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
-from chunkviz.ui.llm import LLM_STRATEGIES
 from chunkviz.vocabulary import Flag
 
 REPO = Path(__file__).resolve().parent.parent
@@ -93,7 +92,7 @@ PARAM_DOC = "api_guide.md"
 
 #: Every strategy but those that call a language model: an llm column waits for the user to allow
 #: its calls (tests/test_app_llm.py drives it through that prompt against the loopback server).
-STRATEGY_NAMES = [s["name"] for s in chunkviz.strategies() if s["name"] not in LLM_STRATEGIES]
+STRATEGY_NAMES = [s.name for s in registered() if not s.calls_model]
 #: The view switch's options.
 COMPARE: str = _CONSTANTS["COMPARE"]
 TUNE: str = _CONSTANTS["TUNE"]

@@ -157,16 +157,8 @@ def test_engine_and_document_model_do_not_import_strategies_or_views() -> None:
     for module in core:
         for target in graph[module]:
             assert not target.startswith(
-                ("chunkviz.strategies", "chunkviz.compare", "chunkviz.render", "chunkviz.widgets")
+                ("chunkviz.strategies", "chunkviz.compare", "chunkviz.render", "chunkviz.ui")
             ), f"{module} imports {target}"
-
-
-#: Imports of the UI from outside chunkviz/ui that another branch of issue 19 removes; the lead
-#: deletes each line after merging that branch.
-_KNOWN_UI_IMPORTS = {
-    ("chunkviz.evaluation.playground", "chunkviz.ui.docview"),  # Hit: moved by the ui branch
-    ("chunkviz.widgets", "streamlit"),  # widgets.py into chunkviz/ui/: moved by the ui branch
-}
 
 
 def _ui_target(name: str, modules: set[str]) -> str | None:
@@ -195,7 +187,7 @@ def test_no_core_module_imports_the_ui_streamlit_or_the_app() -> None:
             target = _ui_target(name, modules)
             if target is not None:
                 found.add((module, target))
-    assert found - _KNOWN_UI_IMPORTS == set(), sorted(found - _KNOWN_UI_IMPORTS)
+    assert found == set(), sorted(found)
 
 
 #: Packages the evaluation is built on: none of them imports chunkviz.evaluation.

@@ -138,7 +138,7 @@ def _controls_script() -> None:
     import streamlit as st
 
     from chunkviz.strategies.base import get_strategy as lookup
-    from chunkviz.widgets import param_controls
+    from chunkviz.ui.widgets import param_controls
 
     st.session_state["values"] = param_controls("t", lookup("token_windows_test"))
 

@@ -17,6 +17,7 @@ from chunkviz.compare import run_strategy
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import (
     AnswerNotFound,
+    Hit,
     answer_scores,
     column_hits,
     embed_query,
@@ -30,7 +31,6 @@ from chunkviz.evaluation.playground import (
 from chunkviz.questions import Question, Reference, load_questions
 from chunkviz.semantic import embedcache
 from chunkviz.types import Chunk, Reason
-from chunkviz.ui.docview import Hit
 
 REPO = Path(__file__).resolve().parent.parent
 VOCABULARY = ["coffee", "roast", "beans", "tide", "turbine", "barrage", "binding", "quire", "leather"]

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from chunkviz.strategies.base import get_strategy
-from chunkviz.widgets import CHARS_PER_TOKEN, ColumnChoice
+from chunkviz.ui.widgets import CHARS_PER_TOKEN, ColumnChoice
 
 DEMO = str(Path(__file__).parent / "apps" / "widgets_demo.py")
 

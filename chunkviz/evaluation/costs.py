@@ -30,11 +30,6 @@ class TechniqueCost:
     estimate: CallEstimate
 
 
-def uses_llm(config: Configuration) -> bool:
-    """Whether evaluating ``config`` calls a language model (before any answer quality)."""
-    return config.enrich == "contextual" or config.query != "raw" or config.summaries == "llm"
-
-
 def technique_costs(
     document: Document | str,
     questions: Sequence[Any],
@@ -101,4 +96,4 @@ def answer_calls_upper_bound(configurations: int, questions: int, judge: bool) -
     return configurations * questions * (2 if judge else 1)
 
 
-__all__ = ["TechniqueCost", "answer_calls_upper_bound", "technique_costs", "total", "uses_llm"]
+__all__ = ["TechniqueCost", "answer_calls_upper_bound", "technique_costs", "total"]

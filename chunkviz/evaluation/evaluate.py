@@ -105,8 +105,15 @@ class Configuration:
 
     @property
     def uses_llm(self) -> bool:
-        """Whether evaluating this configuration calls the model."""
-        return self.enrich == "contextual" or self.query != "raw" or self.summaries == "llm"
+        """Whether evaluating this configuration calls the model (:func:`uses_llm`)."""
+        return uses_llm(self.strategy, enrich=self.enrich, query=self.query, summaries=self.summaries)
+
+
+def uses_llm(strategy: str, *, enrich: str | None = None, query: str = "raw", summaries: str | None = None) -> bool:
+    """The one rule for whether a run calls a language model: its strategy declares that it does
+    (the registry: :attr:`~chunkviz.strategies.base.Strategy.calls_model`), or a technique does
+    (contextual enrichment, a rewritten or HyDE query, LLM summaries)."""
+    return get_strategy(strategy).calls_model or enrich == "contextual" or query != "raw" or summaries == "llm"
 
 
 ENRICHMENTS: tuple[str, ...] = ("metadata", "contextual")

@@ -36,7 +36,6 @@ from chunkviz.questions import Question, Reference, questions_to_jsonl
 from chunkviz.semantic.embedcache import embed_texts
 from chunkviz.semantic.embeddings import Encoder
 from chunkviz.types import Chunk, Progress
-from chunkviz.ui.docview import Hit
 
 if TYPE_CHECKING:
     from chunkviz.llm.client import LLMClient
@@ -53,6 +52,16 @@ SHOWN_METRICS: tuple[tuple[str, str], ...] = (
 HITS_COLUMN = "top k: rank, chunk, score"
 #: the document name of the spans scored here (one document: any fixed name)
 _DOCUMENT = "document"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One chunk a query retrieved in a column (the document view draws its rank badge)."""
+
+    index: int  # the returned chunk's index in the column's chunks (a parent for parent_child / small_to_big)
+    rank: int  # 1 = best
+    score: float  # cosine similarity of the query and the matched chunk
+    matched: int | None = None  # the child chunk that matched, when the returned chunk is its parent
 
 
 class AnswerNotFound(ChunkvizError, ValueError):

@@ -20,20 +20,40 @@ import math
 import types
 import typing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, Sequence, TypeVar
 
 from chunkviz.document.model import Document
 from chunkviz.errors import InvalidParamError, UnknownStrategyError
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
 
-if TYPE_CHECKING:  # chunkviz.explain imports plotly; the registry does not need it at run time
+if TYPE_CHECKING:  # chunkviz.explain imports plotly, chunkviz.llm the client: the registry needs neither at run time
     from chunkviz.explain import Explanation
+    from chunkviz.llm.client import CallEstimate
 
 P = TypeVar("P")
 ChunkFunction = Callable[[Document, Any, Tokenizer], list[Chunk]]
 ExplainFunction = Callable[[Document, Any, Tokenizer], "Explanation"]
 PrepareFunction = Callable[[Document, Any, Tokenizer, Callable[[int, int], None]], None]
+EstimateFunction = Callable[[Document, Any, Tokenizer], "CallEstimate"]
+
+
+@dataclass(frozen=True)
+class TuningAnalysis:
+    """A strategy's tuning panel (the app's Tune view): one parameter set by a control beside a
+    plot of what it decides, with the chunks right below.
+
+    ``data(explanation, chunks)`` is the panel's payload, made from the strategy's own
+    :class:`~chunkviz.explain.Explanation` (so a strategy with a tuning analysis also has an
+    ``explain`` hook): the shape :func:`chunkviz.semantic.tuning.tuning_data` returns (a metric per
+    position, the control's range and step, the threshold at every step). ``parameter(params)``
+    names the parameter the panel's control sets for these params (it may depend on the others,
+    e.g. semantic's threshold type). ``what`` names the tuned quantity in the page's words.
+    """
+
+    data: Callable[[Any, Sequence[Chunk]], Mapping[str, Any]]
+    parameter: Callable[[Any], str]
+    what: str = "threshold"
 
 
 def param(
@@ -143,6 +163,18 @@ class Strategy(Generic[P]):
     #: Retrieval returns the parent of a matched chunk (parent_child, small_to_big: children are
     #: embedded and searched, their parents are what the model reads); otherwise the chunk itself.
     returns_parents: bool = False
+    #: Optional, for a strategy that calls a language model when it runs:
+    #: ``estimate(document, params, tokenizer)`` returns the
+    #: :class:`~chunkviz.llm.client.CallEstimate` of that run (calls not cached yet, input
+    #: tokens) before any call, so an interface can ask the user first.
+    estimate: EstimateFunction | None = None
+    #: Optional: the strategy's tuning panel (:class:`TuningAnalysis`; needs ``explain``).
+    tuning: TuningAnalysis | None = None
+
+    @property
+    def calls_model(self) -> bool:
+        """Whether running the strategy calls a language model (it declares an ``estimate``)."""
+        return self.estimate is not None
 
     def params_info(self) -> list[ParamInfo]:
         return params_info(self.params_type)
@@ -160,10 +192,13 @@ class Strategy(Generic[P]):
         return any(p.token_sized for p in self.params_info())
 
     def describe(self) -> dict[str, Any]:
-        """A JSON-ready description: name, description and params with ranges."""
+        """A JSON-ready description: name, description, what it declares (calls a model? has a
+        tuning analysis?) and params with ranges."""
         return {
             "name": self.name,
             "description": self.description,
+            "calls_model": self.calls_model,
+            "tuning": self.tuning is not None,
             "params": [
                 {
                     "name": p.name,
@@ -398,20 +433,28 @@ def register(
     explain: ExplainFunction | None = None,
     prepare: PrepareFunction | None = None,
     returns_parents: bool = False,
+    estimate: EstimateFunction | None = None,
+    tuning: TuningAnalysis | None = None,
 ) -> Callable[[ChunkFunction], ChunkFunction]:
     """Decorator: register ``function(document, params, tokenizer) -> list[Chunk]`` under ``name``.
 
     The params class becomes self-validating (:func:`make_self_validating`); its defaults must
     satisfy their own declared ranges (checked here, so a wrong declaration fails at import).
     ``returns_parents``: retrieval searches the chunks without children and returns their parents.
+    ``estimate``: the strategy calls a language model, and this counts the calls of a run
+    (:attr:`Strategy.estimate`). ``tuning``: its tuning panel (:class:`TuningAnalysis`).
     """
 
     def decorate(function: ChunkFunction) -> ChunkFunction:
         if name in _REGISTRY:
             raise ValueError(f"strategy {name!r} is registered twice")
+        if tuning is not None and explain is None:
+            raise ValueError(f"strategy {name!r}: a tuning analysis is drawn from its explanation; give explain= too")
         make_self_validating(params_type, name)
         params_type()  # the defaults must be valid
-        _REGISTRY[name] = Strategy(name, description, params_type, function, explain, prepare, returns_parents)
+        _REGISTRY[name] = Strategy(
+            name, description, params_type, function, explain, prepare, returns_parents, estimate, tuning
+        )
         return function
 
     return decorate
@@ -433,9 +476,14 @@ def temporary_strategy(
     function: ChunkFunction,
     explain: ExplainFunction | None = None,
     prepare: PrepareFunction | None = None,
+    *,
+    returns_parents: bool = False,
+    estimate: EstimateFunction | None = None,
+    tuning: TuningAnalysis | None = None,
 ) -> Iterator[Strategy[Any]]:
-    """Register a strategy for the duration of a ``with`` block (tests, notebooks)."""
-    register(name, description, params_type, explain, prepare)(function)
+    """Register a strategy for the duration of a ``with`` block (tests, notebooks); the
+    declarations are :func:`register`'s."""
+    register(name, description, params_type, explain, prepare, returns_parents, estimate, tuning)(function)
     try:
         yield _REGISTRY[name]
     finally:

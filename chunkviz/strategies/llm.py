@@ -277,6 +277,7 @@ def prepare_llm(
     LLMParams,
     explain=explain_llm,
     prepare=prepare_llm,
+    estimate=estimate_llm,
 )
 def llm(document: Document, params: LLMParams, tokenizer: Tokenizer) -> list[Chunk]:
     return list(explain_llm(document, params, tokenizer).chunks)

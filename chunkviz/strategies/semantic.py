@@ -22,7 +22,8 @@ from chunkviz.semantic import (
     semantic_chunking,
     sentence_similarities,
 )
-from chunkviz.strategies.base import param, register
+from chunkviz.semantic.tuning import CONTROLS, tuning_data
+from chunkviz.strategies.base import TuningAnalysis, param, register
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
 
@@ -147,12 +148,22 @@ def prepare_semantic(
     sentence_similarities(as_document(document), params.model, params.buffer_size, progress)
 
 
+def tuned_parameter(params: SemanticParams) -> str:
+    """The parameter the Tune panel's control sets: the amount of the chosen threshold type."""
+    return CONTROLS[params.threshold_type].param
+
+
+#: The Tune view: the threshold beside the similarity of every adjacent sentence pair.
+TUNING = TuningAnalysis(tuning_data, tuned_parameter, what="threshold")
+
+
 @register(
     "semantic",
     "Embed each sentence and cut where the similarity of neighbours drops below a threshold; never over the model's limit.",
     SemanticParams,
     explain=explain_semantic,
     prepare=prepare_semantic,
+    tuning=TUNING,
 )
 def semantic(document: Document, params: SemanticParams, tokenizer: Tokenizer) -> list[Chunk]:
     return list(explain_semantic(document, params, tokenizer).chunks)

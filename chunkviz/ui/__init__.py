@@ -1,7 +1,14 @@
-"""Streamlit custom components (components v2) of the app; each module registers one on import.
+"""The Streamlit app's views and components; ``app.py`` only wires them together.
 
-Importing this package imports no Streamlit; import the component module you need
-(e.g. :mod:`chunkviz.ui.docview`).
+One module per view: :mod:`~chunkviz.ui.compare` (with :mod:`~chunkviz.ui.columns`, running the
+columns, and :mod:`~chunkviz.ui.playground`), :mod:`~chunkviz.ui.tune`, :mod:`~chunkviz.ui.evaluation`
+(with :mod:`~chunkviz.ui.techniques`); the sidebar (:mod:`~chunkviz.ui.sidebar`,
+:mod:`~chunkviz.ui.widgets`, :mod:`~chunkviz.ui.llm`), "Share and reproduce"
+(:mod:`~chunkviz.ui.share`); every cached engine call in :mod:`~chunkviz.ui.cached`, keyed by
+:mod:`~chunkviz.ui.keys`. The custom components (components v2: :mod:`~chunkviz.ui.docview`,
+:mod:`~chunkviz.ui.tuning`) register on import.
+
+Importing this package imports no Streamlit; import the module you need.
 """
 
 

@@ -6,7 +6,7 @@ escaped HTML of :func:`chunkviz.render.render_html` per column plus small arrays
 reason), equal-height boxes in a grid, a styled tooltip per chunk, hover/click outlines of a
 chunk's whole extent, scroll sync by character offset, and sends a click back as component state.
 
-Retrieval overlay: a column's :class:`Hit` s (the chunks a query retrieved) get a rank badge
+Retrieval overlay: a column's :class:`~chunkviz.evaluation.playground.Hit` s (the chunks a query retrieved) get a rank badge
 ("#1 · 0.62") and a strong outline while the other chunks turn quiet; a returned parent is
 outlined with its matched child highlighted inside. ``references`` (expected-answer spans) are
 highlighted in every column. Both are marked on the ribbon. With ``answer_selection`` on, text
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from chunkviz.evaluation.playground import Hit
 from chunkviz.palette import REASON_COLOURS, strategy_colour
 from chunkviz.types import Chunk
 from chunkviz.ui import component
@@ -32,16 +33,6 @@ from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS
 COMPONENT_NAME = "chunkviz_docview"
 STATE_KEY = "selection"
 ANSWER_KEY = "answer"
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One chunk a query retrieved in a column."""
-
-    index: int  # the returned chunk's index in the column's chunks (a parent for parent_child / small_to_big)
-    rank: int  # 1 = best
-    score: float  # cosine similarity of the query and the matched chunk
-    matched: int | None = None  # the child chunk that matched, when the returned chunk is its parent
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,11 @@ import pandas as pd
 import streamlit as st
 
 from chunkviz.charts import configuration_bars_figure, sweep_figure
-from chunkviz.compare import ColumnConfig, annotations, run_strategy
+from chunkviz.compare import ColumnConfig
 from chunkviz.document.model import Document
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration, Result, evaluate
+from chunkviz.evaluation.playground import Hit
 from chunkviz.evaluation.report import (
     DEFAULT_SIZES,
     MAX_K,
@@ -50,9 +51,10 @@ from chunkviz.llm.answers import AnswerQuality
 from chunkviz.llm.client import LLMSettings
 from chunkviz.palette import strategy_colour
 from chunkviz.questions import Question, QuestionFileError, Reference, load_questions, sample_questions_path
-from chunkviz.render import RenderOptions, render_html
 from chunkviz.ui import markdown_literal
-from chunkviz.ui.docview import ColumnView, Hit, document_view, ribbon_cuts
+from chunkviz.ui.cached import cached_column_html
+from chunkviz.ui.docview import ColumnView, document_view
+from chunkviz.ui.keys import Chunking
 from chunkviz.ui.llm import llm_session
 from chunkviz.ui.playground import PLAYGROUND_QUESTIONS
 from chunkviz.ui.techniques import (
@@ -450,17 +452,6 @@ def metric_figure(run: EvalRun, metric: str, title: str) -> Any:
 
 
 # ----------------------------------------------------------------------------- per question
-@st.cache_resource(max_entries=32, show_spinner=False)
-def cached_column_html(
-    text: str, fmt: str, strategy: str, params_json: str, tokenizer: str, label: str, hue: int, _document: Document
-) -> tuple[str, tuple[tuple[int, str], ...]]:
-    """The rendered chunks of a configuration (as the Compare view draws them) and its ribbon cuts."""
-    run = run_strategy(_document, strategy, json.loads(params_json), tokenizer)
-    gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
-    html = render_html(text, run.chunks, RenderOptions(label, tokenizer, None, annotations(run), gaps, hue=hue))
-    return html, tuple(ribbon_cuts(run.chunks))
-
-
 def show_questions(run: EvalRun, questions: Sequence[Question], document: Document) -> None:
     """Per-question scores of one configuration; a picked question shows its reference and the
     chunks each configuration retrieved for it in the document view."""
@@ -535,10 +526,8 @@ def question_view(run: EvalRun, c: int, q: int, document: Document, position: in
     """One configuration's column: its chunks, its top-k hits for question ``q`` and their scores."""
     plan, result = run.planned[c], run.results[c]
     config = plan.configuration
-    params_json = json.dumps(dict(config.params), sort_keys=True, default=str)
-    html, cuts = cached_column_html(
-        document.text, document.format, config.strategy, params_json, config.tokenizer, f"eval{position}", plan.column.hue, document
-    )  # fmt: skip
+    chunking = Chunking.of(config.strategy, config.params, config.tokenizer)
+    html, cuts = cached_column_html(document, chunking, f"eval{position}", plan.column.hue)
     hits = [Hit(r.chunk_index, r.rank, r.score, r.matched) for r in result.retrieved[q]]
     scores = result.scores[q]
     summary = f"recall@{result.k} {100 * scores.recall_at_k:.0f}% · IoU {100 * scores.iou:.1f}% · first hit " + (

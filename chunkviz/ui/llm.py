@@ -9,8 +9,7 @@ environment (``OPENAI_API_KEY``): it is never a control, never shown, never in t
 from __future__ import annotations
 
 import contextlib
-import json
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import streamlit as st
 
@@ -74,9 +73,9 @@ def not_configured_help() -> str:
     )
 
 
-def settings_json(settings: LLMSettings) -> str:
-    """The settings as a cache key (no key: only whether one is set)."""
-    return json.dumps(settings.public(), sort_keys=True)
+def endpoint_key(settings: LLMSettings) -> tuple[tuple[str, Any], ...]:
+    """The settings as a cache key (no API key: only whether one is set)."""
+    return tuple(sorted(settings.public().items()))
 
 
 @contextlib.contextmanager
@@ -100,8 +99,8 @@ def confirmed(what: str, estimate: CallEstimate, settings: LLMSettings, key: str
     else once the user clicked the button that names the calls and tokens it costs."""
     if estimate.calls == 0:
         return True
-    token = json.dumps([what, estimate.calls, estimate.input_tokens, settings_json(settings)])
-    agreed: set[str] = st.session_state.setdefault(CONFIRMED_KEY, set())
+    token = (what, estimate.calls, estimate.input_tokens, endpoint_key(settings))
+    agreed: set[tuple[Any, ...]] = st.session_state.setdefault(CONFIRMED_KEY, set())
     if token in agreed:
         return True
     st.info(f"{what} will make {estimate_words(estimate, settings)}.")
@@ -129,13 +128,9 @@ def safe_estimate(estimator: Callable[[], CallEstimate]) -> tuple[CallEstimate |
         return None, str(exc)
 
 
-#: Strategies that call the model when they run.
-LLM_STRATEGIES = frozenset({"llm"})
-
-
 __all__ = [
-    "LLM_STRATEGIES",
     "calls_caption",
+    "endpoint_key",
     "confirmed",
     "endpoint_controls",
     "endpoint_status",
@@ -143,5 +138,4 @@ __all__ = [
     "llm_session",
     "not_configured_help",
     "safe_estimate",
-    "settings_json",
 ]

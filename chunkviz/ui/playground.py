@@ -23,6 +23,7 @@ from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import (
     AnswerNotFound,
+    Hit,
     answer_scores,
     embed_query,
     locate_answer,
@@ -39,7 +40,7 @@ from chunkviz.llm.queries import QUERY_MODE_LABELS, QUERY_MODES
 from chunkviz.questions import Question
 from chunkviz.strategies.base import get_strategy
 from chunkviz.ui import markdown_literal
-from chunkviz.ui.docview import Hit, answer_from_state
+from chunkviz.ui.docview import answer_from_state
 from chunkviz.ui.llm import llm_session, not_configured_help
 
 

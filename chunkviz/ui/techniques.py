@@ -17,7 +17,7 @@ import streamlit as st
 
 from chunkviz.document.model import Document
 from chunkviz.errors import ChunkvizError
-from chunkviz.evaluation.costs import answer_calls_upper_bound, technique_costs, total, uses_llm
+from chunkviz.evaluation.costs import answer_calls_upper_bound, technique_costs, total
 from chunkviz.evaluation.evaluate import Configuration, Result, with_variants
 from chunkviz.llm.answers import (
     ANSWER_PROMPT,
@@ -123,7 +123,7 @@ def show_costs(
     """Before a run that calls the model: what it will cost (False: it cannot be estimated; the reason is shown)."""
     if not techniques.calls_model:
         return True
-    llm_configs = [c for c in configurations if uses_llm(c)]
+    llm_configs = [c for c in configurations if c.uses_llm]
     try:
         with llm_session(settings) as session:
             costs = technique_costs(document, questions, llm_configs, session.client()) if llm_configs else []

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from chunkviz.strategies.base import get_strategy
-from chunkviz.widgets import column_controls
+from chunkviz.ui.widgets import column_controls
 
 name = st.session_state.get("demo_strategy", "fixed_tokens")
 tokenizer = st.session_state.get("demo_tokenizer", "cl100k_base")

@@ -1,0 +1,243 @@
+"""The app's *Compare* view: the boundary ribbon and linked columns (a query playground above
+them), then each column's details (numbers, the strategy's analysis, chunk table, selected chunk,
+downloads) and the statistics of all columns side by side."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from chunkviz.charts import token_distribution_figure
+from chunkviz.compare import StrategyRun, annotations, chunk_table, flag_summary, stats_row, token_counts
+from chunkviz.document import Document
+from chunkviz.evaluation.metrics import Scores
+from chunkviz.evaluation.playground import Hit
+from chunkviz.llm.client import LLMSettings
+from chunkviz.palette import strategy_colour
+from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present, render_html
+from chunkviz.strategies.base import get_strategy
+from chunkviz.ui.cached import cached_explanation, cached_exports, cached_html
+from chunkviz.ui.columns import Column
+from chunkviz.ui.docview import ColumnView, DocViewEvent, document_view, event_from_state, ribbon_cuts
+from chunkviz.ui.keys import document_digest
+from chunkviz.ui.playground import (
+    playground_hits,
+    playground_row,
+    playground_scores,
+    playground_table,
+    playground_variant_hits,
+    query_forms_control,
+    show_query_forms,
+)
+from chunkviz.ui.tune import open_tuning
+
+#: Height of the linked document boxes: with the page header above, they end near the fold at 1100 px.
+VIEW_HEIGHT_PX = 745
+DOCVIEW_KEY = "docview"
+SELECTED_ROW = "background-color: #ffe8cc"
+
+
+def column_view(
+    column: Column,
+    document: Document,
+    hits: list[Hit] | None = None,
+    scores: Scores | None = None,
+) -> ColumnView:
+    """What the linked document view shows for one column (with a query: its hits, and with an
+    expected answer its recall and IoU in the header)."""
+    selected = st.session_state.get(f"{column.key}.selected")
+    if column.run is None:
+        message = f"Not run: {column.error}"
+        return ColumnView(
+            column.label,
+            render_html(document.text, (), RenderOptions(column.key, hue=column.hue)),
+            column.hue,
+            message,
+            (),
+            None,
+        )
+    html = cached_html(document, column.run_key, column.key, column.hue)
+    summary = flag_summary(column.run)
+    if scores is not None:
+        summary = f"answer: recall {100 * scores.recall:.0f}% · IoU {100 * scores.iou:.1f}% · {summary}"
+    return ColumnView(
+        column.label, html, column.hue, summary, ribbon_cuts(column.run.chunks), selected, tuple(hits or ())
+    )
+
+
+def show_compare(
+    columns: list[Column],
+    document: Document,
+    tokenizer: str,
+    doc_name: str,
+    llm: LLMSettings | None = None,
+    *,
+    tune_view: str,
+) -> None:
+    """The Compare view of ``columns`` already run (``tune_view``: the name of the view a
+    column's "Tune" button opens)."""
+    for column in columns:  # before the views are built: they show the selection of this run
+        if column.run is not None:
+            forget_stale_selection(column, document)
+    apply_view_selection(event_from_state(st.session_state.get(DOCVIEW_KEY)), columns)
+    llm = llm or LLMSettings.from_env()
+    query, k, answer = playground_row(document, doc_name, DOCVIEW_KEY)
+    for column in columns:
+        if column.llm_note:
+            st.caption(f"{column.label} · {column.llm_note}")
+    drawn = query_forms_control(query) if query else "raw"
+    by_mode, texts = playground_variant_hits(columns, query, k, llm)
+    hits = by_mode.get(drawn) or playground_hits(columns, query, k)
+    scores = playground_scores(columns, hits, answer)
+    views = [column_view(c, document, hits.get(c.i), scores.get(c.i)) for c in columns]
+    legend = legend_html(set().union(*(marks_of(c.run) for c in columns if c.run is not None)))
+    document_view(
+        views,
+        length=len(document.text),
+        key=DOCVIEW_KEY,
+        height_px=VIEW_HEIGHT_PX,
+        legend=legend,
+        references=[answer] if answer else (),
+        answer_selection=bool(query),
+    )
+    if by_mode:
+        show_query_forms(columns, by_mode, texts, answer, k)
+    elif hits:
+        playground_table(columns, hits, scores, k)
+
+    details = st.columns(len(columns))
+    for column, container in zip(columns, details):
+        with container:
+            show_details(column, document, doc_name, tune_view)
+
+    runs = {c.label: c.run for c in columns if c.run is not None}
+    if runs:
+        st.header("Compare")
+        st.dataframe(
+            pd.DataFrame([stats_row(label, run) for label, run in runs.items()]), hide_index=True, key="compare"
+        )
+        colours = {c.label: strategy_colour(c.hue) for c in columns if c.run is not None}
+        figure = token_distribution_figure(
+            {label: token_counts(run) for label, run in runs.items()}, tokenizer, colours=colours
+        )
+        st.plotly_chart(figure, key="sizes")
+
+
+def marks_of(run: StrategyRun) -> set[str]:
+    gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
+    return marks_present(run.chunks, annotations(run), gaps)
+
+
+def apply_view_selection(event: DocViewEvent | None, columns: list[Column]) -> None:
+    """A click on a chunk in the document view selects it (once per click: the event stays in
+    the component's state, its nonce tells a new click)."""
+    if event is None or event.nonce == st.session_state.get("_view_nonce"):
+        return
+    st.session_state["_view_nonce"] = event.nonce
+    if 0 <= event.column < len(columns):
+        st.session_state[f"col{event.column}.selected"] = event.index
+        for suffix in ("table", "table_seen"):  # the table follows (its highlighted row), untick its row
+            st.session_state.pop(f"col{event.column}.{suffix}", None)
+
+
+def show_details(column: Column, document: Document, doc_name: str, tune_view: str) -> None:
+    """One column's numbers, strategy analysis, chunk table, selected chunk and downloads."""
+    st.subheader(column.label)
+    if column.run is None:
+        st.error(column.error or "not run")
+        return
+    run = column.run
+    d = run.diagnostics
+    a, b, c = st.columns(3)
+    a.metric("chunks", len(run.chunks))
+    b.metric("median tokens", f"{d.summary.tokens.median:g}" if d and d.summary.tokens.median is not None else "–")
+    c.metric("overlap", f"{d.overhead.chars_percent:.1f}%" if d else "–", help="repeated characters, % of covered text")
+    st.caption(flag_summary(run))
+    if d and d.coverage.content_gaps:
+        st.warning(f"{d.coverage.content_gap_chars} characters of text are in no chunk (hatched in the text).")
+    if get_strategy(column.config.strategy).explain is not None:
+        show_explanation(column, document, tune_view)
+    show_table(column, run)
+    selected = st.session_state.get(f"{column.key}.selected")
+    if selected is not None and 0 <= selected < len(run.chunks):
+        show_focus(run, selected)
+    exports = cached_exports(document, column.run_key)
+    stem = f"{Path(doc_name).stem or 'document'}.{column.config.strategy}"
+    kinds = (("jsonl", "JSONL", "jsonl", "application/jsonl"), ("json", "JSON", "json", "application/json"), ("csv", "CSV", "csv", "text/csv"),
+             ("langchain", "LangChain", "langchain.jsonl", "application/jsonl"), ("llamaindex", "LlamaIndex", "llamaindex.json", "application/json"))  # fmt: skip
+    for col, (kind, label, suffix, mime) in zip(st.columns(len(kinds)), kinds):
+        col.download_button(
+            label, exports[kind], file_name=f"{stem}.{suffix}", mime=mime, key=f"{column.key}.download.{kind}"
+        )
+
+
+def show_table(column: Column, run: StrategyRun) -> None:
+    """The chunk table; ticking a row selects that chunk (the document view scrolls to it)."""
+    rows = chunk_table(run)
+    selected = st.session_state.get(f"{column.key}.selected")
+    frame: Any = pd.DataFrame(rows)
+    if selected is not None and 0 <= selected < len(rows):  # the selected chunk's row is highlighted
+        frame = frame.style.apply(lambda row: [SELECTED_ROW if row["index"] == selected else ""] * len(row), axis=1)
+    table = st.dataframe(
+        frame, key=f"{column.key}.table", on_select="rerun", selection_mode="single-row", hide_index=True, height=240
+    )
+    picked = [
+        r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)
+    ]
+    if picked != st.session_state.get(f"{column.key}.table_seen", []):  # the user (un)ticked a row
+        st.session_state[f"{column.key}.table_seen"] = picked
+        new_selected = rows[picked[0]]["index"] if picked else None
+        if new_selected != st.session_state.get(f"{column.key}.selected"):
+            st.session_state[f"{column.key}.selected"] = new_selected
+            st.rerun()
+
+
+def forget_stale_selection(column: Column, document: Document) -> None:
+    """A selected row belongs to one chunking: drop it when the document or settings change."""
+    fingerprint = (document_digest(document), column.chunking)
+    key = f"{column.key}.fingerprint"
+    if st.session_state.get(key) not in (None, fingerprint):
+        for suffix in ("selected", "table", "table_seen"):
+            st.session_state.pop(f"{column.key}.{suffix}", None)
+    st.session_state[key] = fingerprint
+
+
+def show_explanation(column: Column, document: Document, tune_view: str) -> None:
+    """A strategy's own analysis (any strategy with an ``explain`` hook): its summary as a
+    caption, its figures as charts. Nothing here knows which strategy it is."""
+    explanation = cached_explanation(document, column.chunking)
+    st.caption(explanation.summary())
+    tuning = get_strategy(column.config.strategy).tuning
+    if tuning is not None:
+        st.button(
+            f"Tune the {tuning.what} by eye →",
+            key=f"{column.key}.tune",
+            on_click=open_tuning,
+            args=(tune_view, column.label),
+            help=f"Opens the {tune_view} view",
+        )
+    for item in explanation.figures(column.run.chunks):
+        if item.caption:
+            st.caption(item.caption)
+        key = f"{column.key}.{item.name}"
+        if not item.selectable:
+            st.plotly_chart(item.figure, key=key)
+            continue
+        event = st.plotly_chart(item.figure, key=key, on_select="rerun", selection_mode=("points",))
+        points = event.selection.points if event is not None and hasattr(event, "selection") else []
+        target = explanation.chunk_at(item.name, points[0], column.run.chunks) if points else None
+        if target is not None and target != st.session_state.get(f"{column.key}.selected"):
+            st.session_state[f"{column.key}.selected"] = target
+            st.rerun()
+
+
+def show_focus(run: StrategyRun, index: int) -> None:
+    chunk = run.chunks[index]
+    st.markdown(f"**Chunk {index}** · characters {chunk.start}–{chunk.end} · ends: {cut_text(chunk)}")
+    if chunk.added_text:
+        st.caption("Added by the strategy (not in the source):")
+        st.code(chunk.added_text, language=None)
+    st.code(chunk.text, language=None, wrap_lines=True)

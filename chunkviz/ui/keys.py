@@ -1,0 +1,137 @@
+"""What the app's cached calls are keyed by: small frozen dataclasses, and a document's digest.
+
+Streamlit hashes a cached function's arguments itself (``streamlit.runtime.caching.hashing``): a
+dataclass by its type name and ``dataclasses.asdict``, tuples item by item, and a type named in
+``hash_funcs`` by what that function returns. So the keys hold only strings, numbers, booleans,
+None and tuples (parameter lists become tuples: :meth:`Chunking.of`), which hash the same in every
+session and cost next to nothing; a :class:`~chunkviz.document.model.Document` is hashed by
+:func:`document_digest` (its format, name and text), computed once per Document object.
+They are hashable by Python too, so the session state can remember runs by them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from chunkviz.document.model import Document
+
+ParamItems = tuple[tuple[str, Any], ...]
+
+
+def _frozen(value: Any) -> Any:
+    """A parameter value with its lists as tuples (hashable)."""
+    return tuple(_frozen(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def _thawed(value: Any) -> Any:
+    """A parameter value as the strategy takes it: lists again (as a JSON round trip gave)."""
+    return [_thawed(v) for v in value] if isinstance(value, tuple) else value
+
+
+@dataclass(frozen=True)
+class Chunking:
+    """A strategy, its user-given parameters (sorted by name) and the page's tokenizer."""
+
+    strategy: str
+    params: ParamItems
+    tokenizer: str
+
+    @classmethod
+    def of(cls, strategy: str, params: Mapping[str, Any], tokenizer: str) -> Chunking:
+        return cls(strategy, tuple(sorted((name, _frozen(v)) for name, v in params.items())), tokenizer)
+
+    def param_values(self) -> dict[str, Any]:
+        """The parameters as the strategy takes them."""
+        return {name: _thawed(value) for name, value in self.params}
+
+
+@dataclass(frozen=True)
+class Enrichment:
+    """The sidebar's enrichment: the metadata prefix (with its source, title and date) and
+    contextual retrieval (the model writes each chunk's context)."""
+
+    metadata: bool = False
+    contextual: bool = False
+    source: str | None = None
+    title: str | None = None
+    date: str | None = None
+
+    def options(self) -> dict[str, Any]:
+        """:func:`chunkviz.compare.enriched`'s options."""
+        options: dict[str, Any] = {"metadata": self.metadata, "contextual": self.contextual}
+        if self.metadata:
+            options.update({"source": self.source, "title": self.title, "date": self.date})
+        return options
+
+    def prefix(self) -> dict[str, Any] | None:
+        """The metadata prefix's fields for chunkviz.json (None: no prefix)."""
+        return {"source": self.source, "title": self.title, "date": self.date} if self.metadata else None
+
+
+@dataclass(frozen=True)
+class ColumnSettings:
+    """What a run depends on besides its chunking and enrichment: the embedding model whose
+    limit the flags check, the tiny rule, the column's own size unit (``chars``) and, for a
+    column that calls a model, the endpoint's public settings (never the key)."""
+
+    embedding_model: str
+    tiny_fraction: float | None
+    column_tokenizer: str | None = None
+    endpoint: ParamItems = ()
+
+    def run_options(self) -> dict[str, Any]:
+        """:func:`chunkviz.compare.run_strategy`'s keyword arguments."""
+        return {
+            "embedding_model": self.embedding_model,
+            "tiny_fraction": self.tiny_fraction,
+            "column_tokenizer": self.column_tokenizer,
+        }
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """One column's run: its chunking, its settings and its enrichment (None: none)."""
+
+    chunking: Chunking
+    settings: ColumnSettings
+    enrichment: Enrichment | None = None
+
+
+_DIGESTS: dict[int, tuple[weakref.ref[Document], str]] = {}
+_DIGESTS_MAX = 64
+_DIGESTS_LOCK = threading.Lock()
+
+
+def document_digest(document: Document) -> str:
+    """A digest of what identifies a document to the cached calls (format, name, text), computed
+    once per Document object (the app keeps one per input: ``cached_read``)."""
+    with _DIGESTS_LOCK:
+        found = _DIGESTS.get(id(document))
+        if found is not None and found[0]() is document:
+            return found[1]
+    value = content_digest(document)
+    with _DIGESTS_LOCK:
+        if len(_DIGESTS) >= _DIGESTS_MAX:
+            for stale in [k for k, (ref, _) in _DIGESTS.items() if ref() is None] or list(_DIGESTS):
+                del _DIGESTS[stale]
+        _DIGESTS[id(document)] = (weakref.ref(document), value)
+    return value
+
+
+def content_digest(document: Document) -> str:
+    """The digest itself: BLAKE2b of the format, the name and the text."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (document.format, document.name):
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    digest.update(document.text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+#: ``hash_funcs`` of every cached call that takes a Document.
+HASH_FUNCS: dict[str | type[Any], Callable[[Any], Any]] = {Document: document_digest}
+
+__all__ = ["HASH_FUNCS", "Chunking", "ColumnSettings", "Enrichment", "RunKey", "document_digest"]

@@ -1,0 +1,177 @@
+"""The app's sidebar: the document (sample, upload or paste), a shared configuration from the
+URL, each column's strategy and generated controls, the flags' settings and the enrichment."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from chunkviz.compare import ColumnConfig, config_from_query, model_from_query
+from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
+from chunkviz.document import Document
+from chunkviz.document.read import MAX_BYTES
+from chunkviz.errors import DocumentError
+from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
+from chunkviz.strategies.base import get_strategy, registered
+from chunkviz.tokenizers import tokenizer_names
+from chunkviz.ui.cached import cached_pasted, cached_read
+from chunkviz.ui.keys import ColumnSettings, Enrichment
+from chunkviz.ui.widgets import column_controls
+
+
+@dataclass(frozen=True)
+class Page:
+    """What the page file (app.py) decides for the sidebar: its own path (``./dev app FILE``
+    passes FILE after it), the samples and the default one, the upload limit and the columns."""
+
+    app_file: Path
+    samples: Path
+    default_sample: str
+    max_upload_bytes: int
+    max_columns: int
+    default_columns: tuple[str, ...]
+
+
+# --- input ------------------------------------------------------------------------------------
+def sample_names(page: Page) -> list[str]:
+    return sorted(p.name for p in page.samples.iterdir() if p.is_file() and p.name != "README.md")
+
+
+def command_line_file(page: Page) -> Path | None:
+    """``./dev app FILE`` passes FILE after the script: only trust argv when it is this app's."""
+    argv = sys.argv
+    if len(argv) > 1 and Path(argv[0]).resolve() == page.app_file.resolve() and Path(argv[1]).is_file():
+        return Path(sys.argv[1]).resolve()
+    return None
+
+
+def read_input(page: Page) -> tuple[Document | None, str, bool]:
+    """The document chosen in the sidebar, a name usable in commands, and whether that name
+    can be shared in a URL (samples only)."""
+    sidebar = st.sidebar
+    sidebar.header("Document")
+    source = sidebar.radio("Source", ["Sample", "Upload", "Paste"], key="source", horizontal=True)
+    if source == "Sample":
+        names = sample_names(page)
+        given = command_line_file(page)
+        if given is not None:
+            names = [str(given), *names]
+        if st.session_state.get("sample") not in names:
+            st.session_state["sample"] = (
+                str(given) if given is not None else page.default_sample if page.default_sample in names else names[0]
+            )
+        name = sidebar.selectbox("Sample document", names, key="sample")
+        path = Path(name) if Path(name).is_absolute() else page.samples / name
+        shown = str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
+        return cached_read(path.read_bytes(), path.name, MAX_BYTES), shown, not Path(name).is_absolute()
+    if source == "Upload":
+        upload = sidebar.file_uploader(
+            f"A document (txt, md, rst, py, html, pdf, docx; up to {page.max_upload_bytes // 1_000_000} MB)",
+            key="upload",
+        )
+        if upload is None:
+            st.info("Choose a file in the sidebar to see it chunked.")
+            return None, "", False
+        return cached_read(upload.getvalue(), upload.name, page.max_upload_bytes), upload.name, False
+    pasted = sidebar.text_area("Paste text", key="paste", height=200)
+    if len(pasted.encode("utf-8", "surrogatepass")) > page.max_upload_bytes:
+        raise DocumentError(f"pasted text is over the app's limit of {page.max_upload_bytes // 1_000_000} MB")
+    return cached_pasted(pasted), "document.txt", False
+
+
+# --- configuration ------------------------------------------------------------------------------
+def init_from_url(page: Page) -> None:
+    """Apply a shared configuration from the URL once per session."""
+    if st.session_state.get("_url_applied"):
+        return
+    st.session_state["_url_applied"] = True
+    doc, tokenizer, columns = config_from_query(st.query_params.to_dict(), page.max_columns)
+    if doc and doc in sample_names(page):
+        st.session_state["sample"] = doc
+    if tokenizer in tokenizer_names():
+        st.session_state["tokenizer"] = tokenizer
+    st.session_state["embedding_model"] = model_from_query(st.query_params.to_dict())
+    if columns:
+        st.session_state["n_columns"] = len(columns)
+        st.session_state["_url_params"] = {i: dict(c.params) for i, c in enumerate(columns)}
+        st.session_state["_url_tokenizers"] = {i: c.tokenizer for i, c in enumerate(columns)}
+        for i, col in enumerate(columns):
+            st.session_state[f"col{i}.strategy"] = col.strategy
+
+
+def choose_columns(page: Page, tokenizer: str) -> list[ColumnConfig]:
+    """Strategy and parameter controls for each column, in the sidebar. A combination the
+    strategy rejects (typed on the way to a valid one) is explained under its control while the
+    column keeps its last good settings."""
+    names = [s.name for s in registered()]
+    sidebar = st.sidebar
+    sidebar.header("Strategies")
+    st.session_state.setdefault("n_columns", len(page.default_columns))
+    n = sidebar.number_input("Columns", min_value=1, max_value=page.max_columns, key="n_columns")
+    url_params = st.session_state.get("_url_params", {})
+    url_tokenizers = st.session_state.get("_url_tokenizers", {})
+    columns = []
+    for i in range(int(n)):
+        key = f"col{i}.strategy"
+        if key not in st.session_state:
+            st.session_state[key] = page.default_columns[i] if i < len(page.default_columns) else names[0]
+        with sidebar.expander(f"Column {i + 1}", expanded=i == 0):
+            name = st.selectbox("Strategy", names, key=key, help=get_strategy(st.session_state[key]).description)
+            choice = column_controls(
+                f"col{i}",
+                get_strategy(name),
+                url_params.get(i, {}),
+                tokenizer=tokenizer,
+                given_tokenizer=url_tokenizers.get(i),
+            )
+        columns.append(ColumnConfig(name, choice.params, choice.tokenizer))
+    return columns
+
+
+def model_settings() -> ColumnSettings:
+    """The embedding model whose input limit the flags check, and the tiny-chunk rule."""
+    sidebar = st.sidebar
+    sidebar.header("Flags")
+    names = list(EMBEDDING_MODELS)
+    st.session_state.setdefault("embedding_model", DEFAULT_EMBEDDING_MODEL)
+    model = sidebar.selectbox(
+        "Embedding model (its input limit)",
+        names,
+        key="embedding_model",
+        format_func=lambda name: EMBEDDING_MODELS[name].label(),
+        help="Chunks longer than this model reads are flagged 'over model limit'.",
+    )
+    st.session_state.setdefault("tiny_on", True)
+    tiny = sidebar.checkbox(
+        "Flag tiny chunks (under a quarter of the size asked for)",
+        key="tiny_on",
+        help="Small chunks carry little context and retrieve worse; the rule is relative to each strategy's size setting.",
+    )
+    return ColumnSettings(model, DEFAULT_TINY_FRACTION if tiny else None)
+
+
+def enrichment_controls(doc_name: str) -> Enrichment | None:
+    """Sidebar controls for enrichment (the metadata prefix, contextual retrieval); None: off."""
+    st.sidebar.header("Enrichment")
+    on = st.sidebar.checkbox(
+        "Prefix chunks with document, section and date",
+        key="enrich",
+        help="Adds a 'Document: … / Section: … / Date: …' prefix to each chunk as added text (not part of the span) "
+        "and counts what the embedding model then reads.",
+    )
+    contextual = st.sidebar.checkbox(
+        "Contextual retrieval (LLM): the model writes 2–3 sentences placing each chunk in the document",
+        key="enrich.contextual",
+        help="Added text in front of each chunk (drawn as inserted text, its tokens counted; flagged when it pushes a chunk "
+        "over the embedding model's limit). One call per chunk, cached; the page asks before calling.",
+    )
+    if not on and not contextual:
+        return None
+    if not on:
+        return Enrichment(metadata=False, contextual=contextual)
+    title = st.sidebar.text_input("Document title (empty: first heading or file name)", key="enrich.title")
+    date = st.sidebar.text_input("Date", key="enrich.date")
+    return Enrichment(True, contextual, Path(doc_name).name, title or None, date or None)

@@ -1,0 +1,75 @@
+"""The app's *Tune* view: the tuning panel of a column whose strategy declares a tuning analysis
+(:class:`~chunkviz.strategies.base.TuningAnalysis`): its control beside its plot, the chunks right
+below; moving the control sets the sidebar's parameter."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import streamlit as st
+
+from chunkviz.compare import flag_summary
+from chunkviz.document import Document
+from chunkviz.strategies.base import get_strategy, registered
+from chunkviz.ui.cached import cached_explanation, cached_html
+from chunkviz.ui.columns import Column, run_columns
+from chunkviz.ui.widgets import widget_key
+
+
+def open_tuning(view: str, label: str) -> None:
+    """Open the Tune view (named ``view`` in the view switch) on the column ``label`` (a
+    callback: runs before the rerun)."""
+    st.session_state["view"] = view
+    st.session_state["tune_pick"] = label
+
+
+def show_tune(columns: list[Column], document: Document) -> None:
+    """A column's tuning panel (any strategy that declares a tuning analysis: its control beside
+    its plot), its chunks right below."""
+    from chunkviz.ui.tuning import tuning_panel  # noqa: PLC0415
+
+    tunable = [c for c in columns if get_strategy(c.config.strategy).tuning is not None]
+    if not tunable:
+        names = [s.name for s in registered() if s.tuning is not None]
+        st.info(
+            f"No column uses the {' or '.join(names)} strategy. Choose {' or '.join(repr(n) for n in names)} "
+            "for a column in the sidebar to tune its threshold here."
+        )
+        return
+    if len(tunable) > 1:
+        labels = {c.label: c for c in tunable}
+        if st.session_state.get("tune_pick") not in labels:  # a column that changed strategy
+            st.session_state.pop("tune_pick", None)
+        chosen = st.radio("Column", list(labels), key="tune_pick", horizontal=True)
+        column = labels[chosen]
+    else:
+        column = tunable[0]
+    run_columns([column], document)
+    if column.run is None:
+        st.error(column.error or "not run")
+        return
+    explanation = cached_explanation(document, column.chunking)
+    html = cached_html(document, column.run_key, column.key, column.hue)
+    spec = get_strategy(column.config.strategy)
+    tuning = spec.tuning
+    assert tuning is not None
+    widget = widget_key(column.key, spec.name, tuning.parameter(spec.make_params(column.config.params)))
+    tuning_panel(
+        tuning.data(explanation, column.run.chunks),
+        html,
+        key=f"tune.{column.key}",
+        on_change=_copy_amount_to(widget, f"tune.{column.key}"),
+    )
+    st.caption(flag_summary(column.run))
+
+
+def _copy_amount_to(widget: str, component_key: str) -> Callable[[], None]:
+    """A callback (runs before the rerun) that puts the panel's amount into the sidebar control."""
+
+    def copy() -> None:
+        state = st.session_state.get(component_key) or {}
+        amount = state.get("amount") if isinstance(state, dict) else getattr(state, "amount", None)
+        if isinstance(amount, (int, float)):
+            st.session_state[widget] = float(amount)
+
+    return copy
