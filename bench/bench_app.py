@@ -104,7 +104,7 @@ def breakdown(text: str, tokenizer: str, chunk_size: int) -> dict[str, float]:
     """
     from chunkviz.api import chunk
     from chunkviz.charts import token_distribution_figure
-    from chunkviz.compare import StrategyRun, annotations, chunk_table, full_params, run_strategy, token_counts
+    from chunkviz.compare import StrategyRun, chunk_annotations, chunk_table, full_params, run_strategy, token_counts
     from chunkviz.diagnostics import diagnose
     from chunkviz.document import Document
     from chunkviz.export import chunk_records, serialize
@@ -129,7 +129,7 @@ def breakdown(text: str, tokenizer: str, chunk_size: int) -> dict[str, float]:
     run = StrategyRun("recursive", params, tokenizer, chunks, diagnostics)
     t = time.perf_counter()
     render_html(
-        text, chunks, RenderOptions("col1", tokenizer, None, annotations(run), diagnostics.coverage.content_gaps)
+        text, chunks, RenderOptions("col1", tokenizer, None, chunk_annotations(run), diagnostics.coverage.content_gaps)
     )
     out["render_html()"] = time.perf_counter() - t
     t = time.perf_counter()

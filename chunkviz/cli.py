@@ -457,7 +457,8 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
     chunks = chunk(document, spec.name, tokenizer=tokenizer, **values)  # the Document: its format decides the structure
     check_chunk_count(spec, validated, chunks)  # before records, diagnostics or output multiply the cost
     chunks = enrich_chunks(args, document, chunks, tokenizer)
-    params = dataclasses.asdict(validated) if dataclasses.is_dataclass(validated) else dict(values)
+    is_instance = dataclasses.is_dataclass(validated) and not isinstance(validated, type)
+    params = dataclasses.asdict(validated) if is_instance else dict(values)
     return _Run(document, spec.name, params, tokenizer, chunks)
 
 
@@ -570,7 +571,7 @@ def main(argv: list[str] | None = None) -> int:
         _print_error("standard output is closed; redirect it to a file instead (e.g. > out.jsonl)")
         return EXIT_FAILURE
     stdout = sys.stdout
-    sys.stdout = _GuardedOutput(stdout)  # type: ignore[assignment]
+    sys.stdout = _GuardedOutput(stdout)
     try:
         with cli_llm_session(args):
             code = _COMMANDS[args.command](args)

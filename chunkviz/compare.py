@@ -175,7 +175,7 @@ def chunk_flags(run: StrategyRun) -> dict[int, tuple[Flag, ...]]:
     return flags
 
 
-def annotations(run: StrategyRun) -> dict[int, ChunkAnnotation]:
+def chunk_annotations(run: StrategyRun) -> dict[int, ChunkAnnotation]:
     """What the renderer shows for each chunk."""
     flags = chunk_flags(run)
     if run.diagnostics is None:
@@ -276,7 +276,7 @@ def chunk_table(run: StrategyRun, preview_chars: int = 80) -> list[dict[str, Any
                 "start": c.start,
                 "end": c.end,
                 "tokens": d.tokens if d else None,
-                **({"tokens with added text": d.added_tokens} if enriched else {}),
+                **({"tokens with added text": d.added_tokens if d else None} if enriched else {}),
                 "model tokens": d.embedding_tokens if d else None,
                 "overlap (tokens)": d.overlap_prev_tokens if d else None,
                 "reason": REASON_LABELS.get(c.reason, str(c.reason)),

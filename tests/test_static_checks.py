@@ -60,21 +60,12 @@ def test_typescript_checks_the_components_javascript() -> None:
 
 #: ``# type: ignore[code]  # why``: the error code silenced and the reason it cannot be fixed.
 EXPLAINED_IGNORE = re.compile(r"# type: ignore\[[a-z-]+(?:, ?[a-z-]+)*\]  # \S")
-#: Modules rewritten for issue 19 while this check came in: their ignores get reasons after the merge
-#: (then this set is emptied, as is the ignore_errors block of [tool.mypy] in pyproject.toml).
-IGNORES_TO_EXPLAIN = {
-    "chunkviz/cli.py",
-    "chunkviz/strategies/base.py",
-    "chunkviz/strategies/code.py",
-    "chunkviz/peers/audit.py",
-}
 
 
 def test_every_type_ignore_names_its_error_code_and_why() -> None:
     unexplained = [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
         for path in [ROOT / "app.py", *sorted((ROOT / "chunkviz").rglob("*.py"))]
-        if path.relative_to(ROOT).as_posix() not in IGNORES_TO_EXPLAIN
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if "type: ignore" in line and not EXPLAINED_IGNORE.search(line)
     ]

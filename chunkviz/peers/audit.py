@@ -256,7 +256,7 @@ def _judge(
     ):
         # a peer's own offsets that point at its text are trusted unless an exact reference says otherwise
         if at_placement:
-            misplaced = "earlier_copy" if s < true[0] else "later_copy"  # type: ignore[operator]
+            misplaced = "earlier_copy" if s is not None and s < true[0] else "later_copy"
             kind = "an earlier copy of its text" if misplaced == "earlier_copy" else "a later copy of its text"
         else:
             misplaced, kind = "other_text", "not its text"

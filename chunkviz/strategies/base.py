@@ -241,7 +241,7 @@ def params_info(params_type: type) -> list[ParamInfo]:
     hints = typing.get_type_hints(params_type)
     infos = []
     for f in dataclasses.fields(params_type):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        default = _field_default(f)
         infos.append(
             ParamInfo(
                 name=f.name,
@@ -259,6 +259,14 @@ def params_info(params_type: type) -> list[ParamInfo]:
             )
         )
     return infos
+
+
+def _field_default(f: dataclasses.Field[Any]) -> Any:
+    """A field's default value (a fresh one from its factory: list parameters)."""
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    factory = f.default_factory
+    return factory() if callable(factory) else None
 
 
 def _number(value: float) -> str:
@@ -377,7 +385,8 @@ def _check_range(strategy: str, info: ParamInfo, value: Any) -> None:
 
 def validate_fields(strategy: str, params: Any) -> None:
     """Check every declared field of ``params``: type, then range and choices."""
-    for info in _declared(type(params)):
+    params_type: type = type(params)
+    for info in _declared(params_type):
         value = getattr(params, info.name)
         _check_type(strategy, info, value)
         _check_range(strategy, info, value)
@@ -411,7 +420,7 @@ def make_self_validating(params_type: type, strategy: str) -> None:
             validate_fields(strategy, self)
             own_post_init(self)
 
-        params_type.__post_init__ = __post_init__  # type: ignore[attr-defined]
+        params_type.__post_init__ = __post_init__  # type: ignore[attr-defined]  # the validation hook is installed on the class itself
     else:
         own_init = params_type.__init__
 
@@ -419,7 +428,7 @@ def make_self_validating(params_type: type, strategy: str) -> None:
             own_init(self, *args, **kwargs)
             validate_fields(strategy, self)
 
-        params_type.__init__ = __init__  # type: ignore[method-assign]
+        params_type.__init__ = __init__  # type: ignore[method-assign]  # wraps the dataclass-generated __init__ with validation
     setattr(params_type, _VALIDATING, strategy)
 
 

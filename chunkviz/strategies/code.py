@@ -280,7 +280,7 @@ class CodeChunker:
     def _def(
         self, node: ast.stmt, start: int, end: int, level: int, owner: ast.ClassDef | None, parent_key: int | None
     ) -> None:
-        name = node.name  # type: ignore[attr-defined]
+        name = node.name  # type: ignore[attr-defined]  # only FunctionDef, AsyncFunctionDef and ClassDef reach here
         if owner is not None and not isinstance(node, ast.ClassDef):
             kind = "method"
         elif isinstance(node, ast.ClassDef):

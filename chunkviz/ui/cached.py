@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from chunkviz.compare import StrategyRun, annotations, document_stats, run_strategy
+from chunkviz.compare import StrategyRun, chunk_annotations, document_stats, run_strategy
 from chunkviz.document import Document
 from chunkviz.document import read as reading
 from chunkviz.export import chunk_records, serialize
@@ -105,7 +105,7 @@ def cached_column_html(
 def _rendered(document: Document, run: StrategyRun, label: str, tokenizer: str, hue: int) -> str:
     gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
     return render_html(
-        document.text, run.chunks, RenderOptions(label, tokenizer, None, annotations(run), gaps, hue=hue)
+        document.text, run.chunks, RenderOptions(label, tokenizer, None, chunk_annotations(run), gaps, hue=hue)
     )
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from chunkviz.charts import token_distribution_figure
-from chunkviz.compare import StrategyRun, annotations, chunk_table, flag_summary, stats_row, token_counts
+from chunkviz.compare import StrategyRun, chunk_annotations, chunk_table, flag_summary, stats_row, token_counts
 from chunkviz.document import Document
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import Hit
@@ -128,7 +128,7 @@ def show_compare(
 
 def marks_of(run: StrategyRun) -> set[str]:
     gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
-    return marks_present(run.chunks, annotations(run), gaps)
+    return marks_present(run.chunks, chunk_annotations(run), gaps)
 
 
 def apply_view_selection(event: DocViewEvent | None, columns: list[Column]) -> None:
@@ -208,6 +208,9 @@ def forget_stale_selection(column: Column, document: Document) -> None:
 def show_explanation(column: Column, document: Document, tune_view: str) -> None:
     """A strategy's own analysis (any strategy with an ``explain`` hook): its summary as a
     caption, its figures as charts. Nothing here knows which strategy it is."""
+    run = column.run
+    if run is None:
+        return
     explanation = cached_explanation(document, column.chunking)
     st.caption(explanation.summary())
     tuning = get_strategy(column.config.strategy).tuning
@@ -219,7 +222,7 @@ def show_explanation(column: Column, document: Document, tune_view: str) -> None
             args=(tune_view, column.label),
             help=f"Opens the {tune_view} view",
         )
-    for item in explanation.figures(column.run.chunks):
+    for item in explanation.figures(run.chunks):
         if item.caption:
             st.caption(item.caption)
         key = f"{column.key}.{item.name}"
@@ -228,7 +231,7 @@ def show_explanation(column: Column, document: Document, tune_view: str) -> None
             continue
         event = st.plotly_chart(item.figure, key=key, on_select="rerun", selection_mode=("points",))
         points = event.selection.points if event is not None and hasattr(event, "selection") else []
-        target = explanation.chunk_at(item.name, points[0], column.run.chunks) if points else None
+        target = explanation.chunk_at(item.name, points[0], run.chunks) if points else None
         if target is not None and target != st.session_state.get(f"{column.key}.selected"):
             st.session_state[f"{column.key}.selected"] = target
             st.rerun()

@@ -160,8 +160,9 @@ def _hits_payload(column: ColumnView) -> list[dict[str, Any]]:
 
 
 def _column_payload(column: ColumnView, length: int) -> dict[str, Any]:
-    cuts = [[int(end), str(reason)] for end, reason in column.cuts]
-    bad = [end for end, _ in cuts if not 0 <= end <= length]
+    ends = [int(end) for end, _ in column.cuts]
+    cuts = [[end, str(reason)] for end, (_, reason) in zip(ends, column.cuts)]
+    bad = [end for end in ends if not 0 <= end <= length]
     if bad:
         raise ValueError(f"column {column.label!r}: cut offsets {bad[:3]} lie outside the document (0..{length})")
     return {

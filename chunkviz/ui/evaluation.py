@@ -443,6 +443,8 @@ def metric_figure(run: EvalRun, metric: str, title: str) -> Any:
         colours: dict[str, str] = {}
         for plan, result in zip(run.planned, run.results):
             mean, std = result.summary()[metric]
+            if plan.size is None:  # a swept plan always has its size
+                continue
             name = plan.column.label + variant_suffix(plan.configuration)  # a technique's twin is its own line
             series.setdefault(name, []).append((plan.size, mean, std))
             colours[name] = colour_of(plan)

@@ -197,14 +197,14 @@ def playground_hits(columns: Sequence[PlaygroundColumn], query: str, k: int) -> 
     try:
         with slot.container(), st.spinner("Embedding the query…"):
             vector = embed_query(query, DEFAULT_MODEL, encode)
-        for column in (c for c in columns if c.run is not None):
+        for column, run in [(c, c.run) for c in columns if c.run is not None]:
 
             def progress(done: int, total: int, label: str = column.label) -> None:
                 if total:
                     slot.progress(done / total, text=f"Embedding the chunks of {label}: {done:,}/{total:,}")
 
             returns_parents = get_strategy(column.config.strategy).returns_parents
-            out[column.i] = search(column.run.chunks, returns_parents, vector, k, DEFAULT_MODEL, encode, progress)
+            out[column.i] = search(run.chunks, returns_parents, vector, k, DEFAULT_MODEL, encode, progress)
     except (ChunkvizError, OSError) as exc:
         slot.empty()
         st.warning(f"The query cannot be searched: {exc} The rest of the page works without it.")
@@ -237,11 +237,9 @@ def playground_variant_hits(
         ):
             variants = query_variants(query, QUERY_MODES, DEFAULT_MODEL, encode, session.client())
         out: dict[str, dict[int, list[Hit]]] = {v.mode: {} for v in variants}
-        for column in (c for c in columns if c.run is not None):
+        for column, run in [(c, c.run) for c in columns if c.run is not None]:
             returns_parents = get_strategy(column.config.strategy).returns_parents
-            for mode, hits in search_variants(
-                column.run.chunks, returns_parents, variants, k, DEFAULT_MODEL, encode
-            ).items():
+            for mode, hits in search_variants(run.chunks, returns_parents, variants, k, DEFAULT_MODEL, encode).items():
                 out[mode][column.i] = hits
     except (ChunkvizError, OSError) as exc:
         st.warning(f"The query forms cannot be compared: {exc}")

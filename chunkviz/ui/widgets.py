@@ -193,6 +193,7 @@ def _draw_controls(
     values: dict[str, Any] = {}
     current: dict[str, Any] = {}
     notes: dict[str | None, Callable[[str], Any]] = {}
+    value: Any  # what the parameter's control returns (its type depends on the parameter)
     for info in strategy.params_info():
         key = widget_key(prefix, strategy.name, info.name)
         current[info.name] = st.session_state.get(key, info.default)
@@ -210,12 +211,11 @@ def _draw_controls(
             value = st.selectbox(label, list(info.choices), key=key, help=help_text)
         elif info.type == "bool":
             value = st.checkbox(label, key=key, help=help_text)
-        elif info.type == "float" and _slider_range(info):
-            value = st.slider(
-                label, float(info.minimum), float(info.maximum), step=_float_step(info), key=key, help=help_text
-            )
-        elif info.type == "int" and _slider_range(info) and info.maximum - info.minimum <= 20:
-            value = st.slider(label, int(info.minimum), int(info.maximum), step=1, key=key, help=help_text)
+        elif info.type == "float" and (bounds := _slider_range(info)):
+            low, high = bounds
+            value = st.slider(label, float(low), float(high), step=_float_step(low, high), key=key, help=help_text)
+        elif info.type == "int" and (bounds := _slider_range(info)) and bounds[1] - bounds[0] <= 20:
+            value = st.slider(label, int(bounds[0]), int(bounds[1]), step=1, key=key, help=help_text)
         elif info.type == "int":
             step = 10 if int(info.default) >= 100 else 1
             value = st.number_input(
@@ -261,10 +261,13 @@ def list_control(key: str, label: str, info: ParamInfo, help_text: str) -> Any:
         return raw
 
 
-def _slider_range(info: ParamInfo) -> bool:
-    return info.minimum is not None and info.maximum is not None and info.maximum - info.minimum <= 100
+def _slider_range(info: ParamInfo) -> tuple[float, float] | None:
+    """The parameter's (minimum, maximum) when a slider fits it (both set, at most 100 apart), else None."""
+    if info.minimum is None or info.maximum is None or info.maximum - info.minimum > 100:
+        return None
+    return info.minimum, info.maximum
 
 
-def _float_step(info: ParamInfo) -> float:
-    span = float(info.maximum) - float(info.minimum)
+def _float_step(low: float, high: float) -> float:
+    span = float(high) - float(low)
     return 0.5 if span >= 50 else 0.05 if span <= 5 else 0.1

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from chunkviz.compare import StrategyRun, annotations, run_strategy
+from chunkviz.compare import StrategyRun, chunk_annotations, run_strategy
 from chunkviz.evaluation.playground import Hit
 from chunkviz.palette import column_hue
 from chunkviz.render import RenderOptions, legend_html, marks_present, render_html
@@ -56,7 +56,7 @@ def run(text: str, i: int, overlay: bool = False) -> StrategyRun:
 @st.cache_data(show_spinner=False)
 def column_html(text: str, i: int, label: str, hue: int, overlay: bool = False) -> str:
     result = run(text, i, overlay)
-    options = RenderOptions(label, "cl100k_base", None, annotations(result), hue=hue)
+    options = RenderOptions(label, "cl100k_base", None, chunk_annotations(result), hue=hue)
     return render_html(text, result.chunks, options)
 
 
@@ -104,7 +104,10 @@ for i in range(len(COLUMNS)):
                    st.session_state.selected.get(i), demo_hits(result.chunks, reference) if reference else ())
     )  # fmt: skip
 present = set().union(
-    *(marks_present(run(text, i, overlay).chunks, annotations(run(text, i, overlay)), ()) for i in range(len(COLUMNS)))
+    *(
+        marks_present(run(text, i, overlay).chunks, chunk_annotations(run(text, i, overlay)), ())
+        for i in range(len(COLUMNS))
+    )
 )
 event = document_view(views, length=len(text), key="docview", height_px=520, legend=legend_html(present),
                       references=[reference] if reference else (), answer_selection=overlay)  # fmt: skip
