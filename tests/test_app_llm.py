@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 import pytest
-from llm_server import LoopbackLLM, Reply, llm_server  # noqa: F401  (fixture)
 from streamlit.testing.v1 import AppTest
+from support.llm import LoopbackLLM, Reply
 from test_app import APP, run, sample_text
 from test_app_views import column_html
 

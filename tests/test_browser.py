@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import VIEWPORT, box_rect, chunk_rect, js, wait_for
+from support.browser import VIEWPORT, box_rect, chunk_rect, js, wait_for
 
 import chunkviz
 from chunkviz.document.read import read_bytes

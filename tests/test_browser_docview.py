@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import ROOT_JS, box_rect, chunk_rect, js, open_page, streamlit_server, wait_for
+from support.browser import ROOT_JS, box_rect, chunk_rect, js, open_page, streamlit_server, wait_for
 
 from chunkviz.vocabulary import REASON_LABELS, Reason
 

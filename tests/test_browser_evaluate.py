@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import box_rect, js, wait_for
+from support.browser import box_rect, js, wait_for
 
 pytestmark = pytest.mark.browser
 

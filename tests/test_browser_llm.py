@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from browser_support import js, open_page, streamlit_server, wait_for
-from llm_server import LoopbackLLM, fast_settings, running_server
+from support.browser import js, open_page, streamlit_server, wait_for
+from support.llm import LoopbackLLM, fast_settings, running_server
 
 import chunkviz
 from chunkviz.llm.session import use_llm

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import js, wait_for
+from support.browser import js, wait_for
 
 pytestmark = pytest.mark.browser
 

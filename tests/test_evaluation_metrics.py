@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import SETTINGS, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.texts import SETTINGS, examples
 
 from chunkviz.evaluation.metrics import Scores, Span, as_percent, precision_omega, question_scores, summarize, union
 from chunkviz.evaluation.retrieval import returned, searchable, top_k

@@ -15,18 +15,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from llm_server import (  # noqa: F401 - fixtures
-    LoopbackLLM,
-    Reply,
-    empty,
-    fast_settings,
-    llm_server,
-    llm_settings,
-    rate_limited,
-    sections_reply,
-    server_error,
-    slow,
-)
+from support.llm import LoopbackLLM, Reply, empty, fast_settings, rate_limited, sections_reply, server_error, slow
 
 from chunkviz.errors import ChunkvizError
 from chunkviz.llm import (

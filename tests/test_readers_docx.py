@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import zip_bytes
+from support.files import zip_bytes
 from test_read import check_blocks, headings, span
 
 from chunkviz.document.read import read_bytes, read_path

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import TOPIC_TEXT
+from support.semantic import TOPIC_TEXT
 
 import chunkviz.semantic.embeddings as embeddings
 from chunkviz.errors import ChunkvizError

@@ -12,25 +12,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import pytest
-from conftest import (
-    MD,
-    REALDOCS,
-    RST,
-    RST_INSTALL,
-    RST_OPTIONS,
-    RST_USAGE,
-    SETTINGS,
-    HeadingDoc,
-    check_hierarchy,
-    children_of,
-    examples,
-    markdown_docs,
-    oracle_paths,
-    read_realdoc,
-    realdoc_text_paths,
-)
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.hierarchy import check_hierarchy, children_of, oracle_paths
+from support.paths import REALDOCS, read_realdoc, realdoc_text_paths
+from support.texts import MD, RST, RST_INSTALL, RST_OPTIONS, RST_USAGE, SETTINGS, HeadingDoc, examples, markdown_docs
 
 from chunkviz import InvalidParamError, chunk
 from chunkviz.document.model import as_document

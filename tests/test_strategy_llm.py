@@ -11,17 +11,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import assert_valid_chunking
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from llm_server import (  # noqa: F401 - fixtures
+from support.chunking import assert_valid_chunking
+from support.llm import (
     LoopbackLLM,
     Reply,
     empty,
     fast_settings,
     good_json,
-    llm_endpoint_env,
-    llm_server,
     malformed_json,
     numbered_sentences,
     out_of_range_unsorted,

@@ -11,14 +11,10 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import pytest
-from conftest import MULTILEVEL_TOKENIZERS as TOKENIZERS
-from conftest import (
-    SETTINGS,
-    assert_valid_multilevel,
-    multilevel_text,
-    parent_child_params,
-)
 from hypothesis import given, settings
+from support.chunking import assert_valid_multilevel
+from support.texts import MULTILEVEL_TOKENIZERS as TOKENIZERS
+from support.texts import SETTINGS, multilevel_text, parent_child_params
 
 import chunkviz
 from chunkviz import Chunk, InvalidParamError, Reason, chunk

@@ -10,10 +10,11 @@ import bisect
 from typing import Any, Sequence
 
 import pytest
-from conftest import MULTILEVEL_TOKENIZERS as TOKENIZERS
-from conftest import SETTINGS, assert_valid_multilevel, multilevel_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.chunking import assert_valid_multilevel
+from support.texts import MULTILEVEL_TOKENIZERS as TOKENIZERS
+from support.texts import SETTINGS, multilevel_text
 
 import chunkviz
 from chunkviz import Chunk, InvalidParamError, chunk

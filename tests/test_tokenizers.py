@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ADVERSARIAL_PIECES, adversarial_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.texts import ADVERSARIAL_PIECES, adversarial_text
 
 import chunkviz
 from chunkviz import tokenizers as tokmod

@@ -1,9 +1,19 @@
-"""Files that attack a reader, built in memory (for tests and bench/bench_memory.py): no pytest here."""
+"""Files built in memory: ZIP archives (fake Office files), DOCX documents and files that attack a
+reader (for the tests and bench/bench_memory.py): no pytest here."""
 
 from __future__ import annotations
 
 import io
 import zipfile
+
+
+def zip_bytes(files: dict[str, str]) -> bytes:
+    """A ZIP archive holding ``files`` (name -> text), e.g. to fake an Office file."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
 
 
 def docx_bytes(paragraphs: list[str]) -> bytes:
