@@ -1,6 +1,7 @@
-"""What pytest must find here: the loopback LLM endpoint of every test session and the registration
+"""What pytest must find here: the loopback LLM endpoint of every test session, the registration
 of the fixture modules in ``tests/support/`` (test modules import the helpers they call from there,
-e.g. ``from support.chunking import assert_valid_chunking``).
+e.g. ``from support.chunking import assert_valid_chunking``), and how tests are shared out among
+pytest-xdist workers (``./dev test`` runs ``-n auto --dist loadgroup``).
 """
 
 from __future__ import annotations
@@ -26,3 +27,25 @@ pytest_plugins = [
 def _llm_endpoint(loopback_llm_env: Any) -> None:
     """Every test session (every xdist worker) talks to a loopback chat-completions server, never a
     remote one: the generic tests that run every registered strategy run ``llm`` against it."""
+
+
+#: Modules whose tests share a costly module-scoped fixture (a Streamlit server and Chromium, a local
+#: Ray and a reference batch run): each runs whole on one worker, so the fixture is built once.
+MODULES_TOGETHER = ("tests/test_browser", "tests/test_batch.py")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``--dist loadgroup`` (``./dev test``): every test is scheduled on its own, as with
+    ``--dist load``, except the modules of :data:`MODULES_TOGETHER`. (xdist's own ``xdist_group``
+    marks have no effect with pytest 9, which no longer reads the node id xdist rewrites.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class CostlyModulesTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module.startswith(MODULES_TOGETHER) else nodeid
+
+    return CostlyModulesTogether(config, log)
