@@ -49,7 +49,7 @@ HOSTILE_TEXT = (
 )
 
 
-# The app's `server` and `page` fixtures are in conftest.py.
+# The app's `server` and `page` fixtures are in tests/support/browser_fixtures.py.
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -1,5 +1,5 @@
 """The LLM controls in a real browser: app.py served by Streamlit against a loopback
-chat-completions server (tests/llm_server.py), and with no endpoint at all.
+chat-completions server (tests/support/llm.py), and with no endpoint at all.
 
 With an endpoint, an ``llm`` column shows what it will cost and waits; after "Call the model"
 its chunks appear in the document view, cut where the model said, and the key is nowhere on

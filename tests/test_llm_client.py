@@ -1,4 +1,4 @@
-"""chunkviz.llm.client against a real loopback chat-completions server (tests/llm_server.py).
+"""chunkviz.llm.client against a real loopback chat-completions server (tests/support/llm.py).
 
 Every case counts requests at the server; none measures time. Retries and timeouts are small
 (``fast_settings``) so the failing cases stay quick.

@@ -1,6 +1,6 @@
 """The ``headings`` strategy (seed 000 §13.5.1): one chunk per leaf section, split when too large.
 
-Exact expected outputs on small Markdown / reStructuredText documents (in conftest: the texts of
+Exact expected outputs on small Markdown / reStructuredText documents (in tests/support/texts.py: the texts of
 the chunks are spelled out, so the offsets follow from them), then property tests over random
 Markdown-ish documents whose headings the generator knows (an oracle independent of the parser),
 then the shared real documents.

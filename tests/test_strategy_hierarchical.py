@@ -1,7 +1,7 @@
 """The ``hierarchical`` strategy (seed 000 §13.5.2): chapters, sections and subsections at once.
 
 The multi-level rule checked (stated in its module docstring, checker ``check_hierarchy`` in
-conftest): level 0 tiles the document; a chunk with children is tiled exactly by them (its intro
+tests/support/hierarchy.py): level 0 tiles the document; a chunk with children is tiled exactly by them (its intro
 first); a chunk without subsections has no children; the leaves tile the document; the list is
 ordered by level, then start, and ``parent`` points one level up to a chunk that contains the child.
 """

@@ -1,4 +1,4 @@
-"""The ``llm`` strategy against a real loopback chat-completions server (tests/llm_server.py).
+"""The ``llm`` strategy against a real loopback chat-completions server (tests/support/llm.py).
 
 Each scripted case of issue 11 gives a valid chunking or a clear message; nothing partial is
 cached; a second identical run makes zero HTTP calls (counted at the server).

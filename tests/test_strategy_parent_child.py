@@ -3,7 +3,7 @@
 Exact expected outputs were derived by hand from the definitions with the ``words`` tokenizer (a
 token is a run of non-spaces that starts at its first character) unless said otherwise; the
 comments give the derivation. The property tests check the multi-level convention
-(``assert_valid_multilevel`` in conftest).
+(``assert_valid_multilevel`` in tests/support/chunking.py).
 """
 
 from __future__ import annotations

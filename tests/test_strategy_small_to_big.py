@@ -1,7 +1,7 @@
 """The ``small_to_big`` strategy (seed 000 §13.9.2): sentences inside their paragraphs.
 
 Exact expected outputs were derived by hand with the ``words`` tokenizer; the property tests
-check the multi-level convention (``assert_valid_multilevel`` in conftest).
+check the multi-level convention (``assert_valid_multilevel`` in tests/support/chunking.py).
 """
 
 from __future__ import annotations
