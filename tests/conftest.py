@@ -6,9 +6,16 @@ pytest-xdist workers (``./dev test`` runs ``-n auto --dist loadgroup``).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
+
+# Each xdist worker gets its share of the cores for torch's and BLAS's threads (set before anything
+# imports torch): two workers with a thread per core each would contend for the same cores.
+if workers := os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_threads, str(max(1, (os.cpu_count() or 1) // int(workers))))
 
 # Assertion messages of the helpers (assert_valid_chunking & co) show the compared values, as in a test.
 pytest.register_assert_rewrite("support")
