@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.browser import ROOT_JS, box_rect, chunk_rect, js, open_page, streamlit_server, wait_for
+from support.browser import ROOT_JS, animation_frames, box_rect, chunk_rect, js, open_page, streamlit_server, wait_for
 
 from chunkviz.vocabulary import REASON_LABELS, Reason
 
@@ -103,14 +103,6 @@ def script_runs(page: Any) -> int:
     """How many times the demo app's script has run (it writes ``script runs: N`` last)."""
     text = page.get_by_text(re.compile(r"^script runs: \d+$")).inner_text()
     return int(text.split(":")[1])
-
-
-def animation_frames(page: Any, frames: int = 2) -> None:
-    """Wait until the page has rendered ``frames`` more animation frames."""
-    page.evaluate(
-        "(n) => new Promise((done) => { const step = () => (n-- > 0 ? requestAnimationFrame(step) : done()); step(); })",
-        frames,
-    )
 
 
 def scroll_box(page: Any, column: int, top: int) -> None:

@@ -130,6 +130,15 @@ def wait_for(condition: Callable[[], Any], what: str, timeout: float = TIMEOUT_S
     raise AssertionError(f"timed out waiting for {what}; last value: {last!r}")
 
 
+def animation_frames(page: Any, frames: int = 2) -> None:
+    """Wait until the page has rendered ``frames`` more animation frames (after a scroll, before a
+    screenshot or a check that something did *not* follow)."""
+    page.evaluate(
+        "(n) => new Promise((done) => { const step = () => (n-- > 0 ? requestAnimationFrame(step) : done()); step(); })",
+        frames,
+    )
+
+
 # ----------------------------------------------------------------------------- the document view
 #: The document view component's root (in its shadow root); :func:`js` puts it in scope as ``root``.
 ROOT_JS = "document.querySelector('[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.cvd-root')"
