@@ -125,7 +125,7 @@ def _docx(paragraphs: int) -> bytes:
 def _docx_bomb(inflated: int) -> bytes:
     """A DOCX whose document.xml inflates to about ``inflated`` bytes (the tests' builder)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-    from hostile_files import docx_bomb
+    from support.files import docx_bomb
 
     return docx_bomb(inflated)
 

@@ -51,15 +51,7 @@ for _path in (REPO, REPO / "tests"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from browser_support import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    VIEWPORT,
-    ServerError,
-    _wait_healthy,
-    free_port,
-    stop,
-)
+from support.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, ServerError, _wait_healthy, free_port, stop  # noqa: E402
 
 SAMPLES = REPO / "sample_docs"
 REALDOCS = REPO.parent / "shared" / "realdocs"

@@ -37,7 +37,7 @@ for _path in (REPO, REPO / "tests"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from browser_support import CHROMIUM, chromium, streamlit_server  # noqa: E402 - after the path setup
+from support.browser import CHROMIUM, chromium, streamlit_server  # noqa: E402
 
 SAMPLE = REPO / "sample_docs" / "topic_shifts.txt"
 PROSE = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import assert_valid_chunking
+from support.chunking import assert_valid_chunking
 
 import chunkviz
 from chunkviz import InvalidParamError, UnknownStrategyError, chunk

@@ -2,7 +2,7 @@
 a (loopback) model and has a tuning analysis gets the app's confirmation prompt before its calls
 and the Tune view, with no other edit (issue 19, item 1).
 
-The model is tests/llm_server.py's chat-completions server on 127.0.0.1; the strategy asks it once
+The model is tests/support/llm.py's chat-completions server on 127.0.0.1; the strategy asks it once
 per window of words (answers cached) and cuts where a window's score is below ``threshold``, the
 parameter its tuning panel's control sets.
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
 import pytest
-from llm_server import LoopbackLLM, llm_server  # noqa: F401  (fixture)
 from streamlit.testing.v1 import AppTest
+from support.llm import LoopbackLLM
 from test_app import APP, TUNE, errors, run, send_component_state, set_widget, widget
 
 from chunkviz.document.model import Document

@@ -1,5 +1,5 @@
 """The app's LLM endpoint controls and the ``llm`` column, through AppTest, against the loopback
-chat-completions server (tests/llm_server.py) and with no endpoint at all.
+chat-completions server (tests/support/llm.py) and with no endpoint at all.
 
 What a user must see: with no endpoint, what to set (the other columns still run); with one, how
 many calls and tokens a column will cost before any call is made, the column only after they
@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 import pytest
-from llm_server import LoopbackLLM, Reply, llm_server  # noqa: F401  (fixture)
 from streamlit.testing.v1 import AppTest
+from support.llm import LoopbackLLM, Reply
 from test_app import APP, run, sample_text
 from test_app_views import column_html
 

@@ -1,5 +1,5 @@
 """The Evaluate view's retrieval techniques through AppTest, against the loopback
-chat-completions server (tests/llm_server.py) and with no endpoint.
+chat-completions server (tests/support/llm.py) and with no endpoint.
 
 A technique is compared with the same chunks without it (twin rows); the (LLM) ones say what
 they cost before the run and make no call twice; answer quality adds its columns; the model can
@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 import pytest
-from llm_server import LoopbackLLM, Reply, llm_server  # noqa: F401  (fixture)
 from streamlit.testing.v1 import AppTest
+from support.llm import LoopbackLLM, Reply
 from test_app_evaluate import APP, SAMPLE_PATH, press_run, results_table, run, set_value
 
 from chunkviz.llm.cache import clear_memory

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REALDOCS
+from support.paths import REALDOCS
 
 from chunkviz.api import chunk
 from chunkviz.batch.cli import add_batch_arguments, cmd_batch

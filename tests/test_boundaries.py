@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import realdoc_paths
+from support.paths import realdoc_paths
 
 import chunkviz
 from chunkviz.document.model import Document

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import VIEWPORT, box_rect, chunk_rect, js, wait_for
+from support.browser import VIEWPORT, animation_frames, box_rect, chunk_rect, js, wait_for
 
 import chunkviz
 from chunkviz.document.read import read_bytes
@@ -49,7 +49,7 @@ HOSTILE_TEXT = (
 )
 
 
-# The app's `server` and `page` fixtures are in conftest.py.
+# The app's `server` and `page` fixtures are in tests/support/browser_fixtures.py.
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -133,7 +133,7 @@ def scroll_boxes_to_first_mark(page: Any) -> None:
             box.scrollTop = Math.max(0, offset - box.clientHeight / 3);
         }""",
     )
-    page.wait_for_timeout(500)
+    animation_frames(page)
 
 
 def sample_text(name: str) -> str:
@@ -273,7 +273,7 @@ def test_hostile_html_is_inert_text(page: Any) -> None:
     assert page.evaluate("() => getComputedStyle(document.body).display") != "none"
     assert page.locator('[data-testid="stApp"]').is_visible() and view.is_visible()
     view.get_by_text("click", exact=False).first.click()
-    page.wait_for_timeout(500)
+    animation_frames(page)  # what a click runs (a handler, a navigation) has started by then
     assert pwned(page) == [None, None]
     assert page.dialogs == []
     assert page.page_errors == []
@@ -415,10 +415,12 @@ def test_selection_then_fewer_chunks_does_not_crash(page: Any) -> None:
     wait_for(lambda: "2" in selected_in_view(page, 0), "a selected chunk")
     wait_until_idle(page)
     set_chunk_size(page, 5000)
-    page.wait_for_timeout(1000)
+    expected = spans_of(chunkviz.chunk(text, "fixed_tokens", chunk_size=5000))
+    exceptions = page.locator('[data-testid="stException"]')
+    wait_for(lambda: exceptions.count() or chunk_spans(page, 0) == expected, "the rerun with fewer chunks")
     wait_until_idle(page)
-    assert page.locator('[data-testid="stException"]').all_inner_texts() == []
-    wait_for_spans(page, 0, spans_of(chunkviz.chunk(text, "fixed_tokens", chunk_size=5000)))
+    assert exceptions.all_inner_texts() == []
+    wait_for_spans(page, 0, expected)
 
 
 def test_semantic_plot_nested_bands_and_added_text(page: Any, server: str) -> None:
@@ -473,7 +475,7 @@ def test_semantic_plot_nested_bands_and_added_text(page: Any, server: str) -> No
         const mark = box.querySelector('ins.cv-add');
         if (mark) box.scrollTop = mark.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop - 40;""",
     )
-    page.wait_for_timeout(500)
+    animation_frames(page)
     shot(page, "semantic_nested_added.png")
     assert page.page_errors == []
 

@@ -7,14 +7,14 @@ with the reason when Chromium or playwright is missing. Screenshots go to ``test
 
 from __future__ import annotations
 
+import re
 import statistics
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import ROOT_JS, box_rect, chunk_rect, js, open_page, streamlit_server, wait_for
+from support.browser import ROOT_JS, animation_frames, box_rect, chunk_rect, js, open_page, streamlit_server, wait_for
 
 from chunkviz.vocabulary import REASON_LABELS, Reason
 
@@ -97,6 +97,12 @@ def top_bracket(page: Any, column: int) -> tuple[int, int]:
 
 def scroll_tops(page: Any) -> list[int]:
     return js(page, "return [...root.querySelectorAll('.cvd-box')].map(b => Math.round(b.scrollTop));")
+
+
+def script_runs(page: Any) -> int:
+    """How many times the demo app's script has run (it writes ``script runs: N`` last)."""
+    text = page.get_by_text(re.compile(r"^script runs: \d+$")).inner_text()
+    return int(text.split(":")[1])
 
 
 def scroll_box(page: Any, column: int, top: int) -> None:
@@ -182,16 +188,18 @@ def test_scroll_sync_by_character_offset_and_its_toggle(page: Any) -> None:
 
     tops = scroll_tops(page)
     page.get_by_label("select from Python (column:index)").fill("no selection, just a rerun")
+    runs = script_runs(page)
     page.keyboard.press("Enter")
-    time.sleep(1.5)
+    wait_for(lambda: script_runs(page) > runs, "the rerun")
     wait_for(lambda: page.locator('[data-testid="stStatusWidget"]').count() == 0, "the rerun to finish")
     assert scroll_tops(page) == tops  # same HTML: the DOM and its scroll positions are kept
 
     page.locator(".cvd-sync input").uncheck()
     before = top_offset(page, 1)
     scroll_box(page, 0, 200)
-    time.sleep(0.6)
-    assert top_offset(page, 0) < offset and abs(top_offset(page, 1) - before) < 5
+    wait_for(lambda: top_offset(page, 0) < offset, "column 0 to scroll")
+    animation_frames(page)  # a sync would run in the frame after the scroll event
+    assert abs(top_offset(page, 1) - before) < 5
 
 
 def test_ribbon_ticks_match_chunk_ends_and_a_click_scrolls_every_column(page: Any) -> None:
@@ -239,17 +247,19 @@ def test_scroll_sync_is_cheap_on_a_300k_character_document(browser: Any, server:
         assert length >= 300_000
         box = box_rect(page, 0)
         page.mouse.move((box["left"] + box["right"]) / 2, (box["top"] + box["bottom"]) / 2)
-        js(page, "root.__cvd.stats.syncMs.length = 0;")
+        js(page, "root.__cvd.stats.syncMs.length = 0; root.__cvd.stats.anchorMs.length = 0;")
         for _ in range(40):
             page.mouse.wheel(0, 900)
-            time.sleep(0.03)
+            animation_frames(page, 1)  # each wheel event gets its frame
         wait_for(lambda: abs(top_offset(page, 2) - top_offset(page, 0)) < 300, "column 2 to follow")
         stats = js(page, "return root.__cvd.stats;")
         sync = sorted(stats["syncMs"])
         print(f"300k chars: update {stats['updateMs']} ms, anchors {stats['anchorMs']} ms, "
               f"sync per frame median {statistics.median(sync):.2f} ms, max {sync[-1]:.2f} ms over {len(sync)} frames")  # fmt: skip
         assert len(sync) >= 5
-        assert statistics.median(sync) < 4 and sync[-1] < 60  # the first frame may build anchors
+        # cheap by construction: each column's geometry is read once (the first frame builds its anchors),
+        # never per frame; the milliseconds above are printed, not asserted (a shared machine's numbers)
+        assert len(stats["anchorMs"]) <= 3, stats["anchorMs"]
         shot(page, "docview_big.png")
         assert page.page_errors == []
     finally:

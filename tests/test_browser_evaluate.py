@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import box_rect, js, wait_for
+from support.browser import animation_frames, box_rect, js, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -97,11 +97,11 @@ def test_evaluate_the_columns_then_see_a_questions_reference_and_top_k(page: Any
     ranges = page.evaluate("() => { const h = CSS.highlights.get('cvd-ref'); return h ? h.size : 0; }")
     assert ranges >= 3, "the references are highlighted in every column"
     page.locator('[data-testid="stBidiComponentIsolated"]').scroll_into_view_if_needed()
-    page.wait_for_timeout(400)
+    animation_frames(page)
     shot(page, "evaluate_question.png")
     page.get_by_role("heading", name="Per question").scroll_into_view_if_needed()
     page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollBy(0, -20)")
-    page.wait_for_timeout(300)
+    animation_frames(page)
     shot(page, "evaluate_questions_table.png")
 
 

@@ -1,5 +1,5 @@
 """The LLM controls in a real browser: app.py served by Streamlit against a loopback
-chat-completions server (tests/llm_server.py), and with no endpoint at all.
+chat-completions server (tests/support/llm.py), and with no endpoint at all.
 
 With an endpoint, an ``llm`` column shows what it will cost and waits; after "Call the model"
 its chunks appear in the document view, cut where the model said, and the key is nowhere on
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from browser_support import js, open_page, streamlit_server, wait_for
-from llm_server import LoopbackLLM, fast_settings, running_server
+from support.browser import js, open_page, streamlit_server, wait_for
+from support.llm import LoopbackLLM, fast_settings, running_server
 
 import chunkviz
 from chunkviz.llm.session import use_llm

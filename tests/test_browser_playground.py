@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import js, wait_for
+from support.browser import animation_frames, js, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -57,7 +57,7 @@ def ask(page: Any, query: str) -> float:
 def select_with_mouse(page: Any, column: int, start: int, end: int) -> None:
     """Scroll every column to ``start``, then drag over the span's text in ``column``."""
     js(page, "root.__cvd.scrollAllTo(arg);", start - 200)
-    time.sleep(0.5)
+    animation_frames(page)
     rects = js(page, "const [c, a, b] = arg; const r = root.__cvd.rangeOf(root.__cvd.columns[c], a, b);"
                      "return [...r.getClientRects()].filter(x => x.width > 0).map(x => [x.left, x.right, (x.top + x.bottom) / 2]);",
                [column, start, end])  # fmt: skip

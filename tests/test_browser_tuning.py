@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from browser_support import open_page, streamlit_server, wait_for
+from support.browser import open_page, streamlit_server, wait_for
 
 pytestmark = pytest.mark.browser
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SETTINGS, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.texts import SETTINGS, examples
 
 from chunkviz.api import chunk
 from chunkviz.compare import ColumnConfig, full_params

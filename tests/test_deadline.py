@@ -6,9 +6,9 @@ import contextvars
 import threading
 
 import pytest
-from conftest import SETTINGS, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.texts import SETTINGS, examples
 
 from chunkviz.deadline import (
     CHECK_EVERY,

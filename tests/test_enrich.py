@@ -7,14 +7,10 @@ import dataclasses
 import re
 
 import pytest
-from conftest import (
-    SETTINGS,
-    assert_valid_multilevel,
-    multilevel_text,
-    parent_child_params,
-)
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.chunking import assert_valid_multilevel
+from support.texts import SETTINGS, multilevel_text, parent_child_params
 
 from chunkviz import Chunk, Reason, chunk, enrich
 from chunkviz.tokenizers import EMBEDDING_MODEL_MAX_TOKENS, get_tokenizer

@@ -182,7 +182,7 @@ def test_the_offline_minilm_finds_the_topic_of_each_question() -> None:
 
 
 # ----------------------------------------------------------------------------- techniques (issue 11 items 3-5)
-from llm_server import LoopbackLLM, Reply, fast_settings, llm_server  # noqa: E402, F401
+from support.llm import LoopbackLLM, Reply, fast_settings  # noqa: E402
 
 from chunkviz.evaluation.evaluate import ENRICHMENTS, configured_chunks, returns_parents, with_variants  # noqa: E402
 from chunkviz.evaluation.report import SweepError, parse_choices, variant_options  # noqa: E402

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import SETTINGS, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.texts import SETTINGS, examples
 
 from chunkviz.evaluation.metrics import (
     DocumentSpan,

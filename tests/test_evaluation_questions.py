@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SHARED
+from support.paths import SHARED
 
 from chunkviz.document import read_path
 from chunkviz.errors import ChunkvizError

@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import SHIFTS, TOPIC_TEXT
+from support.semantic import SHIFTS, TOPIC_TEXT
 
 import chunkviz.explain as explain
 from chunkviz.document.model import Document

@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile_files import docx_bomb, docx_bytes
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.files import docx_bomb, docx_bytes
 
 import chunkviz
 from chunkviz import cli, limits

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import SETTINGS, assert_valid_chunking, examples
 from hypothesis import given, settings
+from support.chunking import assert_valid_chunking
+from support.texts import SETTINGS, examples
 from test_properties import ODD_PIECES, odd_text
 
 import chunkviz

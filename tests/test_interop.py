@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SETTINGS, examples, markdown_docs, read_realdoc, realdoc_paths
 from hypothesis import given, settings
+from support.paths import read_realdoc, realdoc_paths
+from support.texts import SETTINGS, examples, markdown_docs
 
 from chunkviz.api import chunk
 from chunkviz.document.model import Document

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SETTINGS, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from llm_server import LoopbackLLM, Reply, fast_settings, llm_server, server_error  # noqa: F401 - fixtures
+from support.llm import LoopbackLLM, Reply, fast_settings, server_error
+from support.texts import SETTINGS, examples
 
 from chunkviz.evaluation.evaluate import Configuration, Result, Retrieved
 from chunkviz.evaluation.metrics import DocumentSpan, Scores

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from llm_server import LoopbackLLM, Reply, fast_settings, good_json, llm_endpoint_env, llm_server, server_error  # noqa: F401 - fixtures
+from support.llm import LoopbackLLM, Reply, good_json, server_error
 
 import chunkviz.strategies.llm  # noqa: F401 - registers the strategy
 from chunkviz import chunk

@@ -1,4 +1,4 @@
-"""chunkviz.llm.client against a real loopback chat-completions server (tests/llm_server.py).
+"""chunkviz.llm.client against a real loopback chat-completions server (tests/support/llm.py).
 
 Every case counts requests at the server; none measures time. Retries and timeouts are small
 (``fast_settings``) so the failing cases stay quick.
@@ -15,18 +15,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from llm_server import (  # noqa: F401 - fixtures
-    LoopbackLLM,
-    Reply,
-    empty,
-    fast_settings,
-    llm_server,
-    llm_settings,
-    rate_limited,
-    sections_reply,
-    server_error,
-    slow,
-)
+from support.llm import LoopbackLLM, Reply, empty, fast_settings, rate_limited, sections_reply, server_error, slow
 
 from chunkviz.errors import ChunkvizError
 from chunkviz.llm import (

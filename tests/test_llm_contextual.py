@@ -9,18 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SETTINGS, assert_valid_chunking, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from llm_server import (  # noqa: F401
-    LoopbackLLM,
-    Reply,
-    fast_settings,
-    llm_endpoint_env,
-    llm_server,
-    llm_settings,
-    server_error,
-)
+from support.chunking import assert_valid_chunking
+from support.llm import LoopbackLLM, Reply, fast_settings, server_error
+from support.texts import SETTINGS, examples
 
 from chunkviz import Chunk, Reason, chunk
 from chunkviz.document.model import as_document

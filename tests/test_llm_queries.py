@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from llm_server import LoopbackLLM, Reply, fast_settings, llm_endpoint_env, llm_server  # noqa: F401
+from support.llm import LoopbackLLM, Reply, fast_settings
 
 from chunkviz import chunk
 from chunkviz.evaluation.evaluate import (
@@ -317,7 +317,7 @@ def test_cli_llm_query_without_endpoint_exits_2(
 def test_a_rate_limit_is_waited_out_and_a_failing_server_caches_nothing(
     llm_server: LoopbackLLM, tmp_path: Path
 ) -> None:
-    from llm_server import rate_limited, server_error
+    from support.llm import rate_limited, server_error
 
     llm_server.reset(answers)
     client = LLMClient(fast_settings(llm_server, concurrency=1), tmp_path / "llm")
@@ -333,7 +333,7 @@ def test_a_rate_limit_is_waited_out_and_a_failing_server_caches_nothing(
 def test_cli_endpoint_failure_exits_1_with_one_line(
     capsys, llm_endpoint_env: LoopbackLLM, eval_files: tuple[Path, Path]
 ) -> None:  # noqa: ANN001
-    from llm_server import server_error
+    from support.llm import server_error
 
     llm_endpoint_env.reset(server_error)
     doc, questions = eval_files

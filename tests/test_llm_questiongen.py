@@ -12,18 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SETTINGS, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from llm_server import (  # noqa: F401 - fixtures
-    LoopbackLLM,
-    Reply,
-    fast_settings,
-    llm_endpoint_env,
-    llm_server,
-    rate_limited,
-    server_error,
-)
+from support.llm import LoopbackLLM, Reply, fast_settings, rate_limited, server_error
+from support.texts import SETTINGS, examples
 
 from chunkviz.llm import CallEstimate, LLMError, LLMNotConfigured, LLMSettings, use_llm
 from chunkviz.llm.cache import AnswerCache, clear_memory

@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SETTINGS, assert_valid_chunking, examples, prose_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from llm_server import LoopbackLLM, Reply, fast_settings, llm_endpoint_env, llm_server  # noqa: F401
+from support.chunking import assert_valid_chunking
+from support.llm import LoopbackLLM, Reply, fast_settings
+from support.texts import SETTINGS, examples, prose_text
 
 from chunkviz import chunk
 from chunkviz.document.model import as_document
@@ -340,7 +341,7 @@ def test_cli_llm_summaries_second_run_makes_no_call(
 @pytest.mark.slow
 @pytest.mark.usefixtures("semantic_cache_dir")
 def test_the_offline_minilm_ranks_an_off_topic_sentence_least_central() -> None:
-    from conftest import ASTRONOMY, COOKING, TAX_LAW
+    from support.semantic import ASTRONOMY, COOKING, TAX_LAW
 
     sections = [
         ("Baking", COOKING[:6], TAX_LAW[0]),

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REALDOCS, SETTINGS, read_realdoc, realdoc_paths
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.paths import REALDOCS, read_realdoc, realdoc_paths
+from support.texts import SETTINGS
 
 import chunkviz
 from chunkviz.document.model import as_document

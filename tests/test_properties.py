@@ -11,18 +11,10 @@ import re
 from typing import Any
 
 import pytest
-from conftest import (
-    ADVERSARIAL_PIECES,
-    SETTINGS,
-    adversarial_text,
-    any_text,
-    assert_valid_chunking,
-    examples,
-    long_pieces,
-    prose_text,
-)
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from support.chunking import assert_valid_chunking
+from support.texts import ADVERSARIAL_PIECES, SETTINGS, adversarial_text, any_text, examples, long_pieces, prose_text
 
 import chunkviz
 from chunkviz import InvalidParamError, chunk

@@ -13,9 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REALDOCS, zip_bytes
 from hypothesis import given
 from hypothesis import strategies as st
+from support.files import zip_bytes
+from support.paths import REALDOCS
 
 from chunkviz.document import Block, Document
 from chunkviz.document.read import (

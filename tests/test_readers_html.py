@@ -3,9 +3,8 @@ spans index, and its headings, pipe tables and fenced code are found by the Mark
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from support.files import large_html
 from test_read import check_blocks, headings, span
 
 from chunkviz.document import Document
@@ -168,29 +167,11 @@ def test_html_needs_the_formats_extra(monkeypatch) -> None:
     assert str(info.value) == "reading HTML needs the formats extra: pip install 'chunkviz[formats]'"
 
 
-def _large_page(sections: int) -> str:
-    parts = ["<html><body>"]
-    for k in range(sections):
-        rows = "".join(f"<tr><td>item {k}.{r}</td><td>{r * k}</td><td>note | {r}</td></tr>" for r in range(5))
-        parts.append(
-            f"<h2>Section {k}</h2><p>Paragraph {k} with <b>bold</b> and <a href='#{k}'>a link</a>.</p>"
-            f"<table><tr><th>Name</th><th>Value</th><th>Note</th></tr>{rows}</table>"
-            f"<ul><li>first {k}</li><li>second {k}</li></ul>"
-            f"<pre><code class='language-python'>def f{k}():\n    return {k}\n</code></pre>"
-        )
-    parts.append("</body></html>")
-    return "".join(parts)
-
-
 def test_large_page_keeps_every_heading_table_and_code_block() -> None:
     sections = 300
-    source = _large_page(sections)
-    started = time.perf_counter()
-    doc = read_bytes(source.encode(), "large.html")
-    seconds = time.perf_counter() - started
+    source = large_html(sections)
+    doc = read_bytes(source.encode(), "large.html")  # bench/bench_readers.py times this
     structure = doc.structure
     assert len(structure.headings) == sections
     assert len(structure.tables) == sections and all(len(t.rows) == 7 for t in structure.tables)
     assert len(structure.of_kind("code")) == sections
-    print(f"\nHTML {len(source) / 1e6:.2f} MB, {sections} sections: read in {seconds:.2f} s")
-    assert seconds < 30

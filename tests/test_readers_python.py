@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import REALDOCS
+from support.paths import REALDOCS
 from test_read import check_blocks, span
 
 from chunkviz.document.read import read_bytes, read_path

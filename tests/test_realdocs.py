@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REALDOCS, assert_valid_chunking, read_realdoc, realdoc_paths
+from support.chunking import assert_valid_chunking
+from support.paths import REALDOCS, read_realdoc, realdoc_paths
 
 import chunkviz
 from chunkviz import chunk

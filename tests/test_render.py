@@ -7,9 +7,9 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 
 import pytest
-from conftest import SETTINGS, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.texts import SETTINGS, examples
 
 from chunkviz.palette import BAND_SHADES, COLUMN_HUES, OVERLAP_STRIPES, css_colour
 from chunkviz.render import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import REALDOCS, read_realdoc
+from support.paths import REALDOCS, read_realdoc
 
 from chunkviz.document.rst import detect_markup, rst_blocks
 

@@ -13,18 +13,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import (
+from support.chunking import assert_valid_chunking
+from support.paths import read_realdoc, realdoc_paths
+from support.semantic import (
     MINILM_LIMIT,
     SHIFTS,
     SPECIALS,
     TOPIC_SENTENCES,
     TOPIC_TEXT,
     TOPICS,
-    assert_valid_chunking,
     check_semantic_chunks,
     minilm_tokens,
-    read_realdoc,
-    realdoc_paths,
 )
 
 from chunkviz.semantic import DEFAULT_MODEL, semantic_chunking

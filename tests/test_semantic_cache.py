@@ -11,14 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import (
-    ASTRONOMY,
-    COOKING,
-    MINILM_LIMIT,
-    TAX_LAW,
-    TOPIC_TEXT,
-    check_semantic_chunks,
-)
+from support.semantic import ASTRONOMY, COOKING, MINILM_LIMIT, TAX_LAW, TOPIC_TEXT, check_semantic_chunks
 
 import chunkviz.document.sentences as sentences_module
 from chunkviz.document.model import Document

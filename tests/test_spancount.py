@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import ADVERSARIAL_PIECES, adversarial_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.texts import ADVERSARIAL_PIECES, adversarial_text
 
 from chunkviz.spancount import (
     SpanCounter,

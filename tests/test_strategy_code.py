@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Sequence
 
 import pytest
-from conftest import REALDOCS, SETTINGS, assert_valid_chunking, read_realdoc
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.chunking import assert_valid_chunking
+from support.paths import REALDOCS, read_realdoc
+from support.texts import SETTINGS
 
 from chunkviz import chunk
 from chunkviz.tokenizers import get_tokenizer

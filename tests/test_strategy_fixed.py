@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import assert_valid_chunking, cuts, reasons, texts
+from support.chunking import assert_valid_chunking, cuts, reasons, texts
 
 from chunkviz import chunk
 from chunkviz.tokenizers import get_tokenizer

@@ -1,6 +1,6 @@
 """The ``headings`` strategy (seed 000 §13.5.1): one chunk per leaf section, split when too large.
 
-Exact expected outputs on small Markdown / reStructuredText documents (in conftest: the texts of
+Exact expected outputs on small Markdown / reStructuredText documents (in tests/support/texts.py: the texts of
 the chunks are spelled out, so the offsets follow from them), then property tests over random
 Markdown-ish documents whose headings the generator knows (an oracle independent of the parser),
 then the shared real documents.
@@ -12,13 +12,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import pytest
-from conftest import (
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.hierarchy import assert_tiles, check_hierarchy, check_section_chunk, oracle_paths
+from support.paths import REALDOCS, read_realdoc, realdoc_text_paths
+from support.texts import (
     AUTH,
     GUIDE,
     MD,
     OAUTH,
     PRE,
-    REALDOCS,
     RST,
     RST_INSTALL,
     RST_OPTIONS,
@@ -29,17 +32,9 @@ from conftest import (
     S_OAUTH,
     SETTINGS,
     HeadingDoc,
-    assert_tiles,
-    check_hierarchy,
-    check_section_chunk,
     examples,
     markdown_docs,
-    oracle_paths,
-    read_realdoc,
-    realdoc_text_paths,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from chunkviz import InvalidParamError, chunk
 from chunkviz.document.model import as_document

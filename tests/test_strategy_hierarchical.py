@@ -1,7 +1,7 @@
 """The ``hierarchical`` strategy (seed 000 §13.5.2): chapters, sections and subsections at once.
 
 The multi-level rule checked (stated in its module docstring, checker ``check_hierarchy`` in
-conftest): level 0 tiles the document; a chunk with children is tiled exactly by them (its intro
+tests/support/hierarchy.py): level 0 tiles the document; a chunk with children is tiled exactly by them (its intro
 first); a chunk without subsections has no children; the leaves tile the document; the list is
 ordered by level, then start, and ``parent`` points one level up to a chunk that contains the child.
 """
@@ -12,25 +12,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import pytest
-from conftest import (
-    MD,
-    REALDOCS,
-    RST,
-    RST_INSTALL,
-    RST_OPTIONS,
-    RST_USAGE,
-    SETTINGS,
-    HeadingDoc,
-    check_hierarchy,
-    children_of,
-    examples,
-    markdown_docs,
-    oracle_paths,
-    read_realdoc,
-    realdoc_text_paths,
-)
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.hierarchy import check_hierarchy, children_of, oracle_paths
+from support.paths import REALDOCS, read_realdoc, realdoc_text_paths
+from support.texts import MD, RST, RST_INSTALL, RST_OPTIONS, RST_USAGE, SETTINGS, HeadingDoc, examples, markdown_docs
 
 from chunkviz import InvalidParamError, chunk
 from chunkviz.document.model import as_document

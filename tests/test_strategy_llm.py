@@ -1,4 +1,4 @@
-"""The ``llm`` strategy against a real loopback chat-completions server (tests/llm_server.py).
+"""The ``llm`` strategy against a real loopback chat-completions server (tests/support/llm.py).
 
 Each scripted case of issue 11 gives a valid chunking or a clear message; nothing partial is
 cached; a second identical run makes zero HTTP calls (counted at the server).
@@ -11,17 +11,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import assert_valid_chunking
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from llm_server import (  # noqa: F401 - fixtures
+from support.chunking import assert_valid_chunking
+from support.llm import (
     LoopbackLLM,
     Reply,
     empty,
     fast_settings,
     good_json,
-    llm_endpoint_env,
-    llm_server,
     malformed_json,
     numbered_sentences,
     out_of_range_unsorted,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import cuts, texts
+from support.chunking import cuts, texts
 
 from chunkviz import chunk
 from chunkviz.tokenizers import get_tokenizer

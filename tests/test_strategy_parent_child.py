@@ -3,7 +3,7 @@
 Exact expected outputs were derived by hand from the definitions with the ``words`` tokenizer (a
 token is a run of non-spaces that starts at its first character) unless said otherwise; the
 comments give the derivation. The property tests check the multi-level convention
-(``assert_valid_multilevel`` in conftest).
+(``assert_valid_multilevel`` in tests/support/chunking.py).
 """
 
 from __future__ import annotations
@@ -11,14 +11,10 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import pytest
-from conftest import MULTILEVEL_TOKENIZERS as TOKENIZERS
-from conftest import (
-    SETTINGS,
-    assert_valid_multilevel,
-    multilevel_text,
-    parent_child_params,
-)
 from hypothesis import given, settings
+from support.chunking import assert_valid_multilevel
+from support.texts import MULTILEVEL_TOKENIZERS as TOKENIZERS
+from support.texts import SETTINGS, multilevel_text, parent_child_params
 
 import chunkviz
 from chunkviz import Chunk, InvalidParamError, Reason, chunk

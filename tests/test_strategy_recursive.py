@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import assert_valid_chunking, cuts, reasons, texts
+from support.chunking import assert_valid_chunking, cuts, reasons, texts
 
 from chunkviz import chunk
 from chunkviz.tokenizers import get_tokenizer

@@ -12,20 +12,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from conftest import (
-    SETTINGS,
-    adversarial_text,
-    any_text,
-    assert_valid_chunking,
-    examples,
-    long_pieces,
-    prose_text,
-    read_realdoc,
-    realdoc_paths,
-    texts,
-)
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.chunking import assert_valid_chunking, texts
+from support.paths import read_realdoc, realdoc_paths
+from support.texts import SETTINGS, adversarial_text, any_text, examples, long_pieces, prose_text
 
 from chunkviz import InvalidParamError, chunk
 from chunkviz.document.read import read_path

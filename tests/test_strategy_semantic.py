@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import MINILM_LIMIT, SHIFTS, TOPIC_SENTENCES, TOPIC_TEXT
+from support.semantic import MINILM_LIMIT, SHIFTS, TOPIC_SENTENCES, TOPIC_TEXT
 
 from chunkviz import cli
 from chunkviz.document.sentences import get_segmenter

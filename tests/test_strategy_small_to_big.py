@@ -1,7 +1,7 @@
 """The ``small_to_big`` strategy (seed 000 §13.9.2): sentences inside their paragraphs.
 
 Exact expected outputs were derived by hand with the ``words`` tokenizer; the property tests
-check the multi-level convention (``assert_valid_multilevel`` in conftest).
+check the multi-level convention (``assert_valid_multilevel`` in tests/support/chunking.py).
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import bisect
 from typing import Any, Sequence
 
 import pytest
-from conftest import MULTILEVEL_TOKENIZERS as TOKENIZERS
-from conftest import SETTINGS, assert_valid_multilevel, multilevel_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.chunking import assert_valid_multilevel
+from support.texts import MULTILEVEL_TOKENIZERS as TOKENIZERS
+from support.texts import SETTINGS, multilevel_text
 
 import chunkviz
 from chunkviz import Chunk, InvalidParamError, chunk

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Sequence
 
 import pytest
-from conftest import SETTINGS, assert_valid_chunking
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.chunking import assert_valid_chunking
+from support.texts import SETTINGS
 
 from chunkviz import chunk
 from chunkviz.document.model import as_document

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REALDOCS, read_realdoc
+from support.paths import REALDOCS, read_realdoc
 
 from chunkviz import chunk
 from chunkviz.document import Document, as_document

@@ -121,3 +121,5 @@ else:
 answer = answer_from_state(st.session_state.get("docview"))
 if overlay:
     st.write(f"answer: {answer.start}-{answer.end}" if answer else "answer: none")
+st.session_state.runs = st.session_state.get("runs", 0) + 1
+st.write(f"script runs: {st.session_state.runs}")  # the tests wait for a rerun by this count

@@ -14,10 +14,12 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TIMEOUT_S = 90
+#: Pause between two polls of a condition (a bound, not a wait for anything to happen)
+POLL_S = 0.25
 
 
 class ServerError(RuntimeError):
@@ -30,34 +32,50 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: Tries at starting a server: a free port can be taken by another process (an xdist worker starting
+#: its own server) between :func:`free_port` and Streamlit binding it.
+PORT_ATTEMPTS = 3
+
+
 @contextlib.contextmanager
 def streamlit_server(
     script: Path | str, log_dir: Path, env: Mapping[str, str] | None = None, args: Sequence[str] = ()
 ) -> Iterator[str]:
-    """``streamlit run script [-- args]`` on a free port, offline, no file watcher; yields its URL."""
-    port = free_port()
+    """``streamlit run script [-- args]`` on a free port, offline, no file watcher; yields its URL.
+    Each xdist worker starts its own servers, each on a port of its own."""
     log_path = Path(log_dir) / "server.log"
     environment = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **(env or {}))
     environment.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(script),
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-        *(["--", *args] if args else []),
-    ]  # fmt: skip
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(process, url, log_path)
-        yield url
-    finally:
-        stop(process)
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        port = free_port()
+        command = [
+            sys.executable, "-m", "streamlit", "run", str(script),
+            "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+            *(["--", *args] if args else []),
+        ]  # fmt: skip
+        with open(log_path, "wb") as log:
+            process = subprocess.Popen(
+                command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(process, url, log_path)
+        except ServerError as error:
+            stop(process)
+            if attempt < PORT_ATTEMPTS and f"Port {port} is already in use" in str(error):
+                continue
+            raise
+        try:
+            yield url
+        finally:
+            stop(process)
+        return
 
 
 def _wait_healthy(process: subprocess.Popen[bytes], url: str, log_path: Path, timeout_s: float = 60) -> None:
+    """Poll the server's health endpoint until it answers ``ok``; between polls, wait for the process
+    to exit (so a server that dies is reported at once), at most :data:`POLL_S`."""
     deadline = time.monotonic() + timeout_s
     while True:
         if process.poll() is not None:
@@ -72,7 +90,8 @@ def _wait_healthy(process: subprocess.Popen[bytes], url: str, log_path: Path, ti
             raise ServerError(
                 f"streamlit did not become healthy in {timeout_s:g} s:\n{log_path.read_text(errors='replace')}"
             )
-        time.sleep(0.3)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=POLL_S)
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -107,8 +126,17 @@ def wait_for(condition: Callable[[], Any], what: str, timeout: float = TIMEOUT_S
             last = exc
         if last and not isinstance(last, Exception):
             return last
-        time.sleep(0.25)
+        time.sleep(POLL_S)
     raise AssertionError(f"timed out waiting for {what}; last value: {last!r}")
+
+
+def animation_frames(page: Any, frames: int = 2) -> None:
+    """Wait until the page has rendered ``frames`` more animation frames (after a scroll, before a
+    screenshot or a check that something did *not* follow)."""
+    page.evaluate(
+        "(n) => new Promise((done) => { const step = () => (n-- > 0 ? requestAnimationFrame(step) : done()); step(); })",
+        frames,
+    )
 
 
 # ----------------------------------------------------------------------------- the document view

@@ -8,8 +8,9 @@ default a section start at every sentence that begins with ``#``, read from the 
 
 Scripts for the cases the issue names are the functions below (``good_json``, ``malformed_json``,
 ``out_of_range_unsorted``, ``empty``, ``slow``, ``rate_limited``, ``server_error``). Import the
-fixtures in a test module (``from llm_server import llm_server, llm_settings  # noqa: F401``), or
-use :func:`running_server` directly (module- or session-scoped servers, hypothesis tests).
+fixtures (``llm_server``, ``llm_settings``, ``llm_endpoint_env``, ``loopback_llm_env``) are found by
+every test module (``tests/conftest.py`` registers this module as a plugin); or use
+:func:`running_server` directly (module- or session-scoped servers, hypothesis tests).
 """
 
 from __future__ import annotations
@@ -274,13 +275,8 @@ def loopback_llm_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Loopb
     """One loopback server for a whole test session, with the environment pointing at it (no
     key; answers: a section at every Markdown heading) and, unless a test sets its own, the
     answer cache in a temporary folder. For conftest, so that generic tests that run every
-    registered strategy run ``llm`` too::
-
-        from llm_server import loopback_llm_env  # noqa: F401
-
-        @pytest.fixture(scope="session", autouse=True)
-        def _llm_endpoint(loopback_llm_env): ...
-    """
+    registered strategy run ``llm`` too (``tests/conftest.py`` uses it in an autouse fixture).
+    Under pytest-xdist each worker has its own."""
     with running_server() as server, pytest.MonkeyPatch.context() as mp:
         mp.setenv("OPENAI_BASE_URL", server.base_url)
         mp.setenv("CHUNKVIZ_LLM_MODEL", "loopback-model")
