@@ -11,8 +11,8 @@ import pytest
 from streamlit.runtime.caching.cache_type import CacheType
 from streamlit.runtime.caching.hashing import update_hash
 
+from chunkviz.document import model
 from chunkviz.document.model import Document
-from chunkviz.ui import keys
 from chunkviz.ui.keys import HASH_FUNCS, Chunking, ColumnSettings, Enrichment, RunKey, document_digest
 
 PARAMS: dict[str, Any] = {"separators": ["\n\n", " "], "chunk_size": 120, "overlap": 0.5, "keep": True, "x": None}
@@ -61,8 +61,8 @@ def test_enrichment_gives_the_options_the_engine_takes() -> None:
 
 def test_a_document_is_hashed_by_its_digest_once_per_object(monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[int] = []
-    real = keys.content_digest
-    monkeypatch.setattr(keys, "content_digest", lambda document: made.append(1) or real(document))
+    real = model.content_digest
+    monkeypatch.setattr(model, "content_digest", lambda document: made.append(1) or real(document))
     text = "Some text.\n\nAnother paragraph, only in this test.\n"
     first, same = Document(text, "a.md", format="markdown"), Document(text, "a.md", format="markdown")
     assert streamlit_hash(first, run_key()) == streamlit_hash(same, run_key())

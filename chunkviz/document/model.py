@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -35,10 +36,24 @@ class Document:
     def structure(self) -> Structure:
         return Structure(self.text, markup_for(self.format, self.text), self.extra_blocks)
 
+    @cached_property
+    def digest(self) -> str:
+        """What identifies this document to a cache (BLAKE2b of its format, name and text), computed once."""
+        return content_digest(self)
+
     @property
     def elements(self) -> tuple[Block, ...]:
         """Every structural block (markup and reader blocks) in document order."""
         return self.structure.blocks
+
+
+def content_digest(document: Document) -> str:
+    """BLAKE2b (16 bytes, hex) of a document's format, name and text."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (document.format, document.name):
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    digest.update(document.text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 #: Documents made from the same text and format, shared so that their structure is built once

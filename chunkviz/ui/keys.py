@@ -11,9 +11,6 @@ They are hashable by Python too, so the session state can remember runs by them.
 
 from __future__ import annotations
 
-import hashlib
-import threading
-import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -101,34 +98,10 @@ class RunKey:
     enrichment: Enrichment | None = None
 
 
-_DIGESTS: dict[int, tuple[weakref.ref[Document], str]] = {}
-_DIGESTS_MAX = 64
-_DIGESTS_LOCK = threading.Lock()
-
-
 def document_digest(document: Document) -> str:
-    """A digest of what identifies a document to the cached calls (format, name, text), computed
-    once per Document object (the app keeps one per input: ``cached_read``)."""
-    with _DIGESTS_LOCK:
-        found = _DIGESTS.get(id(document))
-        if found is not None and found[0]() is document:
-            return found[1]
-    value = content_digest(document)
-    with _DIGESTS_LOCK:
-        if len(_DIGESTS) >= _DIGESTS_MAX:
-            for stale in [k for k, (ref, _) in _DIGESTS.items() if ref() is None] or list(_DIGESTS):
-                del _DIGESTS[stale]
-        _DIGESTS[id(document)] = (weakref.ref(document), value)
-    return value
-
-
-def content_digest(document: Document) -> str:
-    """The digest itself: BLAKE2b of the format, the name and the text."""
-    digest = hashlib.blake2b(digest_size=16)
-    for part in (document.format, document.name):
-        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
-    digest.update(document.text.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    """What identifies a document to the cached calls: :attr:`Document.digest` (its format, name
+    and text), computed once per Document object (the app keeps one per input: ``cached_read``)."""
+    return document.digest
 
 
 #: ``hash_funcs`` of every cached call that takes a Document.
