@@ -25,7 +25,11 @@ import unicodedata
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # types only: both load lazily (tiktoken's data, the tokenizer files)
+    import tiktoken
+    import tokenizers
 
 import numpy as np
 
@@ -258,7 +262,7 @@ class TiktokenTokenizer(Tokenizer):
         self._regex_clean = encoding_name in _TIKTOKEN_URLS
 
     @property
-    def encoding(self):  # noqa: ANN201 - tiktoken.Encoding
+    def encoding(self) -> tiktoken.Encoding:
         return self._encoding
 
     def _count(self, text: str) -> int:
@@ -349,7 +353,7 @@ class TiktokenTokenizer(Tokenizer):
         return _regex_bpe_clean_cut if self._regex_clean else self.is_clean_cut
 
 
-def _load_tiktoken(encoding_name: str):  # noqa: ANN202 - tiktoken.Encoding
+def _load_tiktoken(encoding_name: str) -> tiktoken.Encoding:
     try:
         import tiktoken
     except ImportError as exc:  # pragma: no cover - tiktoken is a runtime dependency
@@ -390,7 +394,9 @@ class HuggingFaceTokenizer(Tokenizer):
         self._tokenizer.no_padding()
 
     @classmethod
-    def from_backend(cls, name: str, backend, description: str, special_tokens: int) -> "HuggingFaceTokenizer":  # noqa: ANN001
+    def from_backend(
+        cls, name: str, backend: tokenizers.Tokenizer, description: str, special_tokens: int
+    ) -> HuggingFaceTokenizer:
         """Wrap an already loaded ``tokenizers.Tokenizer`` (e.g. a model's backend tokenizer)."""
         self = cls.__new__(cls)
         Tokenizer.__init__(self)

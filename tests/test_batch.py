@@ -180,15 +180,20 @@ def test_an_interrupted_run_resumes_to_the_same_file(
     assert out.read_bytes() == reference
 
 
-SLOW_BATCH = textwrap.dedent(
+#: Documents the killed batch finishes before it blocks (one of them may be the empty one).
+HALFWAY = 6
+SLOW_BATCH = f"HALFWAY = {HALFWAY}\n" + textwrap.dedent(
     """
-    import sys, time
+    import sys, threading
     from chunkviz.batch.worker import DocumentChunker
     original = DocumentChunker.process
-    def slow(self, source, data):
-        time.sleep(0.3)  # slow enough to be killed halfway
+    started = []
+    def stops_halfway(self, source, data):
+        if len(started) == HALFWAY:
+            threading.Event().wait()  # the test kills the process here, halfway through the corpus
+        started.append(source)
         return original(self, source, data)
-    DocumentChunker.process = slow
+    DocumentChunker.process = stops_halfway
     from chunkviz.batch.run import run_batch
     run_batch([sys.argv[1]], sys.argv[2], sys.argv[3], workers=1, progress=None)
     """
@@ -210,7 +215,7 @@ def test_a_killed_process_resumes_to_the_same_file(
     manifest = Manifest(layout.manifest, {})
     try:
         deadline = time.monotonic() + 240
-        while len(list(manifest.entries())) < 3:
+        while len(list(manifest.entries())) < HALFWAY:
             assert process.poll() is None, "the batch ended before it could be killed"
             assert time.monotonic() < deadline, "no document finished in time"
             time.sleep(0.05)

@@ -154,7 +154,7 @@ _DOCX_LIKE = zip_bytes({"[Content_Types].xml": "<Types/>", "word/document.xml": 
         (zip_bytes({"notes.txt": "hello"}), "files.zip", "files.zip looks like a ZIP archive, not text"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "img.png", "img.png looks like a PNG image, not text"),
         (b"\x7fELF\x02\x01\x01\x00", "a.out", "a.out looks like an ELF executable, not text"),
-        (gzip.compress(b"hello"), "x.gz", "x.gz looks like gzip-compressed data; decompress it first"),
+        (gzip.compress(b"hello", mtime=0), "x.gz", "x.gz looks like gzip-compressed data; decompress it first"),
         (b"plain start\x00then binary", "blob", "blob looks like a binary file: it contains NUL bytes"),
         (bytes(range(1, 32)) * 3 + b"some text", "ctl", "ctl looks like a binary file: "),
     ],

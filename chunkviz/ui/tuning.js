@@ -154,6 +154,7 @@ function build(root) {
     if (!st.raf) st.raf = requestAnimationFrame(() => { st.raf = 0; preview(st, st.pendingPreview); });
     clearTimeout(st.timer);
     st.timer = setTimeout(() => send(st, v), DEBOUNCE_MS);
+    st.panel.setAttribute("data-pending", "1"); // a send is scheduled (tests wait for "0": nothing more to come)
   };
   st.range.addEventListener("input", () => onInput(st.range.value));
   st.number.addEventListener("input", () => onInput(st.number.value));
@@ -182,6 +183,7 @@ function build(root) {
  */
 function send(st, v) {
   st.timer = null;
+  st.panel.setAttribute("data-pending", "0");
   if (st.data && v === st.data.tuning.amount && st.sent === null) { settle(st); return; }
   st.sent = v;
   st.sentAt = Date.now();
