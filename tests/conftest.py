@@ -7,6 +7,7 @@ pytest-xdist workers (``./dev test`` runs ``-n auto --dist loadgroup``).
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import pytest
@@ -41,10 +42,34 @@ def _llm_endpoint(loopback_llm_env: Any) -> None:
 MODULES_TOGETHER = ("tests/test_browser", "tests/test_batch.py")
 
 
+#: Modules with many tests that embed a whole document's sentences (ours and the peers' semantic
+#: chunkers), and the document a test of theirs embeds when its id names none (the app's sample).
+EMBEDDING_MODULES = {
+    "tests/test_app.py": "field_station_handbook.md",
+    "tests/test_boundaries.py": None,
+    "tests/test_peers.py": None,
+    "tests/test_realdocs.py": None,
+}
+_DOCUMENT_NAME = re.compile(r"[\w.-]+\.(?:txt|md|rst|py)")
+
+
+def embedding_group(nodeid: str) -> str | None:
+    """``embeds <document>`` for a test that embeds that document's sentences, else None: such tests
+    run in a row on one worker, where the first one embeds and the others find the vectors and
+    similarities in that worker's memory (spread over the workers, each would embed it again)."""
+    module = nodeid.split("::", 1)[0]
+    if module not in EMBEDDING_MODULES or "semantic" not in nodeid.split("::", 1)[-1]:
+        return None
+    named = _DOCUMENT_NAME.findall(nodeid.split("::", 1)[-1])
+    document = named[0].rsplit("/", 1)[-1] if named else EMBEDDING_MODULES[module]
+    return f"embeds {document}" if document else None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Under ``--dist loadgroup`` (``./dev test``): every test is scheduled on its own, as with
-    ``--dist load``, except the modules of :data:`MODULES_TOGETHER`. (xdist's own ``xdist_group``
+    ``--dist load``, except the modules of :data:`MODULES_TOGETHER` and the tests of one
+    :func:`embedding_group`. (xdist's own ``xdist_group``
     marks have no effect with pytest 9, which no longer reads the node id xdist rewrites.)"""
     if config.getvalue("dist") != "loadgroup":
         return None
@@ -53,6 +78,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     class CostlyModulesTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
-            return module if module.startswith(MODULES_TOGETHER) else nodeid
+            if module.startswith(MODULES_TOGETHER):
+                return module
+            return embedding_group(nodeid) or nodeid
 
     return CostlyModulesTogether(config, log)
