@@ -26,22 +26,10 @@ from chunkviz.batch.state import (
 from chunkviz.batch.worker import DocResult, Plan
 from chunkviz.config import ChunkvizConfig, column_hash, load_config, normalized
 from chunkviz.errors import missing_extra
+from chunkviz.export import RECORD_FIELDS
 
 #: Parquet columns (the JSONL record's keys; ``metadata`` as a JSON string).
-PARQUET_COLUMNS = (
-    "source",
-    "index",
-    "start",
-    "end",
-    "text",
-    "reason",
-    "boundary",
-    "parent",
-    "level",
-    "added_text",
-    "token_count",
-    "metadata",
-)
+PARQUET_COLUMNS = ("source", *RECORD_FIELDS)
 _PARQUET_ROWS_PER_GROUP = 50_000
 
 
