@@ -33,6 +33,8 @@ from chunkviz.ui.tune import show_tune
 
 SAMPLES = Path(__file__).parent / "sample_docs"
 DEFAULT_SAMPLE = "field_station_handbook.md"
+#: Where the Tune view's "add a semantic column" button goes from the default sample: its topic shifts.
+TUNE_DEMO_SAMPLE = "topic_shifts.txt"
 #: The app renders the whole document once per column, so it accepts less than the CLI.
 APP_MAX_BYTES = 5_000_000
 MAX_COLUMNS = 4
@@ -105,7 +107,8 @@ def main() -> None:
         return
     columns = [Column(i, config, tokenizer, settings, llm, enrichment) for i, config in enumerate(configs)]
     if view == TUNE:
-        show_tune(columns, document)
+        on_default_sample = st.session_state.get("source") == "Sample" and Path(doc_name).name == DEFAULT_SAMPLE
+        show_tune(columns, document, MAX_COLUMNS, TUNE_DEMO_SAMPLE if on_default_sample else None)
     elif view == EVALUATE:
         sample_path = Path(doc_name) if st.session_state.get("source") == "Sample" else None
         show_evaluate(

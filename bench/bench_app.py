@@ -18,6 +18,12 @@ the parameter-change re-run into its engine and rendering parts (same calls the 
 Targets: parameter-change re-run < 1 s; HTML < 2.5 bytes per document character per column.
 
     .venv/bin/python bench/bench_app.py [--words N] [--json PATH]
+
+With ``--browser`` it measures instead what a person waits for in Chromium (cold start, a new
+visitor, a parameter change; ratios against a bare Streamlit page in the same run): see
+``bench/app_browser.py``.
+
+    .venv/bin/python bench/bench_app.py --browser [--visits 5] [--changes 10] [--json PATH]
 """
 
 from __future__ import annotations
@@ -150,7 +156,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--words", type=int, default=50_000, help="document size in words (default 50,000)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON to this path")
+    parser.add_argument("--browser", action="store_true", help="time the page in Chromium instead (app_browser.py)")
+    parser.add_argument("--visits", type=int, default=5, help="--browser: new visitors per server (default 5)")
+    parser.add_argument("--changes", type=int, default=10, help="--browser: parameter changes timed (default 10)")
     args = parser.parse_args(argv)
+    if args.browser:
+        from app_browser import run as run_browser
+
+        browser_results = run_browser(args.visits, args.changes, args.words)
+        if args.json:
+            args.json.write_text(json.dumps(browser_results, indent=2), encoding="utf-8")
+        return 0
 
     sys.argv = [str(APP)]  # app.py reads a document path from sys.argv[1]
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -50,6 +50,7 @@ from chunkviz.palette import column_hue
 from chunkviz.strategies.base import ParamInfo, get_strategy, registered
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
+from chunkviz.ui.compare import STATISTICS_KEY
 from chunkviz.vocabulary import Flag
 
 REPO = Path(__file__).resolve().parent.parent
@@ -159,11 +160,25 @@ def media() -> Iterator[dict[str, tuple[bytes, str, str | None]]]:
 # ----------------------------------------------------------------------------- helpers
 
 
-def new_app(query: dict[str, str] | None = None) -> AppTest:
+def new_app(query: dict[str, str] | None = None, *, opened: bool = False) -> AppTest:
+    """The app after its first run (``query``: its URL's query parameters; ``opened``: with every
+    section that is drawn only when opened open, as if the visitor had opened them)."""
     at = AppTest.from_file(str(APP), default_timeout=120)
     for key, value in (query or {}).items():
         at.query_params[key] = value
+    if opened:
+        open_sections(at)
     return run(at)
+
+
+def open_sections(at: AppTest, columns: int = 4) -> AppTest:
+    """Open (for the next run) every column's details, the statistics and every column's code:
+    below the document view they are drawn only when opened."""
+    for i in range(columns):
+        at.session_state[f"col{i}.details"] = True
+        at.session_state[f"share.column{i}"] = True
+    at.session_state[STATISTICS_KEY] = True
+    return at
 
 
 def run(at: AppTest) -> AppTest:
@@ -514,7 +529,7 @@ def test_default_run_shows_three_columns_that_match_the_engine() -> None:
 
 
 def test_default_run_has_the_legend_stylesheet_table_and_compare_sections() -> None:
-    at = new_app()
+    at = new_app(opened=True)
     bodies = [h.value for h in at.get("html")]
     assert any(b.startswith("<style>") and ".cv-doc" in b for b in bodies), "stylesheet missing"
     assert 'class="cv-legend"' in view_payload(at)["legend"], "legend missing"
@@ -526,6 +541,37 @@ def test_default_run_has_the_legend_stylesheet_table_and_compare_sections() -> N
     # the comparison table (read-only st.dataframe: AppTest reports no key for it)
     compare = next(d.value for d in at.dataframe if "column" in d.value.columns)
     assert list(compare["chunks"]) == chunk_counts(at)
+
+
+def test_a_new_visitor_gets_the_document_view_and_numbers_and_the_rest_when_opened() -> None:
+    """Below the document view, what costs the browser seconds to draw (tables, charts, downloads,
+    code) is neither run nor sent until its section is opened; the numbers are always there."""
+    at = new_app()
+    assert len(at.get("bidi_component")) == 1 and len(at.metric) == 3 * len(DEFAULT_COLUMNS)
+    assert not at.dataframe and not at.get("plotly_chart") and not at.code
+    assert [b.key for b in at.get("download_button")] == ["share.config"]
+    labels = [e.label for e in at.expander]
+    assert labels.count("Chunk table, selected chunk, downloads") == len(DEFAULT_COLUMNS), labels
+    assert "Compare: statistics of every column and their chunk sizes" in labels
+    at.session_state["col1.details"] = True
+    run(at)
+    assert [d.key for d in at.dataframe] == ["col1.table"]
+    assert {b.key for b in at.get("download_button")} >= {f"col1.download.{k}" for k in ("jsonl", "csv")}
+    assert not any(b.key.startswith(("col0.", "col2.")) for b in at.get("download_button"))
+    at.session_state[STATISTICS_KEY] = True
+    at.session_state["share.column2"] = True
+    run(at)
+    compare = next(d.value for d in at.dataframe if "column" in d.value.columns)
+    assert list(compare["chunks"]) == chunk_counts(at)
+    assert [c.key for c in at.get("plotly_chart")] == ["sizes"]
+    assert any(f"-s {DEFAULT_COLUMNS[2]}" in c.value for c in at.code), [c.value for c in at.code]
+
+
+def test_a_click_in_the_view_opens_that_columns_details_with_the_chunk() -> None:
+    at = click(new_app(), 2, 1, nonce=3)
+    assert at.session_state["col2.details"] is True
+    assert [d.key for d in at.dataframe] == ["col2.table"]
+    assert any(m.value.startswith("**Chunk 1**") for m in at.markdown), [m.value for m in at.markdown]
 
 
 def flag_summaries(
@@ -802,7 +848,7 @@ def test_every_param_widget(strategy: str, param: str) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif("semantic" not in STRATEGY_NAMES, reason="no semantic strategy registered")
 def test_semantic_column_shows_its_similarity_charts() -> None:
-    at = new_app({"doc": PARAM_DOC})
+    at = new_app({"doc": PARAM_DOC}, opened=True)
     set_widget(at, "col0.strategy", "semantic")
     charts = {c.key for c in at.get("plotly_chart")}
     assert {"col0.similarity", "col0.curve", "sizes"} <= charts, charts
@@ -970,7 +1016,7 @@ def test_the_tiny_toggle_turns_tiny_flags_off() -> None:
     document = sample_document(DEFAULT_SAMPLE)
     configs = [(s, {}) for s in DEFAULT_COLUMNS]
     tiny = Flag.TINY.value
-    at = new_app()
+    at = new_app(opened=True)
     on = chunk_views(at)
     assert any(tiny in f for v in on.values() for f in flags_in_view(v).values()), "the default sample has tiny chunks"
     assert any("tiny (< " in v.payload["summary"] for v in on.values())
@@ -996,7 +1042,7 @@ def test_a_column_sized_in_characters() -> None:
     """ "size in: characters" for one column: that column chunks with the chars tokenizer (sizes
     scaled by 4 on the switch), the others and the token counts keep the page's tokenizer."""
     text = sample_text(DEFAULT_SAMPLE)
-    at = new_app()
+    at = new_app(opened=True)
     assert widget(at, "col1.recursive.size_in").value == "tokens"
     set_widget(at, "col1.recursive.size_in", "chars")
     size, overlap = widget(at, "col1.recursive.chunk_size").value, widget(at, "col1.recursive.overlap").value
@@ -1366,7 +1412,7 @@ def selected_in_views(at: AppTest) -> list[int | None]:
 def test_selecting_a_table_row_selects_the_chunk_in_the_view_and_shows_it() -> None:
     text = sample_text(DEFAULT_SAMPLE)
     chunks = engine(text, DEFAULT_COLUMNS[0])
-    at = select_row(new_app(), 0, 1)
+    at = select_row(new_app(opened=True), 0, 1)
     assert selected_in_views(at) == [1, None, None]
     assert all("cv-sel" not in v.html for v in chunk_views(at).values()), (
         "the component draws the selection, not the HTML"
@@ -1384,7 +1430,7 @@ def test_selecting_a_table_row_selects_the_chunk_in_the_view_and_shows_it() -> N
 
 
 def test_selection_in_the_second_column() -> None:
-    at = select_row(new_app(), 1, 0)
+    at = select_row(new_app(opened=True), 1, 0)
     assert selected_in_views(at) == [None, 0, None]
 
 
@@ -1437,7 +1483,7 @@ def test_a_click_is_applied_once_and_a_table_row_wins_afterwards() -> None:
 def test_a_click_after_a_table_selection_in_the_same_column_selects_the_clicked_chunk() -> None:
     text = sample_text(DEFAULT_SAMPLE)
     chunks = engine(text, DEFAULT_COLUMNS[0])
-    at = select_row(new_app(), 0, 4)
+    at = select_row(new_app(opened=True), 0, 4)
     assert shows_chunk(at, chunks[4])
     click(at, 0, 0, nonce=6)
     assert shows_chunk(at, chunks[0])
@@ -1464,7 +1510,7 @@ def test_malformed_or_out_of_range_clicks_are_ignored(state: dict[str, Any]) -> 
 
 
 def test_selection_survives_a_change_that_gives_fewer_chunks() -> None:
-    at = new_app()
+    at = new_app(opened=True)
     last = chunk_counts(at)[0] - 1
     select_row(at, 0, last)
     assert chunk_views(at)[0].selected == last
@@ -1475,7 +1521,7 @@ def test_selection_survives_a_change_that_gives_fewer_chunks() -> None:
 
 
 def test_a_settings_change_drops_the_selection_in_the_view_too() -> None:
-    at = new_app()
+    at = new_app(opened=True)
     select_row(at, 0, 5)
     assert chunk_views(at)[0].selected == 5
     set_widget(at, "col0.fixed_tokens.chunk_size", 100)
@@ -1495,7 +1541,7 @@ def test_selection_survives_a_strategy_change() -> None:
 
 
 def test_download_buttons_serve_the_chunks(media: dict[str, tuple[bytes, str, str | None]]) -> None:
-    at = new_app()
+    at = new_app(opened=True)
     text = sample_text(DEFAULT_SAMPLE)
     buttons = {b.key: b for b in at.get("download_button")}
     formats = ("jsonl", "json", "csv", "langchain", "llamaindex")

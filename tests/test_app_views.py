@@ -112,7 +112,7 @@ def nesting(html: str) -> _Nesting:
 
 @pytest.mark.slow
 def test_percentile_slider_moves_threshold_and_breakpoints_without_re_embedding() -> None:
-    at = new_app({"doc": "field_station_handbook.md", "n": "1", "s0": "semantic"})
+    at = new_app({"doc": "field_station_handbook.md", "n": "1", "s0": "semantic"}, opened=True)
     before = chart_spec(at, "col0.similarity")
     html_before = column_html(at, 0)
     calls = semantic.ENCODE_CALLS["count"]
@@ -203,7 +203,7 @@ def test_table_row_groups_show_the_repeated_header_as_added_text() -> None:
 
 
 def test_enrichment_prefix_is_added_text_and_counted() -> None:
-    at = new_app({"doc": "api_guide.md", "n": "1", "s0": "headings"})
+    at = new_app({"doc": "api_guide.md", "n": "1", "s0": "headings"}, opened=True)
     at.checkbox(key="enrich").check()
     run(at)
     at.text_input(key="enrich.date").input("2026-11-29")
@@ -246,6 +246,43 @@ def test_tune_view_shows_the_semantic_column_in_the_panel() -> None:
     assert tuning["curve"] and len(tuning["pairs"]["x"]) == len(tuning["pairs"]["y"])
     # the breakpoints are the chunk ends that are not forced by size
     assert set(tuning["breakpoints"]).isdisjoint(tuning["size_cuts"])
+
+
+@pytest.mark.slow
+def test_tune_view_without_a_semantic_column_adds_one_on_the_topic_shifts_sample_in_one_click() -> None:
+    """The default page's Tune view has no semantic column: one button adds it after the three
+    defaults and opens the sample whose topic shifts show semantic's point; the panel is there."""
+    at = new_app()
+    set_widget(at, "view", TUNE)
+    assert any("No column uses the semantic strategy" in i.value for i in at.info), [i.value for i in at.info]
+    assert not [c for c in at.get("bidi_component") if c.proto.component_name == TUNING]
+    at.button(key="tune.add.semantic").click()
+    run(at)
+    assert not errors(at), errors(at)
+    assert at.session_state["n_columns"] == 4 and at.session_state["col3.strategy"] == "semantic"
+    assert at.session_state["sample"] == "topic_shifts.txt" and widget(at, "view").value == TUNE
+    data = panel_data(at)
+    text = sample_text("topic_shifts.txt")
+    assert data["tuning"]["chunks"] == [[c.start, c.end] for c in chunkviz.chunk(text, "semantic")]
+
+
+def test_the_add_button_on_another_document_keeps_it_and_replaces_the_last_of_four_columns() -> None:
+    at = new_app(
+        {
+            "doc": "api_guide.md",
+            "n": "4",
+            "s0": "fixed_tokens",
+            "s1": "recursive",
+            "s2": "paragraphs",
+            "s3": "sentences",
+        }
+    )
+    set_widget(at, "view", TUNE)
+    assert at.button(key="tune.add.semantic").label == "Add a semantic column"
+    at.button(key="tune.add.semantic").click()
+    run(at)
+    assert at.session_state["n_columns"] == 4 and at.session_state["col3.strategy"] == "semantic"
+    assert at.session_state["sample"] == "api_guide.md" and panel_data(at)["tuning"]["kind"] == "percentile"
 
 
 @pytest.mark.slow

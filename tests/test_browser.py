@@ -159,14 +159,25 @@ def default_columns() -> tuple[str, ...]:
     return columns
 
 
-def click_table_row(page: Any, column: int, row: int) -> None:
-    """Click the selection cell of a (visible) row of a column's chunk table.
+def column_details(page: Any, column: int) -> Any:
+    """A column's details section (under the document view, one per column in column order),
+    opened if it is closed: its content is drawn only when opened."""
+    section = (
+        page.locator('[data-testid="stMain"] [data-testid="stExpander"]').filter(has_text="chunk table").nth(column)
+    )
+    if section.locator('[data-testid="stDataFrame"]').count() == 0:
+        section.locator("summary").click()
+        wait_for(lambda: section.locator('[data-testid="stDataFrame"]').count() == 1, f"column {column}'s chunk table")
+    return section
 
-    The tables are the first dataframes of the page, one per column, in column order; each is a
-    canvas (glide data grid): rows are 35 px high under a 35 px header and the first cell of each
-    row is its selection checkbox.
+
+def click_table_row(page: Any, column: int, row: int) -> None:
+    """Click the selection cell of a (visible) row of a column's chunk table (opening its section).
+
+    The table is a canvas (glide data grid): rows are 35 px high under a 35 px header and the
+    first cell of each row is its selection checkbox.
     """
-    table = page.locator('[data-testid="stDataFrame"]').nth(column)
+    table = column_details(page, column).locator('[data-testid="stDataFrame"]')
     table.scroll_into_view_if_needed()
     box = table.bounding_box()
     page.mouse.click(box["x"] + 15, box["y"] + 35 + 35 * row + 17)
@@ -440,6 +451,8 @@ def test_semantic_plot_nested_bands_and_added_text(page: Any, server: str) -> No
     }
     page.goto(server + "/?" + urllib.parse.urlencode(query))
     wait_for(lambda: page.locator('.cv-doc[data-strategy="col2"] [data-chunk-index]').count() > 0, "the tables column")
+    wait_until_idle(page)
+    column_details(page, 0)  # the semantic column's figures are in its details
     wait_for(lambda: page.locator(".js-plotly-plot").count() >= 2, "the similarity plots")
     wait_until_idle(page)
     # the similarity plot draws its threshold as a line with a label
@@ -460,6 +473,8 @@ def test_semantic_plot_nested_bands_and_added_text(page: Any, server: str) -> No
     added = page.eval_on_selector_all('.cv-doc[data-strategy="col2"] ins.cv-add', "els => els.map(e => e.textContent)")
     assert added and all(a.startswith("| Method") for a in added)
     # clicking a child marks its parent too (retrieval would return the parent)
+    js(page, "root.querySelectorAll('.cvd-box')[1].scrollIntoView({block: 'center'});")  # back from the plots
+    animation_frames(page)
     child = js(page, "const e = root.querySelectorAll('.cvd-box')[1].querySelector('.cv-c[data-parent]');"
                "const r = e.getClientRects()[0]; return {index: e.dataset.chunkIndex, parent: e.dataset.parent, x: r.left + 4, y: (r.top + r.bottom) / 2};")  # fmt: skip
     page.mouse.click(child["x"], child["y"])

@@ -1,6 +1,6 @@
 """The app's *Compare* view: the boundary ribbon and linked columns (a query playground above
-them), then each column's details (numbers, the strategy's analysis, chunk table, selected chunk,
-downloads) and the statistics of all columns side by side."""
+them), then each column's numbers, and, drawn when opened, each column's details (the strategy's
+figures, chunk table, selected chunk, downloads) and the statistics of all columns side by side."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from chunkviz.ui.cached import cached_explanation, cached_exports, cached_html
 from chunkviz.ui.columns import Column
 from chunkviz.ui.docview import ColumnView, DocViewEvent, document_view, event_from_state, ribbon_cuts
 from chunkviz.ui.keys import document_digest
+from chunkviz.ui.lazy import opened_section
 from chunkviz.ui.playground import (
     playground_hits,
     playground_row,
@@ -37,6 +38,8 @@ from chunkviz.ui.tune import open_tuning
 #: Height of the linked document boxes: with the page header above, they end near the fold at 1100 px.
 VIEW_HEIGHT_PX = 745
 DOCVIEW_KEY = "docview"
+#: The open/closed state of the statistics section (``True`` in session state opens it).
+STATISTICS_KEY = "compare.statistics"
 SELECTED_ROW = "background-color: #ffe8cc"
 
 
@@ -115,7 +118,20 @@ def show_compare(
 
     runs = {c.label: c.run for c in columns if c.run is not None}
     if runs:
-        st.header("Compare")
+        show_statistics(columns, runs, tokenizer)
+
+
+def details_key(column: Column) -> str:
+    """The open/closed state of a column's details section (a click on one of its chunks opens it)."""
+    return f"{column.key}.details"
+
+
+def show_statistics(columns: list[Column], runs: dict[str, StrategyRun], tokenizer: str) -> None:
+    """Every column's statistics in one table and their token sizes as a box plot (when opened)."""
+    section = opened_section("Compare: statistics of every column and their chunk sizes", STATISTICS_KEY)
+    if section is None:
+        return
+    with section:
         st.dataframe(
             pd.DataFrame([stats_row(label, run) for label, run in runs.items()]), hide_index=True, key="compare"
         )
@@ -139,12 +155,14 @@ def apply_view_selection(event: DocViewEvent | None, columns: list[Column]) -> N
     st.session_state["_view_nonce"] = event.nonce
     if 0 <= event.column < len(columns):
         st.session_state[f"col{event.column}.selected"] = event.index
+        st.session_state[details_key(columns[event.column])] = True  # the chunk's text and row are there
         for suffix in ("table", "table_seen"):  # the table follows (its highlighted row), untick its row
             st.session_state.pop(f"col{event.column}.{suffix}", None)
 
 
 def show_details(column: Column, document: Document, doc_name: str, tune_view: str) -> None:
-    """One column's numbers, strategy analysis, chunk table, selected chunk and downloads."""
+    """One column's numbers and the strategy's summary; when opened, its figures, chunk table,
+    selected chunk and downloads."""
     st.subheader(column.label)
     if column.run is None:
         st.error(column.error or "not run")
@@ -158,12 +176,25 @@ def show_details(column: Column, document: Document, doc_name: str, tune_view: s
     st.caption(flag_summary(run))
     if d and d.coverage.content_gaps:
         st.warning(f"{d.coverage.content_gap_chars} characters of text are in no chunk (hatched in the text).")
-    if get_strategy(column.config.strategy).explain is not None:
-        show_explanation(column, document, tune_view)
-    show_table(column, run)
-    selected = st.session_state.get(f"{column.key}.selected")
-    if selected is not None and 0 <= selected < len(run.chunks):
-        show_focus(run, selected)
+    explains = get_strategy(column.config.strategy).explain is not None
+    if explains:
+        show_explanation_summary(column, document, tune_view)
+    contents = "Figures, chunk table" if explains else "Chunk table"
+    section = opened_section(f"{contents}, selected chunk, downloads", details_key(column))
+    if section is None:
+        return
+    with section:
+        if explains:
+            show_explanation_figures(column, document)
+        show_table(column, run)
+        selected = st.session_state.get(f"{column.key}.selected")
+        if selected is not None and 0 <= selected < len(run.chunks):
+            show_focus(run, selected)
+        show_downloads(column, document, doc_name)
+
+
+def show_downloads(column: Column, document: Document, doc_name: str) -> None:
+    """The column's chunks in each export format."""
     exports = cached_exports(document, column.run_key)
     stem = f"{Path(doc_name).stem or 'document'}.{column.config.strategy}"
     kinds = (("jsonl", "JSONL", "jsonl", "application/jsonl"), ("json", "JSON", "json", "application/json"), ("csv", "CSV", "csv", "text/csv"),
@@ -205,12 +236,10 @@ def forget_stale_selection(column: Column, document: Document) -> None:
     st.session_state[key] = fingerprint
 
 
-def show_explanation(column: Column, document: Document, tune_view: str) -> None:
+def show_explanation_summary(column: Column, document: Document, tune_view: str) -> None:
     """A strategy's own analysis (any strategy with an ``explain`` hook): its summary as a
-    caption, its figures as charts. Nothing here knows which strategy it is."""
-    run = column.run
-    if run is None:
-        return
+    caption, and a button to its tuning panel when it declares one. Nothing here knows which
+    strategy it is."""
     explanation = cached_explanation(document, column.chunking)
     st.caption(explanation.summary())
     tuning = get_strategy(column.config.strategy).tuning
@@ -222,6 +251,14 @@ def show_explanation(column: Column, document: Document, tune_view: str) -> None
             args=(tune_view, column.label),
             help=f"Opens the {tune_view} view",
         )
+
+
+def show_explanation_figures(column: Column, document: Document) -> None:
+    """The strategy's figures as charts; a point picked on a selectable one selects its chunk."""
+    run = column.run
+    if run is None:
+        return
+    explanation = cached_explanation(document, column.chunking)
     for item in explanation.figures(run.chunks):
         if item.caption:
             st.caption(item.caption)

@@ -12,6 +12,7 @@ from chunkviz.config import CONFIG_FILE_NAME, config_from_columns, config_json
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import cli_command, python_snippet
 from chunkviz.ui.keys import Enrichment
+from chunkviz.ui.lazy import opened_section
 
 
 def config_download(tokenizer: str, columns: list[ColumnConfig], model: str, enrichment: Enrichment | None) -> None:
@@ -58,7 +59,10 @@ def share(
             "The page URL holds the strategies and settings; the document itself is not shared (only samples are)."
         )
     for i, config in enumerate(columns):
-        with st.expander(f"Column {i + 1}: {config.strategy}"):
+        section = opened_section(f"Column {i + 1}: {config.strategy}, as a command and as Python", f"share.column{i}")
+        if section is None:
+            continue
+        with section:
             column_tokenizer = config.tokenizer or tokenizer
             st.code(cli_command(doc_name, config.strategy, config.params, column_tokenizer), language="bash")
             st.code(python_snippet(doc_name, config.strategy, config.params, column_tokenizer), language="python")

@@ -23,18 +23,48 @@ def open_tuning(view: str, label: str) -> None:
     st.session_state["tune_pick"] = label
 
 
-def show_tune(columns: list[Column], document: Document) -> None:
+def add_tunable_column(strategy: str, max_columns: int, sample: str | None) -> None:
+    """A column of ``strategy`` after the others (in place of the last one when there are
+    ``max_columns``), and the sample document ``sample`` if given (a callback: runs before the rerun)."""
+    count = int(st.session_state.get("n_columns", 1))
+    index = min(count, max_columns - 1)
+    st.session_state["n_columns"] = index + 1
+    st.session_state[f"col{index}.strategy"] = strategy
+    if sample is not None:
+        st.session_state["sample"] = sample
+
+
+def offer_a_tunable_column(max_columns: int, demo_sample: str | None) -> None:
+    """No column has a tuning panel: say so, with a button that adds one (and opens
+    ``demo_sample``, a document that shows the strategy's point, when given)."""
+    names = [s.name for s in registered() if s.tuning is not None]
+    if not names:
+        st.info("No strategy declares a tuning panel.")
+        return
+    st.info(
+        f"No column uses the {' or '.join(names)} strategy. Choose {' or '.join(repr(n) for n in names)} "
+        "for a column in the sidebar to tune its threshold here, or add one:"
+    )
+    for name in names:
+        where = f" on the sample {demo_sample}" if demo_sample else ""
+        st.button(
+            f"Add a {name} column{where}",
+            key=f"tune.add.{name}",
+            type="primary",
+            on_click=add_tunable_column,
+            args=(name, max_columns, demo_sample),
+        )
+
+
+def show_tune(columns: list[Column], document: Document, max_columns: int, demo_sample: str | None = None) -> None:
     """A column's tuning panel (any strategy that declares a tuning analysis: its control beside
-    its plot), its chunks right below."""
+    its plot), its chunks right below. With no such column: a button that adds one (on
+    ``demo_sample`` if given: the app passes it on its default sample)."""
     from chunkviz.ui.tuning import tuning_panel  # noqa: PLC0415
 
     tunable = [c for c in columns if get_strategy(c.config.strategy).tuning is not None]
     if not tunable:
-        names = [s.name for s in registered() if s.tuning is not None]
-        st.info(
-            f"No column uses the {' or '.join(names)} strategy. Choose {' or '.join(repr(n) for n in names)} "
-            "for a column in the sidebar to tune its threshold here."
-        )
+        offer_a_tunable_column(max_columns, demo_sample)
         return
     if len(tunable) > 1:
         labels = {c.label: c for c in tunable}
