@@ -1,6 +1,9 @@
 """A tiny page for tests/test_wsclient.py: one widget of each kind the websocket client sets, a
 line that echoes every value (so a test reads what the script saw), a fragment with its own
-widget and run counter, an error box on demand and a button that raises."""
+widget and run counter, an error box on demand, a button that raises and a checkbox that makes
+the run hang until another session clicks "Release" (the client's timeout is what the test checks)."""
+
+import threading
 
 import streamlit as st
 
@@ -38,5 +41,17 @@ def counter() -> None:
 
 
 counter()
+
+
+@st.cache_resource
+def gate() -> threading.Event:
+    """Shared by every session: a hanging run waits for another session's "Release" (20 s at most)."""
+    return threading.Event()
+
+
+if st.sidebar.button("Release", key="release"):
+    gate().set()
+if st.sidebar.checkbox("Hang", key="hang"):
+    gate().wait(20)
 if st.button("Raise", key="boom"):
     raise RuntimeError("the demo button raises")
