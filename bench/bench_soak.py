@@ -220,6 +220,7 @@ class Report:
         default_factory=list
     )  # other sessions' changes begun while a hostile upload ran
     client_cpu: float = 0.0  # the benchmark process's own CPU seconds (the ws client)
+    failed: dict[str, int] = field(default_factory=dict)  # interactions that ended in an error, by kind
 
     def elapsed(self) -> float:
         return time.monotonic() - self.began
@@ -568,6 +569,7 @@ async def ws_session(url: str, number: int, args: argparse.Namespace, report: Re
                 step += 1
                 next_at = max(next_at + args.interval, time.monotonic())
     except WsClientError as exc:
+        report.failed[kind] = report.failed.get(kind, 0) + 1
         report.error(number, f"{kind}: {exc}")
 
 
@@ -601,22 +603,26 @@ def summary(args: argparse.Namespace, report: Report, load_before: tuple[float, 
     )
     print(f"\n{args.sessions} {args.client} sessions, {length}; load average before {load_before[0]:.1f}/{load_before[1]:.1f}, "
           f"after {os.getloadavg()[0]:.1f}/{os.getloadavg()[1]:.1f} (1/5 min) on {os.cpu_count()} cores")  # fmt: skip
-    print("\nlatency (s)              n     p50     p90     max")
+    print("\nlatency (s)              n     p50     p90     max  failed (not in the figures)")
     every: list[float] = []
-    for kind, values in sorted(report.latencies.items()):
+    for kind in sorted(set(report.latencies) | set(report.failed)):
+        values = report.latencies.get(kind, [])
         every += values if kind not in ("open", "upload") else []
-        print(
-            f"  {kind:<20} {len(values):4d} {percentile(values, 0.5):7.2f} {percentile(values, 0.9):7.2f} {max(values):7.2f}"
-        )
+        failed = f"{report.failed[kind]:7d}" if kind in report.failed else ""
+        if values:
+            print(f"  {kind:<20} {len(values):4d} {percentile(values, 0.5):7.2f} {percentile(values, 0.9):7.2f} "
+                  f"{max(values):7.2f}{failed}")  # fmt: skip
+        else:
+            print(f"  {kind:<20} {0:4d} {'-':>7} {'-':>7} {'-':>7}{failed}")
     if report.during_hostile:
         values = report.during_hostile
         print(
             f"  {'  while hostile ran':<20} {len(values):4d} {percentile(values, 0.5):7.2f} {percentile(values, 0.9):7.2f} {max(values):7.2f}"
         )
     if every:
-        print(
-            f"  {'all changes':<20} {len(every):4d} {percentile(every, 0.5):7.2f} {percentile(every, 0.9):7.2f} {max(every):7.2f}"
-        )
+        failed_changes = sum(n for kind, n in report.failed.items() if kind not in ("open", "upload"))
+        print(f"  {'all changes':<20} {len(every):4d} {percentile(every, 0.5):7.2f} {percentile(every, 0.9):7.2f} "
+              f"{max(every):7.2f}{f'{failed_changes:7d}' if failed_changes else ''}")  # fmt: skip
     if report.rss:
         second_half = [p for p in report.rss if p[0] >= report.rss[-1][0] / 2]
         mbs = [mb for _, mb in report.rss]

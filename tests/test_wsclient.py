@@ -197,7 +197,9 @@ def test_values_the_widget_cannot_take_and_unknown_widgets_are_refused(demo: str
         messages = []
         async with Session.open(demo) as session:
             await session.run()
-            for name, value in (("colour", "purple"), ("size", 5000), ("level", "high"), ("mode", "four"), ("nope", 1)):
+            for name, value in (
+                ("colour", "purple"), ("size", 5000), ("size", 2.5), ("level", "high"), ("mode", "four"), ("nope", 1),
+            ):  # fmt: skip
                 with pytest.raises(WsClientError) as caught:
                     await session.set(name, value)
                 messages.append(str(caught.value))
@@ -205,9 +207,10 @@ def test_values_the_widget_cannot_take_and_unknown_widgets_are_refused(demo: str
                 await session.click("size")
         return messages
 
-    colour, size, level, mode, nope = run(attempts())
+    colour, size, fraction, level, mode, nope = run(attempts())
     assert "no option 'purple'" in colour and "['red', 'green', 'blue']" in colour
-    assert "takes 1 to 1000" in size
+    assert "takes 1 to 1000, not 5000" in size
+    assert "takes whole numbers, not 2.5" in fraction
     assert "takes numbers" in level
     assert "no option ['four']" in mode
     assert "no widget with key or label 'nope'" in nope and "'size'" in nope

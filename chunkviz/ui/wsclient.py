@@ -23,13 +23,13 @@ never does here), upload files, or follow ``st.switch_page``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any
+from typing import Any, AsyncIterator
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ClientState_pb2 import ClientState
@@ -39,11 +39,12 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.runtime.state.common import user_key_from_element_id
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 STREAM_PATH = "_stcore/stream"
 #: The websocket subprotocol the frontend asks for (Streamlit reads tokens from the entries after it).
-SUBPROTOCOL = "streamlit"
+SUBPROTOCOL = Subprotocol("streamlit")
 DEFAULT_TIMEOUT_S = 120.0
 #: Largest ForwardMsg accepted: a long document's view is one message of several megabytes.
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
@@ -65,7 +66,7 @@ VALUE_WIDGETS = frozenset(
 )
 #: Element kinds whose value is a one-shot trigger (sent once, on the click).
 TRIGGER_WIDGETS = frozenset({"button"})
-FINISHED = {
+FINISHED: dict[int, str] = {
     ForwardMsg.FINISHED_SUCCESSFULLY: "finished",
     ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "fragment finished",
     ForwardMsg.FINISHED_WITH_COMPILE_ERROR: "compile error",
@@ -241,26 +242,34 @@ def checked_value(element: Element, value: Any) -> Any:
         return chosen
     if kind in ("number_input", "slider"):
         numbers = list(value) if isinstance(value, (list, tuple)) else [value]
-        low, high = proto.min, proto.max
-        bounded = kind == "slider" or (proto.has_min and proto.has_max)
         for number in numbers:
-            if not isinstance(number, (int, float)) or isinstance(number, bool):
-                raise WsClientError(f"{kind} {name!r} takes numbers, not {number!r}")
-            if (
-                (kind == "slider" or proto.has_min)
-                and number < low
-                or (kind == "slider" or proto.has_max)
-                and number > high
-            ):
-                raise WsClientError(
-                    f"{kind} {name!r} takes {low:g} to {high:g}{'' if bounded else ' (one side open)'}, not {number!r}"
-                )
+            _check_number(element, number)
         return numbers if isinstance(value, (list, tuple)) else numbers[0]
     if kind in ("text_input", "text_area"):
         return str(value)
     if kind == "checkbox":
         return bool(value)
     raise WsClientError(f"{name!r} is a {kind}, whose value this client cannot set")
+
+
+def _bounds(element: Element) -> tuple[float | None, float | None]:
+    """A number input's or slider's (min, max); None on an open side."""
+    proto = element.proto
+    if element.kind == "slider":
+        return proto.min, proto.max
+    return (proto.min if proto.has_min else None), (proto.max if proto.has_max else None)
+
+
+def _check_number(element: Element, number: Any) -> None:
+    name = element.key or element.label
+    if not isinstance(number, (int, float)) or isinstance(number, bool):
+        raise WsClientError(f"{element.kind} {name!r} takes numbers, not {number!r}")
+    if element.kind == "number_input" and element.proto.data_type == element.proto.INT and number != int(number):
+        raise WsClientError(f"number_input {name!r} takes whole numbers, not {number!r}")
+    low, high = _bounds(element)
+    if (low is not None and number < low) or (high is not None and number > high):
+        shown = f"{'-inf' if low is None else f'{low:g}'} to {'inf' if high is None else f'{high:g}'}"
+        raise WsClientError(f"{element.kind} {name!r} takes {shown}, not {number!r}")
 
 
 def widget_state(element: Element, value: Any) -> WidgetState:
@@ -310,9 +319,15 @@ class Session:
 
     # --- opening and closing
     @classmethod
-    def open(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> _Opening:
-        """``async with Session.open(url) as session``: connect to the app at ``url`` (loopback only)."""
-        return _Opening(url, timeout_s)
+    @contextlib.asynccontextmanager
+    async def open(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> AsyncIterator[Session]:
+        """``async with Session.open(url) as session``: connected to the app at ``url`` (loopback
+        only) inside the block, closed after it."""
+        session = await cls.connect(url, timeout_s=timeout_s)
+        try:
+            yield session
+        finally:
+            await session.close()
 
     @classmethod
     async def connect(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> Session:
@@ -321,7 +336,7 @@ class Session:
         try:
             connection = await connect(
                 address,
-                subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
+                subprotocols=[SUBPROTOCOL],
                 proxy=None,
                 open_timeout=timeout_s,
                 close_timeout=5,
@@ -539,10 +554,11 @@ class Session:
         self._prune(run)
         self._script_running = False
         self._run = None
-        self._values = {k: v for k, v in self._values.items() if k in {e.id for e in self._tree.values()}}
+        shown = {e.id for e in self._tree.values()}
+        self._values = {k: v for k, v in self._values.items() if k in shown}
         return RunResult(
             seconds=time.monotonic() - run.began,
-            status=FINISHED.get(status, str(status)),  # type: ignore[call-overload]
+            status=FINISHED.get(status, str(status)),
             exceptions=tuple(run.exceptions),
             errors=tuple(run.errors),
             messages=run.messages,
@@ -564,24 +580,6 @@ def _element_proto(element: ElementProto) -> tuple[str, Any]:
     """(kind, proto) of an ``Element`` message: which of its ``type`` fields is set."""
     kind = element.WhichOneof("type") or "empty"
     return kind, getattr(element, kind)
-
-
-class _Opening:
-    """``async with Session.open(url) as session``: connects on entry, closes on exit."""
-
-    def __init__(self, url: str, timeout_s: float) -> None:
-        self._url, self._timeout_s = url, timeout_s
-        self._session: Session | None = None
-
-    async def __aenter__(self) -> Session:
-        self._session = await Session.connect(self._url, timeout_s=self._timeout_s)
-        return self._session
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        if self._session is not None:
-            await self._session.close()
 
 
 # ----------------------------------------------------------------------------- warming a server up
