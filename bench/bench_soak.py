@@ -9,13 +9,15 @@ second strategy, and a third column that is ``semantic`` for every third session
 paragraphs), then every ``--interval`` s for ``--duration`` s changes one parameter in turn:
 column 1's chunk size, column 2's strategy (semantic among them), column 3's semantic percentile
 (or paragraphs' max tokens). Each change is timed from the rerun request to ``script_finished``;
-an exception box, an error box, a missing document view or a timeout is an error. It prints the
-same latency, error, RSS and CPU sections, plus the server's CPU seconds per interaction and its
-RSS in the first and the second half. Loopback only; at most MAX_WS_SESSIONS sessions and
-MAX_WS_DURATION_S seconds; every wait has a timeout.
+an exception box, an error box, a missing document view or a timeout (``--timeout``) is an
+error, and a session whose run times out stops there (figures count only finished runs; the
+failed ones are counted beside them). It prints the same latency, error, RSS and CPU sections,
+plus the server's CPU seconds per interaction and its RSS in the first and the second half.
+Loopback only; at most MAX_WS_SESSIONS sessions and MAX_WS_DURATION_S seconds; every wait has a
+timeout.
 
     .venv/bin/python bench/bench_soak.py --client ws [--sessions 30] [--interval 5] [--duration 180]
-        [--server-option runner.postScriptGC=false] [--no-warm-up]
+        [--server-option runner.postScriptGC=false] [--no-warm-up] [--warm-semantic]
 
 The browser client:
 
@@ -577,10 +579,13 @@ async def ws_soak(args: argparse.Namespace, url: str, pid: int, report: Report) 
     """The sessions, arriving one per ``args.arrival`` s, while the server's RSS and CPU are sampled."""
     from chunkviz.ui.wsclient import visit
 
-    if not args.no_warm_up:
+    warm_ups = [] if args.no_warm_up else [("the default page", url)]
+    if args.warm_semantic:
+        warm_ups.append(("session 0's page, a semantic column", ws_url(url, 0)))
+    for what, address in warm_ups:
         began = time.monotonic()
-        result = await visit(url, args.timeout)
-        print(f"  warm-up (the default page once): {time.monotonic() - began:.1f} s, {result.status}", flush=True)
+        result = await visit(address, args.timeout)
+        print(f"  warm-up ({what}): {time.monotonic() - began:.1f} s, {result.status}", flush=True)
     report.began = time.monotonic()
     done = asyncio.Event()
     sampler = asyncio.create_task(sample_rss(pid, done, report, args.sample_every))
@@ -692,6 +697,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sample-every", type=float, default=5.0, help="ws: seconds between RSS and CPU samples")
     parser.add_argument("--no-warm-up", action="store_true", help="ws: no default-page visit before the sessions")
+    parser.add_argument(
+        "--warm-semantic",
+        action="store_true",
+        help="ws: also visit a page with a semantic column before the sessions (loads the models)",
+    )
     parser.add_argument(
         "--server-option",
         action="append",

@@ -31,6 +31,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
+from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.proto.Element_pb2 import Element as ElementProto
@@ -71,7 +72,6 @@ FINISHED: dict[int, str] = {
     ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "fragment finished",
     ForwardMsg.FINISHED_WITH_COMPILE_ERROR: "compile error",
 }
-ALERT_ERROR = 1  # streamlit.proto.Alert.Format.ERROR
 
 
 class WsClientError(RuntimeError):
@@ -153,7 +153,7 @@ class Element:
     @property
     def is_error(self) -> bool:
         """An exception box or an ``st.error`` box."""
-        return self.kind == "exception" or (self.kind == "alert" and self.proto.format == ALERT_ERROR)
+        return self.kind == "exception" or (self.kind == "alert" and self.proto.format == Alert.ERROR)
 
 
 @dataclass(frozen=True)
