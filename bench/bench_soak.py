@@ -1,5 +1,25 @@
 #!/usr/bin/env python
-"""Soak: many browser sessions on one app server for several minutes (issue 13 item 8).
+"""Soak: many sessions on one app server for several minutes (issue 13 item 8, issue 20 item 4).
+
+Two clients. ``--client browser`` (the default) drives Chromium, as below. ``--client ws`` speaks
+Streamlit's own websocket protocol (chunkviz.ui.wsclient: no browser, so N sessions cost the
+machine what N students cost the server): N sessions arrive one per ``--arrival`` s, each opens
+the app from a URL (``doc=`` a sample of sample_docs/, three columns: fixed_tokens, a rotating
+second strategy, and a third column that is ``semantic`` for every third session, else
+paragraphs), then every ``--interval`` s for ``--duration`` s changes one parameter in turn:
+column 1's chunk size, column 2's strategy (semantic among them), column 3's semantic percentile
+(or paragraphs' max tokens). Each change is timed from the rerun request to ``script_finished``;
+an exception box, an error box, a missing document view or a timeout (``--timeout``) is an
+error, and a session whose run times out stops there (figures count only finished runs; the
+failed ones are counted beside them). It prints the same latency, error, RSS and CPU sections,
+plus the server's CPU seconds per interaction and its RSS in the first and the second half.
+Loopback only; at most MAX_WS_SESSIONS sessions and MAX_WS_DURATION_S seconds; every wait has a
+timeout.
+
+    .venv/bin/python bench/bench_soak.py --client ws [--sessions 30] [--interval 5] [--duration 180]
+        [--server-option runner.postScriptGC=false] [--no-warm-up] [--warm-semantic]
+
+The browser client:
 
 One ``streamlit run app.py`` on loopback (a free port, uploads capped at 5 MiB as ``./dev app``
 does) and N sessions in Debian's headless Chromium (one browser, one context per session,
@@ -109,7 +129,10 @@ def variant(name: str, text: str, session: int) -> tuple[str, bytes]:
 
 
 # ----------------------------------------------------------------------------- the server and its memory
-def start_server(log_dir: Path, cache_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    log_dir: Path, cache_dir: Path, options: list[str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``streamlit run app.py`` on loopback; ``options`` are ``section.name=value`` config settings."""
     port = free_port()
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", CHUNKVIZ_CACHE_DIR=str(cache_dir))
     env.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
@@ -118,6 +141,9 @@ def start_server(log_dir: Path, cache_dir: Path) -> tuple[subprocess.Popen[bytes
         "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
         "--server.maxUploadSize", "5", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]  # fmt: skip
+    for option in options or []:
+        name, _, value = option.partition("=")
+        command += [f"--{name}", value]
     log_path = log_dir / "server.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
@@ -195,6 +221,8 @@ class Report:
     during_hostile: list[float] = field(
         default_factory=list
     )  # other sessions' changes begun while a hostile upload ran
+    client_cpu: float = 0.0  # the benchmark process's own CPU seconds (the ws client)
+    failed: dict[str, int] = field(default_factory=dict)  # interactions that ended in an error, by kind
 
     def elapsed(self) -> float:
         return time.monotonic() - self.began
@@ -429,11 +457,11 @@ def sample(pid: int, report: Report, note: str = "") -> None:
     )
 
 
-async def sample_rss(pid: int, done: asyncio.Event, report: Report) -> None:
+async def sample_rss(pid: int, done: asyncio.Event, report: Report, every_s: float = RSS_EVERY_S) -> None:
     while not done.is_set():
         sample(pid, report)
         try:
-            await asyncio.wait_for(done.wait(), RSS_EVERY_S)
+            await asyncio.wait_for(done.wait(), every_s)
         except asyncio.TimeoutError:
             pass
     sample(pid, report, " (all sessions done)")
@@ -464,25 +492,142 @@ async def soak(args: argparse.Namespace, url: str, pid: int, report: Report) -> 
             await browser.close()
 
 
+# ----------------------------------------------------------------------------- the websocket client (--client ws)
+#: Bounds of a websocket soak (it stops by itself: so many sessions, so long, each wait timed out).
+MAX_WS_SESSIONS = 300
+MAX_WS_DURATION_S = 3600
+WS_SAMPLES = ["field_station_handbook.md", "api_guide.md", "topic_shifts.txt", "contract_excerpt.txt",
+              "support_call_transcript.txt", "inventory.py"]  # fmt: skip
+WS_COLUMN2 = ["recursive", "sentences", "semantic", "paragraphs", "headings"]
+WS_PERCENTILES = [90.0, 85.0, 95.0, 80.0]
+WS_MAX_TOKENS = [96, 160, 200, 128]
+DOCVIEW = "chunkviz_docview"
+
+
+def ws_columns(session: int) -> list[str]:
+    """Session ``session``'s three strategies: fixed_tokens, a rotating second one, and semantic
+    for every third session (else paragraphs) in the third column."""
+    return ["fixed_tokens", WS_COLUMN2[session % len(WS_COLUMN2)], COLUMN3[session % 3 == 0]]
+
+
+def ws_url(url: str, session: int) -> str:
+    """The app's URL with session ``session``'s configuration (the app's own share format)."""
+    from chunkviz.compare import ColumnConfig, config_to_query
+
+    sample = WS_SAMPLES[session % len(WS_SAMPLES)]
+    query = config_to_query(sample, "cl100k_base", [ColumnConfig(name) for name in ws_columns(session)])
+    return url + "/?" + urllib.parse.urlencode(query)
+
+
+def _other(values: list[Any], current: Any, start: int) -> Any:
+    """The first of ``values`` from ``start`` on (cyclically) that is not ``current``."""
+    for offset in range(len(values)):
+        if values[(start + offset) % len(values)] != current:
+            return values[(start + offset) % len(values)]
+    return values[0]
+
+
+def ws_change(session: Any, number: int, step: int) -> tuple[str, str, Any]:
+    """(kind, widget key, value) of the session's ``step``-th change: column 1's chunk size, column 2's
+    strategy, column 3's semantic percentile or paragraphs' max tokens, in turn."""
+    turn = step // 3 + number
+    if step % 3 == 0:
+        key = "col0.fixed_tokens.chunk_size"
+        return "chunk size", key, _other(SIZES, session.value(key), turn)
+    if step % 3 == 1:
+        strategy = _other(WS_COLUMN2, session.value("col1.strategy"), turn)
+        return f"strategy ({'semantic' if strategy == 'semantic' else 'other'})", "col1.strategy", strategy
+    if ws_columns(number)[2] == "semantic":
+        key = "col2.semantic.percentile"
+        return "semantic percentile", key, _other(WS_PERCENTILES, session.value(key), turn)
+    key = "col2.paragraphs.max_tokens"
+    return "max tokens", key, _other(WS_MAX_TOKENS, session.value(key), turn)
+
+
+def ws_record(report: Report, number: int, kind: str, result: Any, session: Any) -> None:
+    """The run's time under ``kind``, and as errors its exception and error boxes or a missing view."""
+    report.latency(kind, result.seconds)
+    for text in (*result.exceptions, *result.errors):
+        report.error(number, f"{kind}: {text[:200]}")
+    if not session.components(DOCVIEW):
+        report.error(number, f"{kind}: no document view on the page after the run ({result.status})")
+
+
+async def ws_session(url: str, number: int, args: argparse.Namespace, report: Report) -> None:
+    """One student: open the app from the session's URL, then change a parameter every
+    ``args.interval`` s for ``args.duration`` s (right after the last one when it took longer)."""
+    from chunkviz.ui.wsclient import Session, WsClientError
+
+    kind = "open"
+    try:
+        async with Session.open(ws_url(url, number), timeout_s=args.timeout) as session:
+            ws_record(report, number, kind, await session.run(), session)
+            until = time.monotonic() + args.duration
+            next_at, step = time.monotonic() + args.interval, 0
+            while next_at < until:
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+                kind, key, value = ws_change(session, number, step)
+                ws_record(report, number, kind, await session.set(key, value), session)
+                step += 1
+                next_at = max(next_at + args.interval, time.monotonic())
+    except WsClientError as exc:
+        report.failed[kind] = report.failed.get(kind, 0) + 1
+        report.error(number, f"{kind}: {exc}")
+
+
+async def ws_soak(args: argparse.Namespace, url: str, pid: int, report: Report) -> None:
+    """The sessions, arriving one per ``args.arrival`` s, while the server's RSS and CPU are sampled."""
+    from chunkviz.ui.wsclient import visit
+
+    warm_ups = [] if args.no_warm_up else [("the default page", url)]
+    if args.warm_semantic:
+        warm_ups.append(("session 0's page, a semantic column", ws_url(url, 0)))
+    for what, address in warm_ups:
+        began = time.monotonic()
+        result = await visit(address, args.timeout)
+        print(f"  warm-up ({what}): {time.monotonic() - began:.1f} s, {result.status}", flush=True)
+    report.began = time.monotonic()
+    done = asyncio.Event()
+    sampler = asyncio.create_task(sample_rss(pid, done, report, args.sample_every))
+    tasks = []
+    for number in range(args.sessions):
+        tasks.append(asyncio.create_task(ws_session(url, number, args, report)))
+        await asyncio.sleep(args.arrival)
+    bound = args.duration + 2 * args.timeout + 30
+    finished, late = await asyncio.wait(tasks, timeout=bound)
+    for task in late:
+        task.cancel()
+        report.error(-1, f"a session was still running {bound:.0f} s after the last arrival (cancelled)")
+    done.set()
+    await sampler
+
+
 def summary(args: argparse.Namespace, report: Report, load_before: tuple[float, float, float]) -> None:
-    print(f"\n{args.sessions} sessions, {args.minutes:g} min; load average before {load_before[0]:.1f}/{load_before[1]:.1f}, "
+    length = (
+        f"{args.duration:g} s, a change every {args.interval:g} s" if args.client == "ws" else f"{args.minutes:g} min"
+    )
+    print(f"\n{args.sessions} {args.client} sessions, {length}; load average before {load_before[0]:.1f}/{load_before[1]:.1f}, "
           f"after {os.getloadavg()[0]:.1f}/{os.getloadavg()[1]:.1f} (1/5 min) on {os.cpu_count()} cores")  # fmt: skip
-    print("\nlatency (s)              n     p50     p90     max")
+    print("\nlatency (s)              n     p50     p90     max  failed (not in the figures)")
     every: list[float] = []
-    for kind, values in sorted(report.latencies.items()):
+    for kind in sorted(set(report.latencies) | set(report.failed)):
+        values = report.latencies.get(kind, [])
         every += values if kind not in ("open", "upload") else []
-        print(
-            f"  {kind:<20} {len(values):4d} {percentile(values, 0.5):7.2f} {percentile(values, 0.9):7.2f} {max(values):7.2f}"
-        )
+        failed = f"{report.failed[kind]:7d}" if kind in report.failed else ""
+        if values:
+            print(f"  {kind:<20} {len(values):4d} {percentile(values, 0.5):7.2f} {percentile(values, 0.9):7.2f} "
+                  f"{max(values):7.2f}{failed}")  # fmt: skip
+        else:
+            print(f"  {kind:<20} {0:4d} {'-':>7} {'-':>7} {'-':>7}{failed}")
     if report.during_hostile:
         values = report.during_hostile
         print(
             f"  {'  while hostile ran':<20} {len(values):4d} {percentile(values, 0.5):7.2f} {percentile(values, 0.9):7.2f} {max(values):7.2f}"
         )
     if every:
-        print(
-            f"  {'all changes':<20} {len(every):4d} {percentile(every, 0.5):7.2f} {percentile(every, 0.9):7.2f} {max(every):7.2f}"
-        )
+        failed_changes = sum(n for kind, n in report.failed.items() if kind not in ("open", "upload"))
+        print(f"  {'all changes':<20} {len(every):4d} {percentile(every, 0.5):7.2f} {percentile(every, 0.9):7.2f} "
+              f"{max(every):7.2f}{f'{failed_changes:7d}' if failed_changes else ''}")  # fmt: skip
     if report.rss:
         second_half = [p for p in report.rss if p[0] >= report.rss[-1][0] / 2]
         mbs = [mb for _, mb in report.rss]
@@ -493,16 +638,30 @@ def summary(args: argparse.Namespace, report: Report, load_before: tuple[float, 
             flat = slope * (second_half[-1][0] - second_half[0][0]) / 60 < max(50.0, 0.05 * statistics.fmean(mbs))
             print(f"second half: slope {slope:+.1f} MB/min, {second_half[0][1]:.0f} -> {second_half[-1][1]:.0f} MB ({rise:+.0f} MB): "
                   f"{'flat' if flat else 'GROWING'} after warm-up")  # fmt: skip
+        first_half = [mb for t, mb in report.rss if t < report.rss[-1][0] / 2]
+        if first_half and second_half:
+            later = [mb for _, mb in second_half]
+            print(f"RSS by half: first mean {statistics.fmean(first_half):.0f} MB / max {max(first_half):.0f} MB, "
+                  f"second mean {statistics.fmean(later):.0f} MB / max {max(later):.0f} MB")  # fmt: skip
     if len(report.cpu) >= 2:
         (t0, c0), (t1, c1) = report.cpu[0], report.cpu[-1]
         print(
             f"server CPU: {c1 - c0:.0f} s in {t1 - t0:.0f} s ({100 * (c1 - c0) / max(t1 - t0, 1e-6):.0f}% of one core on average)"
         )
+        interactions = sum(len(v) for v in report.latencies.values())
+        if interactions:
+            print(
+                f"server CPU per interaction: {(c1 - c0) / interactions:.3f} s ({interactions} interactions, opens included)"
+            )
+    if report.client_cpu:
+        print(f"this client's own CPU: {report.client_cpu:.0f} s")
     if report.hostile:
         print("\nhostile uploads (while the others ran):")
         for name, seconds, outcome in report.hostile:
             print(f"  {name:<16} {seconds:6.1f} s  {outcome}")
-    timeouts = sum("Timeout" in e or "did not" in e or "nothing after" in e for e in report.errors)
+    timeouts = sum(
+        "Timeout" in e or "did not" in e or "nothing after" in e or "no script_finished" in e for e in report.errors
+    )
     print(
         f"\nerrors: {len(report.errors)} ({timeouts} of them timeouts; the rest page errors, exception or error boxes, server tracebacks)"
     )
@@ -512,7 +671,13 @@ def summary(args: argparse.Namespace, report: Report, load_before: tuple[float, 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sessions", type=int, default=30, help="browser sessions (default 30)")
+    parser.add_argument(
+        "--client",
+        choices=["browser", "ws"],
+        default="browser",
+        help="browser: Chromium pages (default); ws: Streamlit's websocket protocol, no browser",
+    )
+    parser.add_argument("--sessions", type=int, default=30, help="sessions (default 30)")
     parser.add_argument(
         "--minutes",
         type=float,
@@ -520,8 +685,33 @@ def main(argv: list[str] | None = None) -> int:
         help="how long each session changes parameters once its upload shows (default 5)",
     )
     parser.add_argument("--arrival", type=float, default=1.0, help="seconds between two sessions' arrivals (default 1)")
-    parser.add_argument("--no-hostile", action="store_true", help="skip the hostile uploads")
+    parser.add_argument("--no-hostile", action="store_true", help="skip the hostile uploads (browser)")
+    parser.add_argument(
+        "--interval", type=float, default=5.0, help="ws: seconds between a session's changes (default 5)"
+    )
+    parser.add_argument(
+        "--duration", type=float, default=180.0, help="ws: seconds each session makes changes (default 180)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=120.0, help="ws: seconds one run may take before it is an error"
+    )
+    parser.add_argument("--sample-every", type=float, default=5.0, help="ws: seconds between RSS and CPU samples")
+    parser.add_argument("--no-warm-up", action="store_true", help="ws: no default-page visit before the sessions")
+    parser.add_argument(
+        "--warm-semantic",
+        action="store_true",
+        help="ws: also visit a page with a semantic column before the sessions (loads the models)",
+    )
+    parser.add_argument(
+        "--server-option",
+        action="append",
+        default=[],
+        metavar="SECTION.NAME=VALUE",
+        help="a Streamlit config option for the server, e.g. runner.postScriptGC=false (repeatable)",
+    )
     args = parser.parse_args(argv)
+    if args.client == "ws":
+        return main_ws(args)
     if not CHROMIUM.exists():
         print(f"skipped: Chromium not found at {CHROMIUM}")
         return 0
@@ -533,10 +723,38 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     report = Report()
     with tempfile.TemporaryDirectory(prefix="chunkviz-soak-") as tmp:
-        process, url = start_server(Path(tmp), Path(tmp) / "cache")
+        process, url = start_server(Path(tmp), Path(tmp) / "cache", args.server_option)
         try:
             print(f"server {url} (pid {process.pid}); {args.sessions} sessions for {args.minutes:g} min", flush=True)
             asyncio.run(soak(args, url, process.pid, report))
+        finally:
+            stop(process)
+            log = (Path(tmp) / "server.log").read_text(errors="replace")
+            tracebacks = log.count("Traceback")
+            if tracebacks:
+                report.errors.append(f"server log: {tracebacks} tracebacks")
+                print(log[-3000:])
+    summary(args, report, load_before)
+    return 1 if report.errors else 0
+
+
+def main_ws(args: argparse.Namespace) -> int:
+    """The websocket soak: bounded sessions and duration, one server, the summary; 1 on an error."""
+    if not 1 <= args.sessions <= MAX_WS_SESSIONS or not 0 < args.duration <= MAX_WS_DURATION_S or args.interval <= 0:
+        print(f"--sessions must be 1..{MAX_WS_SESSIONS}, --duration 0..{MAX_WS_DURATION_S} s, --interval above 0")
+        return 2
+    load_before = os.getloadavg()
+    report = Report()
+    with tempfile.TemporaryDirectory(prefix="chunkviz-soak-") as tmp:
+        process, url = start_server(Path(tmp), Path(tmp) / "cache", args.server_option)
+        try:
+            options = f" with {', '.join(args.server_option)}" if args.server_option else ""
+            print(f"server {url} (pid {process.pid}){options}; {args.sessions} websocket sessions, a change every "
+                  f"{args.interval:g} s for {args.duration:g} s", flush=True)  # fmt: skip
+            own = os.times()
+            asyncio.run(ws_soak(args, url, process.pid, report))
+            now = os.times()
+            report.client_cpu = (now.user - own.user) + (now.system - own.system)
         finally:
             stop(process)
             log = (Path(tmp) / "server.log").read_text(errors="replace")

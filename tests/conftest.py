@@ -39,7 +39,7 @@ def _llm_endpoint(loopback_llm_env: Any) -> None:
 
 #: Modules whose tests share a costly module-scoped fixture (a Streamlit server and Chromium, a local
 #: Ray and a reference batch run): each runs whole on one worker, so the fixture is built once.
-MODULES_TOGETHER = ("tests/test_browser", "tests/test_batch.py")
+MODULES_TOGETHER = ("tests/test_browser", "tests/test_batch.py", "tests/test_wsclient.py")
 
 
 #: Modules with many tests that embed a whole document's sentences (ours and the peers' semantic
