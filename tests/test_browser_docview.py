@@ -544,3 +544,33 @@ def test_hits_are_painted_again_when_their_page_is_drawn_again(browser: Any, ser
         assert page.page_errors == []
     finally:
         page.context.close()
+
+
+def test_pages_keep_every_character_of_hostile_text_and_its_offsets(big_page: Any) -> None:
+    """docview.js's page cuts on untrusted text: markup-like text, character references, characters
+    beyond the BMP, CR LF, and 60,000 characters without a line end (cut mid-line, never inside a
+    reference or a surrogate pair): the pages' text is the text, and their offsets are the document's."""
+    from chunkviz.compare import chunk_annotations, run_strategy
+    from chunkviz.render import RenderOptions, render_html
+
+    line = "<script>alert('x')</script> & \"q\" \U0001f327\ufe0f caf\u00e9 &amp; "
+    text = (line * 40 + "\r\n") * 900 + line * 2000 + "\n" + "tail \U0001f327"
+    result = run_strategy(text, "fixed_tokens", {"chunk_size": 120, "overlap": 20}, "cl100k_base")
+    html = render_html(text, result.chunks, RenderOptions("col0", "cl100k_base", None, chunk_annotations(result)))
+    page = big_page
+    pages = js(page, """
+        const split = root.__cvd.pagesOf(arg);
+        const parse = (h) => { const t = document.createElement('template'); t.innerHTML = h; return t.content; };
+        return split.pages.map(p => { const c = parse(p.html);
+          return [p.start, p.end, c.textContent, c.querySelectorAll('script').length, c.querySelectorAll('*').length]; });""", html)  # fmt: skip
+    assert page.page_errors == []
+    assert len(pages) > 5
+    assert pages[0][0] == 0 and pages[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in zip(pages, pages[1:])), "contiguous"
+    assert any(not text[a:b].endswith("\n") for a, b, *_ in pages[:-1]), "the long line is cut mid-line"
+    for start, end, shown, scripts, _ in pages:
+        # the HTML parser turns CR LF into LF (so does the whole column's HTML); nothing else changes
+        assert shown == text[start:end].replace("\r\n", "\n"), (start, end)
+        assert scripts == 0
+    whole_elements = html.count("<span") + html.count("<i ")
+    assert sum(p[4] for p in pages) >= whole_elements  # every element drawn (continued ones twice)

@@ -116,6 +116,8 @@ class DocView {
     /** @type {HTMLElement & { __cvd?: DocView }} */
     this.root = parentElement.querySelector(".cvd-root") || parentElement.appendChild(el("div", "cvd-root"));
     this.root.__cvd = this; // for tests and benchmarks
+    /** the pages docview.js would cut a column's HTML into (for tests) */
+    this.pagesOf = (/** @type {string} */ html) => splitPages(html, PAGE_CHARS);
     /** @type {Column[]} */
     this.columns = [];
     /** @type {Partial<DocViewPayload> | null} */
@@ -1351,10 +1353,13 @@ function splitPages(html, pageChars) {
     if (ins) continue; // added text is not document text
     let from = 0;
     while (true) {
-      const need = pageStart + pageChars - at; // characters still wanted on this page
-      const nl = t.indexOf("\n", from + Math.max(0, need));
-      if (nl < 0) break;
-      const cut = nl + 1;
+      const need = Math.max(0, pageStart + pageChars - at); // characters still wanted on this page
+      const nl = t.indexOf("\n", from + need);
+      const hard = from + need + pageChars; // a page with no line end is cut (mid-line) here
+      let cut;
+      if (nl >= 0 && nl < hard) cut = nl + 1;
+      else if (hard < t.length) cut = safeCut(t, hard);
+      else break;
       const end = at + docChars(t.slice(from, cut));
       const closers = "</span>".repeat(stack.length);
       pages.push({ start: pageStart, end, html: reopen + body.slice(pageFrom, m.index + cut) + closers });
@@ -1368,6 +1373,22 @@ function splitPages(html, pageChars) {
   if (!pages.length) return null;
   pages.push({ start: pageStart, end: at, html: reopen + body.slice(pageFrom) });
   return { root: html.slice(0, open) + "</div>", pages };
+}
+
+// a cut at or after t[i] that splits no character reference, no surrogate pair and, when a space
+// follows soon, no word
+/**
+ * @param {string} t
+ * @param {number} i
+ */
+function safeCut(t, i) {
+  const amp = t.lastIndexOf("&", i - 1);
+  if (amp >= 0 && amp > t.lastIndexOf(";", i - 1)) i = t.indexOf(";", amp) + 1;
+  const space = t.indexOf(" ", i);
+  if (space >= 0 && space - i < 200) i = space + 1;
+  const c = t.charCodeAt(i - 1);
+  if (c >= 0xd800 && c <= 0xdbff) i++;
+  return Math.min(i, t.length);
 }
 
 // the data-* attributes of an opening tag of render.py, as a dataset (camelCase keys, unescaped)
