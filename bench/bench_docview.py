@@ -15,11 +15,13 @@ each timed from ``goto`` to the first chunk element visible. Reported, median ov
   DOM now          elements in the page: the document plus the component's shadow root
   DOM whole        the same page if every column's whole HTML were drawn (one element per tag)
   end              seconds from a ribbon click at 99% to every column drawn there
+  payload frame    seconds from navigation to the largest websocket frame received (the payload)
+  first update     milliseconds of the view's first update (cutting pages, drawing the first ones)
 
 To measure the code before this change, run the same script with another tree's chunkviz first on
 the path (``PYTHONPATH=/path/to/other/tree``): the app imports whatever chunkviz is found first.
 
-    .venv/bin/python bench/bench_docview.py [--mb 5] [--visits 3] [--json PATH]
+    .venv/bin/python bench/bench_docview.py [--mb 5] [--visits 3] [--compress] [--json PATH]
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ DOM_JS = f"""() => {{
   const whole = root.__cvd.columns.reduce((n, c) => n + (c.html.match(/<[a-z]/g) || []).length, 0);
   const payload = new TextEncoder().encode(JSON.stringify(root.__cvd.data)).length;
   const pages = root.__cvd.columns.map(c => c.pages ? [c.pages.filter(p => p.drawn).length, c.pages.length] : [1, 1]);
-  return {{now, whole: now - boxes + whole + root.__cvd.columns.length, payload, pages, length: root.__cvd.data.length}};
+  return {{now, whole: now - boxes + whole, payload, pages, length: root.__cvd.data.length}};
 }}"""
 
 
@@ -58,15 +60,19 @@ def visit(browser: Any, url: str, selector: str, timeout_s: float) -> dict[str, 
     """A new visitor: seconds to ``selector`` visible, websocket bytes received until then, the page."""
     page = open_page(browser, "about:blank", timeout_s=timeout_s)
     received = [0]
+    largest = [0, 0.0]  # bytes and arrival (seconds after navigation) of the largest frame
 
-    def on_socket(ws: Any) -> None:
-        ws.on("framereceived", lambda payload: received.__setitem__(0, received[0] + len(payload)))
+    def on_frame(payload: Any) -> None:
+        received[0] += len(payload)
+        if len(payload) > largest[0]:
+            largest[:] = [len(payload), time.perf_counter() - began]
 
-    page.on("websocket", on_socket)
+    page.on("websocket", lambda ws: ws.on("framereceived", on_frame))
     began = time.perf_counter()
     page.goto(url)
     page.wait_for_selector(selector, timeout=timeout_s * 1000)
-    return {"seconds": time.perf_counter() - began, "ws_bytes": received[0], "page": page}
+    seconds = time.perf_counter() - began
+    return {"seconds": seconds, "ws_bytes": received[0], "largest_frame_s": largest[1], "page": page}
 
 
 def ribbon_to_end(page: Any) -> float:
@@ -89,6 +95,7 @@ def measure_case(browser: Any, url: str, visits: int) -> dict[str, Any]:
         page = v.pop("page")
         wait_for(lambda p=page: p.evaluate(f"() => !!{ROOT_JS}.__cvd.data.columns"), "the payload")
         v.update(page.evaluate(DOM_JS))
+        v["update_ms"] = page.evaluate(f"() => {ROOT_JS}.__cvd.stats.updateMs[0]")
         v["end_seconds"] = ribbon_to_end(page)
         v["dom_at_end"] = page.evaluate(DOM_JS)["now"]
         if page.page_errors:
@@ -106,6 +113,8 @@ def measure_case(browser: Any, url: str, visits: int) -> dict[str, Any]:
         "pages": rows[-1]["pages"],
         "length": rows[-1]["length"],
         "end_s": statistics.median(r["end_seconds"] for r in rows),
+        "largest_frame_s": statistics.median(r["largest_frame_s"] for r in rows),
+        "first_update_ms": statistics.median(r["update_ms"] for r in rows),
     }
 
 
@@ -114,12 +123,20 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=5.0, help="size of the long document in megabytes (default 5)")
     parser.add_argument("--visits", type=int, default=3, help="timed visits per case (default 3)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument(
+        "--compress", action="store_true", help="serve with server.enableWebsocketCompression (permessage-deflate)"
+    )
     args = parser.parse_args()
     from playwright import sync_api
 
     cases = {"sample x 3": "doc=sample&columns=3", f"{args.mb:g} MB x 4": f"doc=big&mb={args.mb:g}&columns=4"}
-    out: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as logs, streamlit_server(APP, Path(logs)) as url, chromium(sync_api) as browser:
+    out: dict[str, Any] = {"compress": args.compress}
+    env = {"STREAMLIT_SERVER_ENABLE_WEBSOCKET_COMPRESSION": "true"} if args.compress else {}
+    with (
+        tempfile.TemporaryDirectory() as logs,
+        streamlit_server(APP, Path(logs), env=env) as url,
+        chromium(sync_api) as browser,
+    ):
         bare = []
         for _ in range(args.visits + 1):
             v = visit(browser, url + "/?bare=1", "text=A bare page", 120)
@@ -128,6 +145,7 @@ def main() -> None:
         out["bare_s"] = statistics.median(bare[1:])
         for name, query in cases.items():
             out[name] = measure_case(browser, f"{url}/?{query}", args.visits)
+    print("websocket compression on" if args.compress else "websocket compression off (Streamlit's default)")
     print(f"bare page: first text {out['bare_s']:.2f} s (median of {args.visits})")
     header = f"{'case':<12} {'chars':>10} {'first chunk':>12} {'ratio':>6} {'websocket':>12} {'payload':>12} {'DOM now':>8} {'at end':>8} {'DOM whole':>10} {'end':>6}  pages drawn/total"  # fmt: skip
     print(header)
@@ -136,6 +154,12 @@ def main() -> None:
         print(f"{name:<12} {r['length']:>10,} {r['first_chunk_s']:>10.2f} s {r['first_chunk_s'] / out['bare_s']:>5.1f}x "
               f"{r['ws_bytes']:>12,} {r['payload_bytes']:>12,} {r['dom_now']:>8,} {r['dom_at_end']:>8,} {r['dom_whole']:>10,} "
               f"{r['end_s']:>5.2f}s  {r['pages']}")  # fmt: skip
+    print(
+        "where the time goes (median): the largest websocket frame (the payload) arrives, then the view's first update"
+    )
+    for name in cases:
+        r = out[name]
+        print(f"  {name:<12} payload frame at {r['largest_frame_s']:.2f} s, first update {r['first_update_ms']:.0f} ms")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
 

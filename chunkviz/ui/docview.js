@@ -442,10 +442,11 @@ class DocView {
     const length = Math.max(1, Number(this.data.length) || 1);
     const frag = document.createDocumentFragment();
     frag.appendChild(el("div", "cvd-track-line"));
-    for (const [end, reason] of cuts) {
+    for (const [end, reason, count] of ribbonTicks(cuts, length)) {
       const tick = el("div", "cvd-tick");
       tick.dataset.offset = String(end);
       tick.dataset.reason = reason;
+      if (count > 1) tick.dataset.count = String(count); // cuts that fall on one tick of a long document
       tick.style.left = `${(100 * end) / length}%`;
       tick.style.background = (this.data.reason_colours || {})[reason] || "#495057";
       frag.appendChild(tick);
@@ -1163,6 +1164,29 @@ class DocView {
   hideTip() {
     this.tip.hidden = true;
   }
+}
+
+/** Most tick elements a ribbon track draws: more cuts share ticks (a track is ~1,000 pixels wide). */
+const MAX_TICKS = 1500;
+
+// a track's ticks: one per cut; past MAX_TICKS cuts, one per reason in each of MAX_TICKS equal
+// stretches of the document (at the first cut there, with the number of cuts it stands for)
+/**
+ * @param {Array<[number, string]>} cuts
+ * @param {number} length
+ * @returns {Array<[number, string, number]>}
+ */
+function ribbonTicks(cuts, length) {
+  if (cuts.length <= MAX_TICKS) return cuts.map(([end, reason]) => [end, reason, 1]);
+  /** @type {Map<string, [number, string, number]>} */
+  const ticks = new Map();
+  for (const [end, reason] of cuts) {
+    const key = `${Math.floor((MAX_TICKS * end) / length)}|${reason}`;
+    const tick = ticks.get(key);
+    if (tick) tick[2]++;
+    else ticks.set(key, [end, reason, 1]);
+  }
+  return [...ticks.values()];
 }
 
 /** @param {number} i */
