@@ -1379,7 +1379,7 @@ function splitPages(html, pageChars) {
     while (true) {
       const need = Math.max(0, pageStart + pageChars - at); // characters still wanted on this page
       const nl = t.indexOf("\n", from + need);
-      const hard = from + need + pageChars; // a page with no line end is cut (mid-line) here
+      const hard = from + Math.max(0, pageStart + 2 * pageChars - at); // a page with no line end is cut (mid-line) here
       let cut;
       if (nl >= 0 && nl < hard) cut = nl + 1;
       else if (hard < t.length) cut = safeCut(t, hard);
@@ -1399,19 +1399,19 @@ function splitPages(html, pageChars) {
   return { root: html.slice(0, open) + "</div>", pages };
 }
 
-// a cut at or after t[i] that splits no character reference, no surrogate pair and, when a space
-// follows soon, no word
+// a cut at or after t[i] that splits no character reference, no surrogate pair, no CR LF and, when
+// a space follows soon, no word
 /**
  * @param {string} t
  * @param {number} i
  */
 function safeCut(t, i) {
   const amp = t.lastIndexOf("&", i - 1);
-  if (amp >= 0 && amp > t.lastIndexOf(";", i - 1)) i = t.indexOf(";", amp) + 1;
+  if (amp >= 0 && amp < i && amp > t.lastIndexOf(";", i - 1)) i = t.indexOf(";", amp) + 1;
   const space = t.indexOf(" ", i);
   if (space >= 0 && space - i < 200) i = space + 1;
   const c = t.charCodeAt(i - 1);
-  if (c >= 0xd800 && c <= 0xdbff) i++;
+  if ((c >= 0xd800 && c <= 0xdbff) || (c === 13 && t.charCodeAt(i) === 10)) i++; // a pair; CR LF
   return Math.min(i, t.length);
 }
 
