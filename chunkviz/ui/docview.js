@@ -6,12 +6,29 @@
 // Retrieval overlay: hits (rank badges, outlines, quiet other chunks), reference spans drawn with
 // the CSS Custom Highlight API over DOM Ranges mapped from document offsets, ribbon marks, and a
 // mouse selection sent back as document offsets (state "answer").
+// Draw only what is seen: a column whose HTML holds more than PAGE_CHARS characters of text is cut
+// (in the browser, at line ends: splitPages) into pages; only the pages in and around the visible
+// window are in the DOM, every other page is an empty spacer of its measured (or estimated)
+// height. Offsets, selection, hits and highlights are re-applied to each page drawn.
 
 /** @typedef {import("./payload").DocViewPayload} DocViewPayload */
 /** @typedef {import("./payload").DocViewColumn} DocViewColumn */
 /** @typedef {import("./payload").DocViewHit} DocViewHit */
 /** @typedef {{ tops: Float64Array, pos: Float64Array, height: number, maxTop: number }} Anchors */
-/** @typedef {{ nodes: Text[], starts: Float64Array, complex: Uint8Array, crlf: boolean, position: Map<Node, number> }} TextIndex */
+/** @typedef {{ nodes: Text[], starts: Float64Array, complex: Uint8Array, crlfs: Uint8Array, crlf: boolean, position: Map<Node, number> }} TextIndex */
+/**
+ * One page of a long column: the document span [start, end) and its HTML (whole elements: a span
+ * cut by the page end is closed and continued on the next page, as render.py continues one).
+ * @typedef {object} Page
+ * @property {number} start
+ * @property {number} end
+ * @property {string} html
+ * @property {HTMLElement} node the page's element: its HTML when drawn, else an empty spacer
+ * @property {boolean} drawn
+ * @property {number | null} height measured height in pixels (null: never drawn)
+ * @property {number} top offsetTop of the node at the last anchors build
+ */
+/** @typedef {Record<string, string | undefined>} ChunkData a chunk element's data-* attributes, as a dataset */
 /** @typedef {{ hit: DocViewHit, start: number, end: number, first: HTMLElement | null }} HitSpan */
 /**
  * One column of the view: its payload, its DOM and what is cached from them.
@@ -39,6 +56,9 @@
  * @property {HTMLElement} [window] the ribbon's marker of the visible part
  * @property {number[]} [cutEnds]
  * @property {string[]} [cutReasons]
+ * @property {Page[] | null} pages the pages of a long column (null: the whole HTML is drawn)
+ * @property {Map<number, ChunkData | null>} infoCache chunk facts found in pages not drawn
+ * @property {DocViewHit[]} hits the column's hits of the last update
  */
 
 /** @type {WeakMap<ShadowRoot, DocView>} */
@@ -84,6 +104,8 @@ const badge = (hit) => `#${hit.rank} \u00b7 ${Number(hit.score).toFixed(2)}`;
 /** @param {DocViewHit} hit */
 const isParentHit = (hit) => hit.matched !== null && hit.matched !== undefined;
 const HIGHLIGHT = "cvd-ref";
+/** Characters of text per page of a long column (a column with fewer is drawn whole, as one). */
+const PAGE_CHARS = 20000;
 
 class DocView {
   /** @param {ShadowRoot} parentElement */
@@ -94,6 +116,8 @@ class DocView {
     /** @type {HTMLElement & { __cvd?: DocView }} */
     this.root = parentElement.querySelector(".cvd-root") || parentElement.appendChild(el("div", "cvd-root"));
     this.root.__cvd = this; // for tests and benchmarks
+    /** the pages docview.js would cut a column's HTML into (for tests) */
+    this.pagesOf = (/** @type {string} */ html) => splitPages(html, PAGE_CHARS);
     /** @type {Column[]} */
     this.columns = [];
     /** @type {Partial<DocViewPayload> | null} */
@@ -105,9 +129,13 @@ class DocView {
     this.frame = 0;
     this.driver = -1;
     this.hover = null; // {col, elements}
-    this.stats = { syncMs: [], anchorMs: [], updateMs: [] };
+    this.stats = { syncMs: [], anchorMs: [], updateMs: [], windowMs: [], pagesDrawn: 0 };
+    this.windowFrame = 0;
     this.build();
-    this.resize = new ResizeObserver(() => this.columns.forEach((c) => (c.anchors = null)));
+    this.resize = new ResizeObserver(() => {
+      this.columns.forEach((c) => (c.anchors = null));
+      if (this.columns.some((c) => c.pages)) this.scheduleWindows();
+    });
   }
 
   build() {
@@ -180,7 +208,7 @@ class DocView {
     this.columns = [];
     for (let i = 0; i < n; i++) {
       /** @type {Column} */
-      const col = /** @type {Column} */ ({ i, html: null, cutsKey: null, hitsKey: null, anchors: null, textIndex: null, shown: null, expectTop: null, lastTop: 0, hitSpans: [], hitOf: new Map() });
+      const col = /** @type {Column} */ ({ i, html: null, cutsKey: null, hitsKey: null, anchors: null, textIndex: null, shown: null, expectTop: null, lastTop: 0, hitSpans: [], hitOf: new Map(), pages: null, infoCache: new Map(), hits: [] });
       col.trackLabel = this.ribbon.appendChild(el("div", "cvd-track-label"));
       col.track = this.ribbon.appendChild(el("div", "cvd-track"));
       col.track.dataset.column = String(i);
@@ -242,13 +270,168 @@ class DocView {
    */
   replaceHtml(col, html) {
     const keep = col.html !== null && col.lastTop > 0 ? this.offsetAt(col, col.lastTop) : null;
-    col.box.innerHTML = html; // render.py output: escaped server-side
+    const split = splitPages(html, PAGE_CHARS);
+    this.setBoxHtml(col, split ? split.root : html);
     col.html = html;
     col.anchors = null;
     col.textIndex = null;
+    col.infoCache = new Map();
+    col.pages = null;
+    col.box.classList.toggle("cvd-paged", !!split);
+    if (split) {
+      const doc = /** @type {HTMLElement} */ (col.box.firstElementChild);
+      col.pages = split.pages.map((p) => {
+        const node = doc.appendChild(el("div", "cvd-page"));
+        /** @type {Page} */
+        const page = { ...p, node, drawn: false, height: null, top: 0 };
+        return page;
+      });
+      this.estimateHeights(col);
+    }
     col.lastTop = col.box.scrollTop;
+    if (col.pages) this.ensureWindow(col);
     if (col.shown !== null) this.markSelected(col, col.shown);
-    if (keep !== null) this.setScroll(col, this.topFor(col, keep));
+    if (keep !== null) this.alignTo(col, keep, 0);
+  }
+
+  /**
+   * @param {Column} col
+   * @param {string} html render.py output (a column's whole HTML, or the root of a paged one)
+   */
+  setBoxHtml(col, html) {
+    col.box.innerHTML = html; // render.py output: escaped server-side
+  }
+
+  // ------------------------------------------------------------------ pages of a long column
+  // Spacer heights: a page drawn once keeps its measured height; the others get its characters
+  // times the pixels per character measured so far (a first guess from the box width before).
+  /** @param {Column} col */
+  estimateHeights(col) {
+    if (!col.pages) return;
+    let chars = 0, px = 0;
+    for (const p of col.pages) {
+      if (p.height !== null) {
+        chars += p.end - p.start;
+        px += p.height;
+      }
+    }
+    const perChar = chars > 0 ? px / chars : 17.5 / Math.max(20, (col.box.clientWidth || 300) / 6.6);
+    for (const p of col.pages) if (!p.drawn) p.node.style.height = `${Math.round(p.height ?? (p.end - p.start) * perChar)}px`;
+  }
+
+  // the pages that meet the visible window with one box height of margin on each side
+  /** @param {Column} col */
+  wantedPages(col) {
+    const pages = /** @type {Page[]} */ (col.pages);
+    const { height } = this.anchorsOf(col);
+    const h = height || 600;
+    const lo = col.lastTop - h, hi = col.lastTop + 2 * h;
+    /** @type {Set<number>} */
+    const want = new Set();
+    let k = 0, a = 0, b = pages.length - 1;
+    while (a < b) { // the last page whose top is at or above lo
+      const mid = (a + b + 1) >> 1;
+      if (pages[mid].top <= lo) a = mid;
+      else b = mid - 1;
+    }
+    for (k = a; k < pages.length && (k === a || pages[k].top < hi); k++) want.add(k);
+    return want;
+  }
+
+  // draw the pages the window needs (spacers for the rest), keeping the document offset at the
+  // box's top edge (or `keep`) where it was; true when pages changed
+  /**
+   * @param {Column} col
+   * @param {number} [keep] a document offset to keep at the top edge (plus dy pixels)
+   * @param {number} [dy]
+   */
+  ensureWindow(col, keep, dy = 0) {
+    const pages = col.pages;
+    if (!pages) return false;
+    const t0 = performance.now();
+    let changed = false;
+    for (let round = 0; round < 4; round++) {
+      const want = this.wantedPages(col);
+      if (want.size === pages.filter((p) => p.drawn).length && [...want].every((k) => pages[k].drawn)) break;
+      const before = this.anchorsOf(col);
+      const atEnd = keep === undefined && col.lastTop > 0 && col.lastTop >= before.maxTop - 1;
+      const offset = keep ?? this.offsetAt(col, col.lastTop);
+      for (const p of pages) if (p.drawn && p.height !== null) p.height = p.node.offsetHeight || p.height;
+      pages.forEach((p, k) => {
+        if (p.drawn && !want.has(k)) {
+          p.node.replaceChildren();
+          p.drawn = false;
+        } else if (!p.drawn && want.has(k)) {
+          this.drawPage(p);
+        }
+      });
+      for (const p of pages) if (p.drawn) p.height = p.node.offsetHeight;
+      this.estimateHeights(col);
+      col.anchors = null;
+      col.textIndex = null;
+      changed = true;
+      const after = this.anchorsOf(col);
+      this.setScroll(col, atEnd ? after.maxTop : this.topFor(col, offset) + (keep === undefined ? 0 : dy));
+    }
+    if (changed) this.repaint(col);
+    this.stats.windowMs.push(performance.now() - t0);
+    if (this.stats.windowMs.length > 500) this.stats.windowMs.splice(0, 250);
+    return changed;
+  }
+
+  /** @param {Page} page */
+  drawPage(page) {
+    const html = page.html;
+    page.node.innerHTML = html; // render.py output (a piece of it, whole elements): escaped server-side
+    page.node.style.height = "";
+    page.drawn = true;
+    this.stats.pagesDrawn++;
+  }
+
+  // a page drawn anew gets what the whole column shows: the selection, hits, highlights
+  /** @param {Column} col */
+  repaint(col) {
+    if (col.shown !== null) this.markSelected(col, col.shown);
+    this.paintHits(col);
+    this.setRefRanges(this.referenceRanges(this.data.references || []));
+    if (this.hover && !this.hover.node.isConnected) this.clearHover();
+  }
+
+  // scroll a column so that `offset` is at its top edge (plus dy pixels), drawing its pages there
+  /**
+   * @param {Column} col
+   * @param {number} offset
+   * @param {number} dy
+   */
+  alignTo(col, offset, dy) {
+    this.setScroll(col, this.topFor(col, offset) + dy);
+    this.ensureWindow(col, offset, dy);
+  }
+
+  // the data-* facts of chunk `index` in a column: its element's dataset when drawn, else read
+  // from the opening tag in the page that holds it
+  /**
+   * @param {Column} col
+   * @param {number} index
+   * @returns {ChunkData | null}
+   */
+  infoOf(col, index) {
+    const node = /** @type {HTMLElement | null} */ (col.box.querySelector(`[data-chunk-index="${Number(index)}"]`));
+    if (node) return node.dataset;
+    if (!col.pages) return null;
+    const cached = col.infoCache.get(Number(index));
+    if (cached !== undefined) return cached;
+    const needle = ` data-chunk-index="${Number(index)}"`;
+    /** @type {ChunkData | null} */
+    let found = null;
+    for (const page of col.pages) {
+      const at = page.html.indexOf(needle);
+      if (at < 0) continue;
+      found = tagData(page.html.slice(page.html.lastIndexOf("<", at), page.html.indexOf(">", at) + 1));
+      break;
+    }
+    col.infoCache.set(Number(index), found);
+    return found;
   }
 
   /**
@@ -259,10 +442,11 @@ class DocView {
     const length = Math.max(1, Number(this.data.length) || 1);
     const frag = document.createDocumentFragment();
     frag.appendChild(el("div", "cvd-track-line"));
-    for (const [end, reason] of cuts) {
+    for (const [end, reason, count] of ribbonTicks(cuts, length)) {
       const tick = el("div", "cvd-tick");
       tick.dataset.offset = String(end);
       tick.dataset.reason = reason;
+      if (count > 1) tick.dataset.count = String(count); // cuts that fall on one tick of a long document
       tick.style.left = `${(100 * end) / length}%`;
       tick.style.background = (this.data.reason_colours || {})[reason] || "#495057";
       frag.appendChild(tick);
@@ -300,28 +484,45 @@ class DocView {
   anchorsOf(col) {
     if (col.anchors) return col.anchors;
     const t0 = performance.now();
-    const nodes = /** @type {NodeListOf<HTMLElement>} */ (col.box.querySelectorAll(".cv-c[data-start],.cv-o[data-start],.cv-gap"));
-    const n = nodes.length;
-    const tops = new Float64Array(n + 2);
-    const pos = new Float64Array(n + 2);
-    let k = 1, lastTop = 0, lastPos = 0, overlapEnd = 0;
-    for (const node of nodes) {
-      let p;
-      if (node.classList.contains("cv-o")) {
-        p = Number(node.dataset.start);
-        overlapEnd = Number(node.dataset.end);
-      } else if (node.classList.contains("cv-gap")) {
-        p = Number(node.dataset.gapStart);
-      } else {
-        p = Math.max(Number(node.dataset.start), overlapEnd); // a band is drawn after its leading overlap
-      }
+    /** @type {number[]} */
+    const topList = [0];
+    /** @type {number[]} */
+    const posList = [0];
+    let lastTop = 0, lastPos = 0, overlapEnd = 0;
+    /** @type {(top: number, p: number) => void} */
+    const push = (top, p) => {
       lastPos = Math.max(lastPos, p || 0);
-      lastTop = Math.max(lastTop, node.offsetTop);
-      tops[k] = lastTop;
-      pos[k] = lastPos;
-      k++;
+      lastTop = Math.max(lastTop, top);
+      topList.push(lastTop);
+      posList.push(lastPos);
+    };
+    /** @param {ParentNode} within */
+    const scan = (within) => {
+      for (const node of /** @type {NodeListOf<HTMLElement>} */ (within.querySelectorAll(".cv-c[data-start],.cv-o[data-start],.cv-gap"))) {
+        let p;
+        if (node.classList.contains("cv-o")) {
+          p = Number(node.dataset.start);
+          overlapEnd = Number(node.dataset.end);
+        } else if (node.classList.contains("cv-gap")) {
+          p = Number(node.dataset.gapStart);
+        } else {
+          p = Math.max(Number(node.dataset.start), overlapEnd); // a band is drawn after its leading overlap
+        }
+        push(node.offsetTop, p);
+      }
+    };
+    if (!col.pages) scan(col.box);
+    else {
+      for (const page of col.pages) { // a spacer maps its height linearly onto its characters
+        page.top = page.node.offsetTop;
+        push(page.top, page.start);
+        if (page.drawn) scan(page.node);
+      }
     }
     const box = col.box;
+    const k = topList.length;
+    const tops = Float64Array.from(topList.concat([0]));
+    const pos = Float64Array.from(posList.concat([0]));
     tops[k] = Math.max(lastTop + 1, box.scrollHeight);
     pos[k] = Math.max(lastPos, Number(this.data.length) || 0);
     col.lastTop = box.scrollTop;
@@ -396,6 +597,7 @@ class DocView {
     if (this.frame || this.windowFrame) return;
     this.windowFrame = requestAnimationFrame(() => {
       this.windowFrame = 0;
+      this.columns.forEach((c) => this.ensureWindow(c));
       this.columns.forEach((c) => this.updateWindow(c));
     });
   }
@@ -405,9 +607,10 @@ class DocView {
     const t0 = performance.now();
     const source = this.columns[i];
     if (!source) return;
+    this.ensureWindow(source);
     const offset = this.offsetAt(source, source.lastTop);
     if (this.sync) {
-      for (const col of this.columns) if (col !== source) this.setScroll(col, this.topFor(col, offset));
+      for (const col of this.columns) if (col !== source) this.alignTo(col, offset, 0);
     }
     this.columns.forEach((c) => this.updateWindow(c));
     this.stats.syncMs.push(performance.now() - t0);
@@ -416,7 +619,7 @@ class DocView {
 
   /** @param {number} offset */
   scrollAllTo(offset) {
-    for (const col of this.columns) this.setScroll(col, this.topFor(col, offset) - 6);
+    for (const col of this.columns) this.alignTo(col, offset, -6);
     this.columns.forEach((c) => this.updateWindow(c));
   }
 
@@ -437,7 +640,14 @@ class DocView {
    * @param {number} index
    */
   reveal(col, index) {
-    const first = col.box.querySelector(extentSelector(index));
+    let first = col.box.querySelector(extentSelector(index));
+    if (!first && col.pages) { // on a page not drawn: draw it there, then scroll like a user (syncs)
+      const info = this.infoOf(col, index);
+      if (!info) return;
+      this.alignTo(col, Number(info.start), -col.box.clientHeight * 0.2);
+      this.schedule(col.i);
+      first = col.box.querySelector(extentSelector(index));
+    }
     if (!first) return;
     const box = col.box;
     const boxRect = box.getBoundingClientRect();
@@ -541,13 +751,13 @@ class DocView {
     col.box.querySelectorAll(extentSelector(index)).forEach((n) => n.classList.add("cvd-sel"));
     // its parent, grandparent ... are marked too: retrieval would return them with it
     const seen = new Set();
-    let node = /** @type {HTMLElement | null} */ (col.box.querySelector(`[data-chunk-index="${Number(index)}"]`));
-    while (node && node.dataset.parent !== undefined && !seen.has(node.dataset.parent)) {
-      const parent = Number(node.dataset.parent);
-      seen.add(node.dataset.parent);
+    let info = this.infoOf(col, index);
+    while (info && info.parent !== undefined && !seen.has(info.parent)) {
+      const parent = Number(info.parent);
+      seen.add(info.parent);
       col.box.querySelectorAll(`[data-parent-index="${parent}"],.cv-p[data-continues="${parent}"]`)
         .forEach((n) => n.classList.add("cv-psel"));
-      node = /** @type {HTMLElement | null} */ (col.box.querySelector(`[data-chunk-index="${parent}"]`));
+      info = this.infoOf(col, parent);
     }
   }
 
@@ -572,9 +782,8 @@ class DocView {
       return [["b", "Text in no chunk"], ["kv", "characters", `${fmt(a)}\u2013${fmt(b)} (${fmt(b - a)} chars)`]];
     }
     const index = indexes[0];
-    const info = /** @type {HTMLElement | null} */ (col.box.querySelector(`[data-chunk-index="${index}"]`));
-    if (!info) return [["b", `Chunk ${index}`]];
-    const d = info.dataset;
+    const d = this.infoOf(col, index);
+    if (!d) return [["b", `Chunk ${index}`]];
     const start = Number(d.start), end = Number(d.end);
     const rows = [["b", `Chunk ${index}` + (d.parentIndex !== undefined ? " (parent of smaller chunks)" : "")]];
     rows.push(...this.hitRows(col, index, false));
@@ -603,26 +812,39 @@ class DocView {
    * @param {DocViewHit[]} hits
    */
   applyHits(col, hits) {
-    const box = col.box;
-    box.querySelectorAll(".cvd-hit,.cvd-hitp").forEach((n) => n.classList.remove("cvd-hit", "cvd-hitp"));
-    box.querySelectorAll("[data-cvd-badge]").forEach((n) => n.removeAttribute("data-cvd-badge"));
-    box.classList.toggle("cvd-quiet", hits.length > 0);
+    col.box.classList.toggle("cvd-quiet", hits.length > 0);
+    col.hits = hits;
     col.hitOf = new Map();
     col.hitSpans = [];
     for (const hit of hits) {
+      col.hitOf.set(hit.index, { hit, role: "returned" });
+      if (isParentHit(hit)) col.hitOf.set(/** @type {number} */ (hit.matched), { hit, role: "matched" });
+      const info = this.infoOf(col, hit.index);
+      if (info) col.hitSpans.push({ hit, start: Number(info.start), end: Number(info.end), first: null });
+    }
+    this.paintHits(col);
+  }
+
+  // the hits' outlines and badges on the elements drawn (again after a page is drawn)
+  /** @param {Column} col */
+  paintHits(col) {
+    const box = col.box;
+    box.querySelectorAll(".cvd-hit,.cvd-hitp").forEach((n) => n.classList.remove("cvd-hit", "cvd-hitp"));
+    box.querySelectorAll("[data-cvd-badge]").forEach((n) => n.removeAttribute("data-cvd-badge"));
+    /** @type {Map<number, HTMLElement | null>} */
+    const firsts = new Map();
+    for (const hit of col.hits) {
       const parent = isParentHit(hit);
       box.querySelectorAll(extentSelector(hit.index)).forEach((n) => n.classList.add(parent ? "cvd-hitp" : "cvd-hit"));
-      if (parent) box.querySelectorAll(extentSelector(hit.matched)).forEach((n) => n.classList.add("cvd-hit"));
+      if (parent) box.querySelectorAll(extentSelector(/** @type {number} */ (hit.matched))).forEach((n) => n.classList.add("cvd-hit"));
       const first = /** @type {HTMLElement | null} */ (box.querySelector(extentSelector(hit.index)));
       if (first) {
         const before = first.getAttribute("data-cvd-badge");
         first.setAttribute("data-cvd-badge", (before ? before + "   " : "") + badge(hit));
       }
-      col.hitOf.set(hit.index, { hit, role: "returned" });
-      if (parent) col.hitOf.set(hit.matched, { hit, role: "matched" });
-      const info = /** @type {HTMLElement | null} */ (box.querySelector(`[data-chunk-index="${Number(hit.index)}"]`));
-      if (info) col.hitSpans.push({ hit, start: Number(info.dataset.start), end: Number(info.dataset.end), first });
+      firsts.set(hit.index, first);
     }
+    for (const span of col.hitSpans) span.first = firsts.get(span.hit.index) || null;
   }
 
   /**
@@ -673,9 +895,11 @@ class DocView {
   /** @param {Column} col */
   showTopHit(col) {
     const top = col.hitSpans.find((h) => h.hit.rank === Math.min(...col.hitSpans.map((x) => x.hit.rank)));
-    if (!top || !top.first) return;
+    if (!top) return;
     col.anchors = null; // badges change line breaks
+    if (!top.first) return col.pages ? this.alignTo(col, top.start, -24) : undefined;
     this.setScroll(col, top.first.offsetTop - 24);
+    this.ensureWindow(col);
   }
 
   /**
@@ -778,29 +1002,43 @@ class DocView {
    */
   textIndexOf(col) {
     if (col.textIndex) return col.textIndex;
-    const walker = document.createTreeWalker(col.box, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-      acceptNode: (n) => n.nodeType === 1 ? (/** @type {Element} */ (n).classList.contains("cv-add") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP) : NodeFilter.FILTER_ACCEPT,
-    });
+    const length = Number(this.data.length) || 0;
+    // the parts drawn: the whole box, or each page drawn (from its own document start)
+    const parts = col.pages
+      ? col.pages.filter((p) => p.drawn).map((p) => ({ within: p.node, start: p.start, length: p.end - p.start }))
+      : [{ within: col.box, start: 0, length }];
     /** @type {Text[]} */
     const nodes = [];
-    let points = 0, lfs = 0;
-    for (let n = /** @type {Text | null} */ (walker.nextNode()); n; n = /** @type {Text | null} */ (walker.nextNode())) {
-      nodes.push(n);
-      points += codePoints(n.data);
-      lfs += countLf(n.data);
+    /** @type {number[]} */
+    const startList = [], complexList = [], crlfList = [];
+    let at = 0, anyCrlf = false;
+    for (const part of parts) {
+      const walker = document.createTreeWalker(part.within, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+        acceptNode: (n) => n.nodeType === 1 ? (/** @type {Element} */ (n).classList.contains("cv-add") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP) : NodeFilter.FILTER_ACCEPT,
+      });
+      /** @type {Text[]} */
+      const own = [];
+      let points = 0, lfs = 0;
+      for (let n = /** @type {Text | null} */ (walker.nextNode()); n; n = /** @type {Text | null} */ (walker.nextNode())) {
+        own.push(n);
+        points += codePoints(n.data);
+        lfs += countLf(n.data);
+      }
+      const crlf = points !== part.length && points + lfs === part.length;
+      anyCrlf = anyCrlf || crlf;
+      at = part.start;
+      for (const n of own) {
+        nodes.push(n);
+        startList.push(at);
+        complexList.push(/[\uD800-\uDFFF]/.test(n.data) || (crlf && n.data.includes("\n")) ? 1 : 0);
+        crlfList.push(crlf ? 1 : 0);
+        at += codePoints(n.data) + (crlf ? countLf(n.data) : 0);
+      }
     }
-    const length = Number(this.data.length) || 0;
-    const crlf = points !== length && points + lfs === length;
-    const starts = new Float64Array(nodes.length + 1);
-    const complex = new Uint8Array(nodes.length);
-    let at = 0;
-    nodes.forEach((n, k) => {
-      starts[k] = at;
-      complex[k] = /[\uD800-\uDFFF]/.test(n.data) || (crlf && n.data.includes("\n")) ? 1 : 0;
-      at += codePoints(n.data) + (crlf ? countLf(n.data) : 0);
-    });
-    starts[nodes.length] = at;
-    col.textIndex = { nodes, starts, complex, crlf, position: new Map(nodes.map((n, k) => [n, k])) };
+    const starts = Float64Array.from(startList.concat([at]));
+    const complex = Uint8Array.from(complexList);
+    const crlfs = Uint8Array.from(crlfList);
+    col.textIndex = { nodes, starts, complex, crlfs, crlf: anyCrlf, position: new Map(nodes.map((n, k) => [n, k])) };
     return col.textIndex;
   }
 
@@ -830,7 +1068,7 @@ class DocView {
     const k = forward ? Math.min(ix.nodes.length - 1, lastAtMost(ix.starts, offset)) : Math.max(0, firstAtLeast(ix.starts, offset) - 1);
     const node = ix.nodes[k];
     const within = offset - ix.starts[k];
-    return [node, ix.complex[k] ? unitsFor(node.data, within, ix.crlf) : clamp(within, 0, node.data.length)];
+    return [node, ix.complex[k] ? unitsFor(node.data, within, !!ix.crlfs[k]) : clamp(within, 0, node.data.length)];
   }
 
   // the document offset of a DOM boundary point (container, offset) in a column
@@ -842,7 +1080,7 @@ class DocView {
   docOffset(col, container, offset) {
     const ix = this.textIndexOf(col);
     const k = ix.position.get(container);
-    if (k !== undefined) return ix.starts[k] + (ix.complex[k] ? docUnits(/** @type {Text} */ (container).data, offset, ix.crlf) : offset);
+    if (k !== undefined) return ix.starts[k] + (ix.complex[k] ? docUnits(/** @type {Text} */ (container).data, offset, !!ix.crlfs[k]) : offset);
     const probe = document.createRange();
     probe.setStart(container, offset);
     let lo = 0, hi = ix.nodes.length; // the first text node at or after the point
@@ -926,6 +1164,29 @@ class DocView {
   hideTip() {
     this.tip.hidden = true;
   }
+}
+
+/** Most tick elements a ribbon track draws: more cuts share ticks (a track is ~1,000 pixels wide). */
+const MAX_TICKS = 1500;
+
+// a track's ticks: one per cut; past MAX_TICKS cuts, one per reason in each of MAX_TICKS equal
+// stretches of the document (at the first cut there, with the number of cuts it stands for)
+/**
+ * @param {Array<[number, string]>} cuts
+ * @param {number} length
+ * @returns {Array<[number, string, number]>}
+ */
+function ribbonTicks(cuts, length) {
+  if (cuts.length <= MAX_TICKS) return cuts.map(([end, reason]) => [end, reason, 1]);
+  /** @type {Map<string, [number, string, number]>} */
+  const ticks = new Map();
+  for (const [end, reason] of cuts) {
+    const key = `${Math.floor((MAX_TICKS * end) / length)}|${reason}`;
+    const tick = ticks.get(key);
+    if (tick) tick[2]++;
+    else ticks.set(key, [end, reason, 1]);
+  }
+  return [...ticks.values()];
 }
 
 /** @param {number} i */
@@ -1057,4 +1318,115 @@ function highlightRegistry() {
     CSS.highlights.set(HIGHLIGHT, highlight);
   }
   return highlight;
+}
+
+// ---------------------------------------------------------------------- pages of a long column
+// render.py's HTML is a root <div class="cv-doc"> around escaped text and whole elements; no
+// attribute value or text holds "<" or ">" (html.escape), so a tag is "<" to the next ">".
+const ENTITY = /&(?:amp|lt|gt|quot|#x27);/g;
+
+// document characters (code points) of a piece of render.py's escaped text
+/** @param {string} s */
+function docChars(s) {
+  let n = s.length;
+  if (s.indexOf("&") >= 0) for (const m of s.matchAll(ENTITY)) n -= m[0].length - 1;
+  if (/[\uD800-\uDFFF]/.test(s)) n -= (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g) || []).length;
+  return n;
+}
+
+// the opening tag that continues an element on the next page: no id, and a chunk's own element
+// becomes a continuation of it (data-continues, as render.py draws a chunk's second stretch)
+/** @param {string} tag */
+function continuation(tag) {
+  const index = /\sdata-chunk-index="(\d+)"/.exec(tag);
+  if (!index) return tag.replace(/\sid="[^"]*"/, "");
+  const cls = /\sclass="([^"]*)"/.exec(tag);
+  return `<span class="${cls ? cls[1] : ""}" data-continues="${index[1]}">`;
+}
+
+// a column's HTML cut into pages of about `pageChars` document characters, each cut right after a
+// line end (so the pages, drawn as blocks one under the other, lay out as the whole text does);
+// null when the text has fewer characters (the column is drawn whole)
+/**
+ * @param {string} html
+ * @param {number} pageChars
+ * @returns {{ root: string, pages: { start: number, end: number, html: string }[] } | null}
+ */
+function splitPages(html, pageChars) {
+  const open = html.indexOf(">") + 1;
+  const close = html.lastIndexOf("</div>");
+  if (open <= 0 || close < open || close - open <= pageChars) return null;
+  const body = html.slice(open, close);
+  /** @type {{ start: number, end: number, html: string }[]} */
+  const pages = [];
+  /** @type {string[]} */
+  const stack = []; // open elements' opening tags
+  let ins = 0, at = 0, pageStart = 0, pageFrom = 0, reopen = "";
+  const token = /<[^>]*>|[^<]+/g;
+  for (let m = token.exec(body); m; m = token.exec(body)) {
+    const t = m[0];
+    if (t.charCodeAt(0) === 60) { // "<"
+      if (t.charCodeAt(1) === 47) { // "</"
+        if (stack.pop()?.startsWith("<ins")) ins--;
+      } else {
+        stack.push(t);
+        if (t.startsWith("<ins")) ins++;
+      }
+      continue;
+    }
+    if (ins) continue; // added text is not document text
+    let from = 0;
+    while (true) {
+      const need = Math.max(0, pageStart + pageChars - at); // characters still wanted on this page
+      const nl = t.indexOf("\n", from + need);
+      const hard = from + Math.max(0, pageStart + 2 * pageChars - at); // a page with no line end is cut (mid-line) here
+      let cut;
+      if (nl >= 0 && nl < hard) cut = nl + 1;
+      else if (hard < t.length) cut = safeCut(t, hard);
+      else break;
+      const end = at + docChars(t.slice(from, cut));
+      const closers = "</span>".repeat(stack.length);
+      pages.push({ start: pageStart, end, html: reopen + body.slice(pageFrom, m.index + cut) + closers });
+      reopen = stack.map(continuation).join("");
+      pageFrom = m.index + cut;
+      pageStart = at = end;
+      from = cut;
+    }
+    at += docChars(t.slice(from));
+  }
+  if (!pages.length) return null;
+  pages.push({ start: pageStart, end: at, html: reopen + body.slice(pageFrom) });
+  return { root: html.slice(0, open) + "</div>", pages };
+}
+
+// a cut at or after t[i] that splits no character reference, no surrogate pair, no CR LF and, when
+// a space follows soon, no word
+/**
+ * @param {string} t
+ * @param {number} i
+ */
+function safeCut(t, i) {
+  const amp = t.lastIndexOf("&", i - 1);
+  if (amp >= 0 && amp < i && amp > t.lastIndexOf(";", i - 1)) i = t.indexOf(";", amp) + 1;
+  const space = t.indexOf(" ", i);
+  if (space >= 0 && space - i < 200) i = space + 1;
+  const c = t.charCodeAt(i - 1);
+  if ((c >= 0xd800 && c <= 0xdbff) || (c === 13 && t.charCodeAt(i) === 10)) i++; // a pair; CR LF
+  return Math.min(i, t.length);
+}
+
+// the data-* attributes of an opening tag of render.py, as a dataset (camelCase keys, unescaped)
+/**
+ * @param {string} tag
+ * @returns {ChunkData}
+ */
+function tagData(tag) {
+  /** @type {ChunkData} */
+  const out = {};
+  const unescape = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'" };
+  for (const m of tag.matchAll(/\sdata-([\w-]+)="([^"]*)"/g)) {
+    const key = m[1].replace(/-(\w)/g, (_, c) => c.toUpperCase());
+    out[key] = m[2].replace(ENTITY, (e) => unescape[/** @type {keyof typeof unescape} */ (e)]);
+  }
+  return out;
 }

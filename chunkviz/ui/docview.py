@@ -6,6 +6,12 @@ escaped HTML of :func:`chunkviz.render.render_html` per column plus small arrays
 reason), equal-height boxes in a grid, a styled tooltip per chunk, hover/click outlines of a
 chunk's whole extent, scroll sync by character offset, and sends a click back as component state.
 
+Draw only what is seen: a column with more than 20,000 characters of text is cut by the browser
+into pages at line ends (``splitPages`` in docview.js; elements a cut runs through are closed and
+continued on the next page, as render.py continues a chunk); only the pages in and around each
+box's visible window are in the DOM, the others are spacers of their measured or estimated height.
+The payload is unchanged: each column's whole HTML (bench/bench_docview.py measures both).
+
 Retrieval overlay: a column's :class:`~chunkviz.evaluation.playground.Hit` s (the chunks a query retrieved) get a rank badge
 ("#1 · 0.62") and a strong outline while the other chunks turn quiet; a returned parent is
 outlined with its matched child highlighted inside. ``references`` (expected-answer spans) are

@@ -54,7 +54,8 @@ export interface DocViewLabels {
 export interface DocViewColumn {
   /** the strategy's render label (the HTML's data-strategy), shown as text */
   label: string;
-  /** chunkviz.render.render_html output, escaped server-side: set as innerHTML */
+  /** chunkviz.render.render_html output, escaped server-side: set as innerHTML (a long column
+   * is cut into pages at line ends and only the pages near the visible window are set) */
   html: string;
   /** CSS colour of the column (palette.strategy_colour(hue)) */
   colour: string;
