@@ -39,17 +39,23 @@ PORT_ATTEMPTS = 3
 
 @contextlib.contextmanager
 def streamlit_server(
-    script: Path | str, log_dir: Path, env: Mapping[str, str] | None = None, args: Sequence[str] = ()
+    script: Path | str,
+    log_dir: Path,
+    env: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
+    warm: bool = False,
 ) -> Iterator[str]:
     """``streamlit run script [-- args]`` on a free port, offline, no file watcher; yields its URL.
-    Each xdist worker starts its own servers, each on a port of its own."""
+    Each xdist worker starts its own servers, each on a port of its own. ``warm``: start it as
+    ``./dev app`` does, through ``chunkviz.ui.serve``, which runs the app's pages at start."""
     log_path = Path(log_dir) / "server.log"
     environment = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **(env or {}))
     environment.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
     for attempt in range(1, PORT_ATTEMPTS + 1):
         port = free_port()
+        launcher = ["chunkviz.ui.serve", str(script), "--"] if warm else ["streamlit", "run", str(script)]
         command = [
-            sys.executable, "-m", "streamlit", "run", str(script),
+            sys.executable, "-m", *launcher,
             "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
             *(["--", *args] if args else []),
