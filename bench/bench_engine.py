@@ -1,7 +1,23 @@
 #!/usr/bin/env python
 """Engine benchmark: chunkviz vs Chonkie and LangChain on cl100k_base, 512-token chunks.
 
+    .venv/bin/python bench/bench_engine.py --one-core [--rounds N] [--words N] [--json PATH]
     taskset -c 0 .venv/bin/python bench/bench_engine.py [--words N] [--repeats N] [--json PATH]
+
+``--one-core`` is the check of the engine's speed targets (issue 20): it re-executes itself
+under ``taskset -c 0`` (one core), builds one ~500,000-word Markdown document (a fixed seed,
+``--seed``), and runs ``--rounds`` interleaved rounds (default 5). In each round every row is
+timed once on its own variant of the document (a unique last line, so no cache helps), right
+after a bare ``encode_ordinary`` of that variant by the same encoder object (its paired
+reference). It prints each row's median time and spread (min-max), each round's ratios and
+their median, and PASS/MISS per target from the medians:
+
+  recursive, overlap 0 and 50   <= 1.3x its paired bare encode
+  fixed_tokens, overlap 50      <= 1.1x its paired bare encode
+  recursive, overlap 0          >= 1.2x the speed of Chonkie's RecursiveChunker in the same round
+                                (Chonkie's time / ours; same document, tokenizer and size)
+
+Without ``--one-core`` (below): best-of times on this process's cores, then on two.
 
 Runs every measurement on one core (the cores this process may use; ``taskset -c 0`` gives
 one), then again in a child process allowed two cores (``--cores 0,1``). Per repeat a fresh
@@ -38,6 +54,7 @@ import json
 import os
 import platform
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -460,6 +477,139 @@ def report(best: dict[str, float], to_encode: dict[str, float], cores: str) -> d
     return ratios
 
 
+# --------------------------------------------------------------------------------------------
+# --one-core: the speed targets, in interleaved rounds
+# --------------------------------------------------------------------------------------------
+
+#: (row, target kind, limit): "encode" rows pass at a median ratio to their paired encode <= limit;
+#: "speed" rows at a median speed over the peer's (the peer's time / ours, same round) >= limit.
+TARGETS: list[tuple[str, str, float]] = [
+    ("recursive 0", "encode", 1.3),
+    (f"recursive {OVERLAP}", "encode", 1.3),
+    ("fixed_tokens", "encode", 1.1),
+    ("recursive 0", "speed chonkie 0", 1.2),
+]
+ONE_CORE_LABELS = {
+    "encode": "bare enc.encode_ordinary (reference)",
+    "recursive 0": "chunkviz.chunk recursive, overlap 0",
+    f"recursive {OVERLAP}": f"chunkviz.chunk recursive, overlap {OVERLAP}",
+    "fixed_tokens": f"chunkviz.chunk fixed_tokens, overlap {OVERLAP}",
+    "chonkie 0": "Chonkie RecursiveChunker",
+    f"chonkie {OVERLAP}": f"Chonkie RecursiveChunker + OverlapRefinery({OVERLAP})",
+    "langchain 0": "LangChain RecursiveCharacterTextSplitter, overlap 0",
+    f"langchain {OVERLAP}": f"LangChain RecursiveCharacterTextSplitter, overlap {OVERLAP}",
+}
+
+
+def pin_to_one_core(argv: list[str]) -> None:
+    """Re-execute this script under ``taskset -c 0`` unless it already runs on core 0 alone
+    (without taskset: pin this process with ``sched_setaffinity``, which taskset does too)."""
+    if os.sched_getaffinity(0) == {0}:
+        return
+    if shutil.which("taskset"):
+        os.execvp("taskset", ["taskset", "-c", "0", sys.executable, os.path.abspath(__file__), *argv])
+    os.sched_setaffinity(0, {0})
+
+
+def one_core_rows(enc, with_langchain: bool) -> tuple[dict[str, Callable[[str], Any]], list[str]]:  # noqa: ANN001
+    """The rows of a round, as text -> result, and notes on peers that are missing."""
+    rows: dict[str, Callable[[str], Any]] = {
+        "recursive 0": lambda t: chunkviz.chunk(t, "recursive", chunk_size=CHUNK_SIZE, overlap=0),
+        f"recursive {OVERLAP}": lambda t: chunkviz.chunk(t, "recursive", chunk_size=CHUNK_SIZE, overlap=OVERLAP),
+        "fixed_tokens": lambda t: chunkviz.chunk(t, "fixed_tokens", chunk_size=CHUNK_SIZE, overlap=OVERLAP),
+    }
+    others, notes = peers(enc)
+    for name, fn in others.items():
+        if with_langchain or not name.startswith("langchain"):
+            rows[name] = fn
+    return rows, notes
+
+
+def one_core_round(text: str, enc, rows: dict[str, Callable[[str], Any]]) -> dict[str, tuple[float, float]]:  # noqa: ANN001
+    """One round: per row, (its time, the time of the bare encode of its variant just before it)."""
+    out: dict[str, tuple[float, float]] = {}
+    for name, fn in rows.items():
+        variant = _variant(text, name)
+        gc.collect()
+        t0 = time.perf_counter()
+        enc.encode_ordinary(variant)
+        encode_time = time.perf_counter() - t0
+        seconds, result = _timed(fn, variant)
+        del result
+        out[name] = (seconds, encode_time)
+    return out
+
+
+def _spread(values: list[float], scale: float = 1.0, fmt: str = "{:.0f}") -> str:
+    return f"{fmt.format(statistics.median(values) * scale)} ({fmt.format(min(values) * scale)}-{fmt.format(max(values) * scale)})"
+
+
+def one_core_report(rounds: list[dict[str, tuple[float, float]]]) -> dict[str, Any]:
+    """Print medians, spreads, per-round ratios and PASS/MISS per target; return the numbers."""
+    names = list(rounds[0])
+    times = {name: [r[name][0] for r in rounds] for name in names}
+    times["encode"] = [e for r in rounds for _, e in r.values()]
+    to_encode = {name: [r[name][0] / r[name][1] for r in rounds] for name in names}
+    print(f"\n  {'row':<54} {'median (min-max) ms':>22}  {'/ paired encode, median (min-max)':>34}")
+    for name in ["encode", *names]:
+        ratio = _spread(to_encode[name], fmt="{:.2f}") if name in to_encode else "1"
+        print(f"  {ONE_CORE_LABELS.get(name, name):<54} {_spread(times[name], 1000):>22}  {ratio:>34}")
+    print("\n  per round (time / paired encode; speed = peer's time / ours):")
+    for k, r in enumerate(rounds):
+        parts = [f"{name} {r[name][0] / r[name][1]:.2f}x" for name in names]
+        if "chonkie 0" in r:
+            parts.append(f"speed vs chonkie 0 {r['chonkie 0'][0] / r['recursive 0'][0]:.2f}x")
+        print(f"    round {k + 1}: " + ", ".join(parts))
+    print("\n  targets (median over rounds):")
+    verdicts: dict[str, Any] = {}
+    for row, kind, limit in TARGETS:
+        if kind == "encode":
+            values = to_encode[row]
+            ok = statistics.median(values) <= limit
+            what = f"{row} / encode <= {limit}x"
+        else:
+            peer = kind.removeprefix("speed ")
+            if peer not in times:
+                print(f"    SKIP {row} vs {peer}: not installed")
+                continue
+            values = [r[peer][0] / r[row][0] for r in rounds]
+            ok = statistics.median(values) >= limit
+            what = f"{row} speed / {peer} >= {limit}x"
+        verdicts[what] = {"median": statistics.median(values), "min": min(values), "max": max(values), "pass": ok}
+        print(f"    {'PASS' if ok else 'MISS'}  {what:<40} median {_spread(values, fmt='{:.2f}')}")
+    return {"times": times, "ratio_to_encode": to_encode, "targets": verdicts}
+
+
+def one_core(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``--one-core`` measurement (module docstring)."""
+    tok = get_tokenizer("cl100k_base")
+    enc = tok.encoding
+    first_call = warm_up(enc)
+    text, stats = make_document(args.words, args.seed)
+    rows, notes = one_core_rows(enc, args.langchain)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"chunkviz engine, one core (affinity {sorted(os.sched_getaffinity(0))}): cl100k_base, chunk_size {CHUNK_SIZE}, "
+        f"seed {args.seed}: {stats['words']:,} words, {stats['chars']:,} chars; {args.rounds} rounds; "
+        f"loadavg {load}; first call in this process {first_call:.2f}s",
+        flush=True,
+    )
+    for note in notes:
+        print("  " + note)
+    rounds = []
+    for k in range(args.rounds):
+        rounds.append(one_core_round(text, enc, rows))
+        print(
+            f"  round {k + 1}: "
+            + ", ".join(f"{name} {s * 1000:.0f} (encode {e * 1000:.0f})" for name, (s, e) in rounds[-1].items())
+            + " ms",
+            flush=True,
+        )
+    result = one_core_report(rounds)
+    print(f"  loadavg at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return {"document": stats, "seed": args.seed, "loadavg_before": load, **result}
+
+
 def measure(words: int, repeats: int) -> dict[str, Any]:
     cores = sorted(os.sched_getaffinity(0))
     label = f"{len(cores)} core{'s' if len(cores) > 1 else ''} ({','.join(map(str, cores))})"
@@ -507,7 +657,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="best of N fresh documents (default 3)")
     ap.add_argument("--cores", help="run only on these cores (e.g. 0,1); default: this process's cores, then two")
     ap.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
+    ap.add_argument("--one-core", action="store_true", help="check the speed targets on core 0 (module docstring)")
+    ap.add_argument("--rounds", type=int, default=5, help="--one-core: interleaved rounds (default 5)")
+    ap.add_argument("--seed", type=int, default=SEED, help=f"--one-core: the document's seed (default {SEED})")
+    ap.add_argument("--langchain", action="store_true", help="--one-core: time LangChain too (slow)")
     args = ap.parse_args(argv)
+    if args.one_core:
+        pin_to_one_core(sys.argv[1:] if argv is None else argv)
+        result = one_core(args)
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=2))
+        return 0
     versions = {"python": platform.python_version()}
     from importlib.metadata import PackageNotFoundError, version
 
