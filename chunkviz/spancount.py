@@ -33,7 +33,8 @@ class SpanCounter:
         self.tokenizer = tokenizer
         self._bounds: TokenBoundaries | None = None
         self._starts: array.array = array.array("q")
-        self._clean = tokenizer.clean_cut_rule
+        #: ``tokenizer.clean_cut_rule``: ``(text, pos) -> bool``, for inner loops
+        self.clean_rule = tokenizer.clean_cut_rule
         self._local = tokenizer.clean_cut_is_local
 
     @property
@@ -59,7 +60,7 @@ class SpanCounter:
         return self.bounds.n_tokens
 
     def is_clean(self, pos: int) -> bool:
-        return self._clean(self.text, pos)
+        return self.clean_rule(self.text, pos)
 
     def tokens_before_many(self, positions: list[int]) -> list[int]:
         """``tokens_before`` for many positions."""
@@ -88,7 +89,7 @@ class SpanCounter:
         check_time()  # the app's time limit (a no-op without one)
         if end <= start:
             return 0
-        text, clean = self.text, self._clean
+        text, clean = self.text, self.clean_rule
         inner_start = start if clean(text, start) else self._clean_cut_after(start, end)
         if inner_start is not None:
             inner_end = end if clean(text, end) else self._clean_cut_before(end, inner_start)
@@ -104,7 +105,7 @@ class SpanCounter:
         """The first clean cut in ``(pos, end)`` within ``EDGE_REACH`` characters, if the rule is local."""
         if not self._local:
             return None
-        text, clean = self.text, self._clean
+        text, clean = self.text, self.clean_rule
         for cut in range(pos + 1, min(end, pos + EDGE_REACH)):
             if clean(text, cut):
                 return cut
@@ -114,7 +115,7 @@ class SpanCounter:
         """The last clean cut in ``[lo, pos)`` within ``EDGE_REACH`` characters, if the rule is local."""
         if not self._local:
             return None
-        text, clean = self.text, self._clean
+        text, clean = self.text, self.clean_rule
         for cut in range(pos - 1, max(lo, pos - EDGE_REACH) - 1, -1):
             if clean(text, cut):
                 return cut
