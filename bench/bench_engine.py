@@ -1,7 +1,25 @@
 #!/usr/bin/env python
 """Engine benchmark: chunkviz vs Chonkie and LangChain on cl100k_base, 512-token chunks.
 
+    .venv/bin/python bench/bench_engine.py --one-core [--rounds N] [--words N] [--json PATH]
     taskset -c 0 .venv/bin/python bench/bench_engine.py [--words N] [--repeats N] [--json PATH]
+
+``--one-core`` is the check of the engine's speed targets (issue 20): it re-executes itself
+under ``taskset -c 0`` (one core), builds one ~500,000-word Markdown document (a fixed seed,
+``--seed``), and runs ``--rounds`` interleaved rounds (default 5). In each round every row is
+timed once on its own variant of the document (a unique last line, so no cache helps) between
+two bare ``encode_ordinary`` calls of that variant by the same encoder object (their mean is its
+paired reference). Times are this process's CPU time (``--clock cpu``, the default: what other
+processes on the shared core take is not counted) or wall time (``--clock wall``). It prints
+each row's median time and spread (min-max), each round's ratios and their median, and
+PASS/MISS per target from the medians:
+
+  recursive, overlap 0 and 50   <= 1.3x its paired bare encode
+  fixed_tokens, overlap 50      <= 1.1x its paired bare encode
+  recursive, overlap 0          >= 1.2x the speed of Chonkie's RecursiveChunker in the same round
+                                (Chonkie's time / ours; same document, tokenizer and size)
+
+Without ``--one-core`` (below): best-of times on this process's cores, then on two.
 
 Runs every measurement on one core (the cores this process may use; ``taskset -c 0`` gives
 one), then again in a child process allowed two cores (``--cores 0,1``). Per repeat a fresh
@@ -38,6 +56,7 @@ import json
 import os
 import platform
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -460,6 +479,202 @@ def report(best: dict[str, float], to_encode: dict[str, float], cores: str) -> d
     return ratios
 
 
+# --------------------------------------------------------------------------------------------
+# --one-core: the speed targets, in interleaved rounds
+# --------------------------------------------------------------------------------------------
+
+#: (row, target kind, limit): "encode" rows pass at a median ratio to their paired encode <= limit;
+#: "speed" rows at a median speed over the peer's (the peer's time / ours, same round) >= limit.
+TARGETS: list[tuple[str, str, float]] = [
+    ("recursive 0", "encode", 1.3),
+    (f"recursive {OVERLAP}", "encode", 1.3),
+    ("fixed_tokens", "encode", 1.1),
+    ("recursive 0", "speed chonkie 0", 1.2),
+]
+ONE_CORE_LABELS = {
+    "encode": "bare enc.encode_ordinary (reference)",
+    "recursive 0": "chunkviz.chunk recursive, overlap 0",
+    f"recursive {OVERLAP}": f"chunkviz.chunk recursive, overlap {OVERLAP}",
+    "fixed_tokens": f"chunkviz.chunk fixed_tokens, overlap {OVERLAP}",
+    "  engine 0": "  engine only: SpanCounter + RecursiveSplitter",
+    f"  engine {OVERLAP}": "  engine only: SpanCounter + RecursiveSplitter",
+    "  boundaries 0": "  structure.boundaries_at of its cuts, fresh Document",
+    f"  boundaries {OVERLAP}": "  structure.boundaries_at of its cuts, fresh Document",
+    "  fixed windows": "  tokens, windows, counts (no Document/Chunks)",
+    "  boundaries fixed": "  structure.boundaries_at of its cuts, fresh Document",
+    "chonkie 0": "Chonkie RecursiveChunker",
+    f"chonkie {OVERLAP}": f"Chonkie RecursiveChunker + OverlapRefinery({OVERLAP})",
+    "langchain 0": "LangChain RecursiveCharacterTextSplitter, overlap 0",
+    f"langchain {OVERLAP}": f"LangChain RecursiveCharacterTextSplitter, overlap {OVERLAP}",
+}
+
+
+def pin_to_one_core(argv: list[str]) -> None:
+    """Re-execute this script under ``taskset -c 0`` unless it already runs on core 0 alone
+    (without taskset: pin this process with ``sched_setaffinity``, which taskset does too)."""
+    if os.sched_getaffinity(0) == {0}:
+        return
+    if shutil.which("taskset"):
+        os.execvp("taskset", ["taskset", "-c", "0", sys.executable, os.path.abspath(__file__), *argv])
+    os.sched_setaffinity(0, {0})
+
+
+def fixed_windows_only(text: str) -> Any:
+    """fixed_tokens without Document and Chunks: tokenization, windows and each window's count."""
+    from chunkviz.splitting.windows import document_tokens, overlapping_windows, window_metadata
+
+    tok = get_tokenizer("cl100k_base")
+    counter = SpanCounter(text, tok)
+    tokens = document_tokens(text, counter)
+    return [window_metadata(w, counter, CHUNK_SIZE) for w in overlapping_windows(tokens, CHUNK_SIZE, OVERLAP)]
+
+
+def boundaries_only(ends: list[int]) -> Callable[[str], Any]:
+    """The structure's boundaries at ``ends`` on a fresh Document (what to_chunks asks for, with
+    the lazy parsing it triggers)."""
+    return lambda text: Document(text).structure.boundaries_at(ends)
+
+
+def one_core_rows(
+    text: str,
+    enc,  # noqa: ANN001
+    with_langchain: bool,
+) -> tuple[dict[str, Callable[[str], Any]], list[str]]:
+    """The rows of a round, as text -> result, and notes on peers that are missing. Rows named
+    ``  ...`` are parts of the row above them (for where the time goes; no target)."""
+    tok = get_tokenizer("cl100k_base")
+    rows: dict[str, Callable[[str], Any]] = {}
+    for overlap in (0, OVERLAP):
+        rows[f"recursive {overlap}"] = lambda t, o=overlap: chunkviz.chunk(
+            t, "recursive", chunk_size=CHUNK_SIZE, overlap=o
+        )
+        rows[f"  engine {overlap}"] = ours_engine(overlap)
+        # the cuts of this document (a variant only adds a last line of the same length)
+        ends = [p.end for p in ours_engine(overlap)(text)]
+        rows[f"  boundaries {overlap}"] = boundaries_only(ends)
+    rows["fixed_tokens"] = lambda t: chunkviz.chunk(t, "fixed_tokens", chunk_size=CHUNK_SIZE, overlap=OVERLAP)
+    rows["  fixed windows"] = fixed_windows_only
+    rows["  boundaries fixed"] = boundaries_only(
+        [c.end for c in chunkviz.chunk(text, "fixed_tokens", tokenizer=tok, chunk_size=CHUNK_SIZE, overlap=OVERLAP)]
+    )
+    others, notes = peers(enc)
+    for name, fn in others.items():
+        if with_langchain or not name.startswith("langchain"):
+            rows[name] = fn
+    return rows, notes
+
+
+#: ``--clock``: what a time is. ``cpu`` (this process's CPU time, every thread) does not count the
+#: time other processes on the same core take from it; ``wall`` does.
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+def one_core_round(
+    text: str,
+    enc,  # noqa: ANN001
+    rows: dict[str, Callable[[str], Any]],
+    clock: Callable[[], float],
+) -> dict[str, tuple[float, float]]:
+    """One round: per row, (its time, its paired encode time: the mean of a bare encode of its
+    variant just before it and one just after, so a change of load during the row hits both)."""
+
+    def encode(variant: str) -> float:
+        gc.collect()
+        t0 = clock()
+        enc.encode_ordinary(variant)
+        return clock() - t0
+
+    out: dict[str, tuple[float, float]] = {}
+    for name, fn in rows.items():
+        variant = _variant(text, name)
+        before = encode(variant)
+        _clear_ours()
+        gc.collect()
+        t0 = clock()
+        result = fn(variant)
+        seconds = clock() - t0
+        del result
+        out[name] = (seconds, (before + encode(variant)) / 2)
+    return out
+
+
+def _spread(values: list[float], scale: float = 1.0, fmt: str = "{:.0f}") -> str:
+    return f"{fmt.format(statistics.median(values) * scale)} ({fmt.format(min(values) * scale)}-{fmt.format(max(values) * scale)})"
+
+
+def one_core_report(rounds: list[dict[str, tuple[float, float]]]) -> dict[str, Any]:
+    """Print medians, spreads, per-round ratios and PASS/MISS per target; return the numbers."""
+    names = list(rounds[0])
+    times = {name: [r[name][0] for r in rounds] for name in names}
+    times["encode"] = [e for r in rounds for _, e in r.values()]
+    to_encode = {name: [r[name][0] / r[name][1] for r in rounds] for name in names}
+    print(f"\n  {'row':<54} {'median (min-max) ms':>22}  {'/ paired encode, median (min-max)':>34}")
+    for name in ["encode", *names]:
+        ratio = _spread(to_encode[name], fmt="{:.2f}") if name in to_encode else "1"
+        print(f"  {ONE_CORE_LABELS.get(name, name):<54} {_spread(times[name], 1000):>22}  {ratio:>34}")
+    print("\n  per round (time / paired encode; speed = peer's time / ours):")
+    for k, r in enumerate(rounds):
+        parts = [f"{name} {r[name][0] / r[name][1]:.2f}x" for name in names if not name.startswith(" ")]
+        for overlap in (0, OVERLAP):
+            if f"chonkie {overlap}" in r:
+                speed = r[f"chonkie {overlap}"][0] / r[f"recursive {overlap}"][0]
+                parts.append(f"speed {overlap} vs chonkie {overlap} {speed:.2f}x")
+        print(f"    round {k + 1}: " + ", ".join(parts))
+    best_encode = min(times["encode"])
+    print(
+        "\n  best of the rounds / best encode (load only adds time): "
+        + ", ".join(f"{name.strip()} {min(times[name]) / best_encode:.2f}x" for name in names)
+    )
+    print("\n  targets (median over rounds):")
+    verdicts: dict[str, Any] = {}
+    for row, kind, limit in TARGETS:
+        if kind == "encode":
+            values = to_encode[row]
+            ok = statistics.median(values) <= limit
+            what = f"{row} / encode <= {limit}x"
+        else:
+            peer = kind.removeprefix("speed ")
+            if peer not in times:
+                print(f"    SKIP {row} vs {peer}: not installed")
+                continue
+            values = [r[peer][0] / r[row][0] for r in rounds]
+            ok = statistics.median(values) >= limit
+            what = f"{row} speed / {peer} >= {limit}x"
+        verdicts[what] = {"median": statistics.median(values), "min": min(values), "max": max(values), "pass": ok}
+        print(f"    {'PASS' if ok else 'MISS'}  {what:<40} median {_spread(values, fmt='{:.2f}')}")
+    return {"times": times, "ratio_to_encode": to_encode, "targets": verdicts}
+
+
+def one_core(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``--one-core`` measurement (module docstring)."""
+    tok = get_tokenizer("cl100k_base")
+    enc = tok.encoding
+    first_call = warm_up(enc)
+    text, stats = make_document(args.words, args.seed)
+    rows, notes = one_core_rows(text, enc, args.langchain)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"chunkviz engine, one core (affinity {sorted(os.sched_getaffinity(0))}): cl100k_base, chunk_size {CHUNK_SIZE}, "
+        f"seed {args.seed}: {stats['words']:,} words, {stats['chars']:,} chars; {args.rounds} rounds, {args.clock} time; "
+        f"loadavg {load}; first call in this process {first_call:.2f}s",
+        flush=True,
+    )
+    for note in notes:
+        print("  " + note)
+    rounds = []
+    for k in range(args.rounds):
+        rounds.append(one_core_round(text, enc, rows, CLOCKS[args.clock]))
+        print(
+            f"  round {k + 1}: "
+            + ", ".join(f"{name} {s * 1000:.0f} (encode {e * 1000:.0f})" for name, (s, e) in rounds[-1].items())
+            + " ms",
+            flush=True,
+        )
+    result = one_core_report(rounds)
+    print(f"  loadavg at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return {"document": stats, "seed": args.seed, "clock": args.clock, "loadavg_before": load, **result}
+
+
 def measure(words: int, repeats: int) -> dict[str, Any]:
     cores = sorted(os.sched_getaffinity(0))
     label = f"{len(cores)} core{'s' if len(cores) > 1 else ''} ({','.join(map(str, cores))})"
@@ -507,7 +722,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="best of N fresh documents (default 3)")
     ap.add_argument("--cores", help="run only on these cores (e.g. 0,1); default: this process's cores, then two")
     ap.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
+    ap.add_argument("--one-core", action="store_true", help="check the speed targets on core 0 (module docstring)")
+    ap.add_argument("--rounds", type=int, default=5, help="--one-core: interleaved rounds (default 5)")
+    ap.add_argument("--seed", type=int, default=SEED, help=f"--one-core: the document's seed (default {SEED})")
+    ap.add_argument("--langchain", action="store_true", help="--one-core: time LangChain too (slow)")
+    ap.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="cpu",
+        help="--one-core: CPU time of this process (default) or wall time",
+    )
     args = ap.parse_args(argv)
+    if args.one_core:
+        pin_to_one_core(sys.argv[1:] if argv is None else argv)
+        result = one_core(args)
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=2))
+        return 0
     versions = {"python": platform.python_version()}
     from importlib.metadata import PackageNotFoundError, version
 

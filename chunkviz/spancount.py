@@ -2,7 +2,12 @@
 
 The document is tokenized once. For a span whose both ends are clean cuts (see
 ``Tokenizer.is_clean_cut``) the count is the number of token starts inside it, an O(log n)
-lookup; any other span is tokenized on its own (memoized by the tokenizer).
+lookup. A span with an end that is not a clean cut is counted in three parts when its
+tokenizer's rule is local (``Tokenizer.clean_cut_is_local``): the few characters from that end
+to the nearest clean cut inside the span are tokenized on their own (memoized by the tokenizer),
+the rest between the two clean cuts is arithmetic. A local rule's clean cut of the document is
+a clean cut of every span around it, so the parts add up to the span's own count exactly; a
+span without such a cut near its ends is tokenized whole.
 """
 
 from __future__ import annotations
@@ -15,6 +20,10 @@ import threading
 from chunkviz.deadline import check_time
 from chunkviz.tokenizers import TokenBoundaries, Tokenizer
 
+#: How far (characters) from a span's end that is not a clean cut the nearest clean cut inside the
+#: span is looked for; words are shorter, and a span without one is tokenized whole.
+EDGE_REACH = 64
+
 
 class SpanCounter:
     """Counts tokens of ``text[start:end]`` exactly, fast where the cut points allow it."""
@@ -24,7 +33,9 @@ class SpanCounter:
         self.tokenizer = tokenizer
         self._bounds: TokenBoundaries | None = None
         self._starts: array.array = array.array("q")
-        self._clean = tokenizer.clean_cut_rule
+        #: ``tokenizer.clean_cut_rule``: ``(text, pos) -> bool``, for inner loops
+        self.clean_rule = tokenizer.clean_cut_rule
+        self._local = tokenizer.clean_cut_is_local
 
     @property
     def bounds(self) -> TokenBoundaries:
@@ -49,7 +60,7 @@ class SpanCounter:
         return self.bounds.n_tokens
 
     def is_clean(self, pos: int) -> bool:
-        return self._clean(self.text, pos)
+        return self.clean_rule(self.text, pos)
 
     def tokens_before_many(self, positions: list[int]) -> list[int]:
         """``tokens_before`` for many positions."""
@@ -78,11 +89,37 @@ class SpanCounter:
         check_time()  # the app's time limit (a no-op without one)
         if end <= start:
             return 0
-        text = self.text
-        if self._clean(text, start) and self._clean(text, end):
-            starts = self.starts
-            return bisect.bisect_left(starts, end) - bisect.bisect_left(starts, start)
+        text, clean = self.text, self.clean_rule
+        inner_start = start if clean(text, start) else self._clean_cut_after(start, end)
+        if inner_start is not None:
+            inner_end = end if clean(text, end) else self._clean_cut_before(end, inner_start)
+            if inner_end is not None:
+                starts = self.starts
+                inner = bisect.bisect_left(starts, inner_end) - bisect.bisect_left(starts, inner_start)
+                count = self.tokenizer.count
+                head = count(text[start:inner_start]) if inner_start > start else 0
+                return head + inner + (count(text[inner_end:end]) if inner_end < end else 0)
         return self.tokenizer.count(text[start:end])
+
+    def _clean_cut_after(self, pos: int, end: int) -> int | None:
+        """The first clean cut in ``(pos, end)`` within ``EDGE_REACH`` characters, if the rule is local."""
+        if not self._local:
+            return None
+        text, clean = self.text, self.clean_rule
+        for cut in range(pos + 1, min(end, pos + EDGE_REACH)):
+            if clean(text, cut):
+                return cut
+        return None
+
+    def _clean_cut_before(self, pos: int, lo: int) -> int | None:
+        """The last clean cut in ``[lo, pos)`` within ``EDGE_REACH`` characters, if the rule is local."""
+        if not self._local:
+            return None
+        text, clean = self.text, self.clean_rule
+        for cut in range(pos - 1, max(lo, pos - EDGE_REACH) - 1, -1):
+            if clean(text, cut):
+                return cut
+        return None
 
 
 def best_cut(text: str, start: int, end: int, counter: SpanCounter) -> int:

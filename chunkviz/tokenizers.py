@@ -83,6 +83,10 @@ class Tokenizer(ABC):
     description: str
     #: Tokens the model adds around every input (e.g. [CLS] and [SEP]); not counted by ``count``.
     special_tokens: int = 0
+    #: True when ``is_clean_cut(text, pos)`` reads only ``text[pos - 1]`` and ``text[pos]``: a clean
+    #: cut of a document is then one of every span around it, and span counts are composed of the
+    #: tokens of their edges and arithmetic between clean cuts (``chunkviz.spancount``).
+    clean_cut_is_local: bool = False
 
     def __init__(self) -> None:
         self.count: LengthFunction = functools.lru_cache(maxsize=_COUNT_CACHE_SIZE)(self._count)
@@ -119,9 +123,13 @@ def surrogate_safe(text: str) -> str:
     They are characters of the text, so they stay in the chunks; only what a tokenizer or a
     segmenter reads is this copy.
     """
-    if text.isascii() or _SURROGATE.search(text) is None:
+    if text.isascii():
         return text
-    return _SURROGATE.sub("\ufffd", text)
+    try:
+        text.encode("utf-8")  # in C, several times faster than a search for the surrogates
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def surrogate_positions(text: str, limit: int = 5) -> list[int]:
@@ -251,6 +259,8 @@ def ensure_offline_cl100k() -> None:
 class TiktokenTokenizer(Tokenizer):
     """An OpenAI BPE encoding from tiktoken (special-token text is counted as plain text)."""
 
+    clean_cut_is_local = True  # the regex rule (or, for other encodings, the ends-only rule) reads two characters
+
     def __init__(self, encoding_name: str, workers: int | None = None) -> None:
         super().__init__()
         #: Threads that encode a long document; None = automatic (see :func:`encode_workers`).
@@ -378,6 +388,8 @@ def _load_tiktoken(encoding_name: str) -> tiktoken.Encoding:
 class HuggingFaceTokenizer(Tokenizer):
     """A Hugging Face ``tokenizers`` tokenizer, e.g. the embedding model's own wordpieces."""
 
+    clean_cut_is_local = True  # whitespace on either side of the cut
+
     def __init__(self, name: str, tokenizer_file: Path, description: str, special_tokens: int) -> None:
         super().__init__()
         try:
@@ -485,6 +497,7 @@ class WordTokenizer(Tokenizer):
 
     name = "words"
     description = "whitespace-separated words"
+    clean_cut_is_local = True
 
     def _count(self, text: str) -> int:
         return len(text.split())
@@ -505,6 +518,7 @@ class CharTokenizer(Tokenizer):
 
     name = "chars"
     description = "characters (Unicode code points)"
+    clean_cut_is_local = True
 
     def _count(self, text: str) -> int:
         return len(text)

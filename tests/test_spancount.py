@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.texts import ADVERSARIAL_PIECES, adversarial_text
+from support.paths import read_realdoc, realdoc_text_paths
+from support.texts import ADVERSARIAL_PIECES, adversarial_text, prose_text
 
 from chunkviz.spancount import (
     SpanCounter,
@@ -13,7 +14,7 @@ from chunkviz.spancount import (
     clear_shared_counters,
     shared_counter,
 )
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.tokenizers import TokenBoundaries, Tokenizer, get_tokenizer
 
 
 def adversarial_strings(max_size: int = 40) -> st.SearchStrategy[str]:
@@ -115,3 +116,77 @@ def test_shared_counters_are_reused_and_cleared() -> None:
     assert shared_counter(text + ".", tok) is not first
     clear_shared_counters()
     assert shared_counter(text, tok) is not first
+
+
+# ----------------------------------------------------------------------------- counts from the edges
+# A span whose ends are not clean cuts is counted as its edges (tokenized alone) plus arithmetic
+# between the clean cuts nearest to them: the same number as tokenizing the whole span.
+
+
+def _random_spans(text: str, data: st.DataObject, n: int = 40) -> list[tuple[int, int]]:
+    size = len(text)
+    starts = data.draw(st.lists(st.integers(0, size), min_size=n, max_size=n))
+    lengths = data.draw(st.lists(st.integers(0, 400), min_size=n, max_size=n))
+    return [(s, min(size, s + k)) for s, k in zip(starts, lengths)]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.one_of(adversarial_text(max_pieces=60), prose_text(max_words=150)),
+    name=st.sampled_from(["cl100k_base", "words", "chars", "minilm"]),
+    data=st.data(),
+)
+def test_counts_from_the_edges_equal_the_spans_own_count(text: str, name: str, data: st.DataObject) -> None:
+    tok = get_tokenizer(name)
+    counter = SpanCounter(text, tok)
+    for start, end in _random_spans(text, data):
+        assert counter.count(start, end) == tok._count(text[start:end]), (name, text, start, end)
+
+
+def test_counts_from_the_edges_on_real_documents() -> None:
+    tok = get_tokenizer("cl100k_base")
+    paths = realdoc_text_paths()
+    if not paths:
+        pytest.skip("shared realdocs folder not found")
+    for path in paths:
+        text = read_realdoc(path)[:60_000]
+        counter = SpanCounter(text, tok)
+        for start in range(0, len(text) - 1, 997):
+            for length in (1, 2, 7, 50, 311, 2048):
+                end = min(len(text), start + length)
+                assert counter.count(start, end) == tok._count(text[start:end]), (path.name, start, end)
+
+
+def test_a_span_cut_inside_words_tokenizes_only_its_edges() -> None:
+    tok = get_tokenizer("cl100k_base")
+    text = "Alpha bravo charlie delta echo foxtrot golf hotel india juliet. " * 20
+    counter = SpanCounter(text, tok)
+    start, end = text.index("ravo"), text.rindex("ndia")  # both inside a word
+    assert not counter.is_clean(start) and not counter.is_clean(end)
+    tokenized: list[str] = []
+    memoized, inner = tok.count, tok._count
+    tok.count = lambda s: tokenized.append(s) or inner(s)  # type: ignore[method-assign]  # record, unmemoized
+    try:
+        assert counter.count(start, end) == inner(text[start:end])
+    finally:
+        tok.count = memoized  # type: ignore[method-assign]
+    assert tokenized == [
+        "ravo",
+        " i",
+    ]  # to the first clean cut, from the last one (before a space): the rest is arithmetic
+
+
+def test_a_tokenizer_without_a_local_rule_counts_spans_whole() -> None:
+    class EndsOnly(Tokenizer):
+        name, description = "ends-only", "words, clean cuts only at the ends"
+
+        def _count(self, text: str) -> int:
+            return len(text.split())
+
+        def boundaries(self, text: str) -> TokenBoundaries:
+            return get_tokenizer("words").boundaries(text)
+
+    tok = EndsOnly()
+    text = "one two three four five"
+    assert not tok.clean_cut_is_local
+    assert SpanCounter(text, tok).count(1, 12) == 3  # "ne two thre" tokenized whole

@@ -180,28 +180,31 @@ class _BudgetCheck:
     """``count(chunk_start, cut) <= size`` for the cuts of one chunk, with the chunk start's
     token index and cleanness computed once (a clean cut is then one bisect)."""
 
-    __slots__ = ("counter", "chunk_start", "size", "first_token", "clean_start")
+    __slots__ = ("counter", "starts", "text", "clean", "chunk_start", "size", "first_token", "clean_start")
 
     def __init__(self, counter: SpanCounter, chunk_start: int, size: int) -> None:
         self.counter = counter
+        self.starts = counter.starts
+        self.text = counter.text
+        self.clean = counter.clean_rule
         self.chunk_start = chunk_start
         self.size = size
-        self.first_token = counter.tokens_before(chunk_start)
-        self.clean_start = counter.is_clean(chunk_start)
+        self.first_token = bisect.bisect_left(self.starts, chunk_start)
+        self.clean_start = self.clean(self.text, chunk_start)
 
     def __call__(self, cut: int) -> bool:
-        counter = self.counter
-        if self.clean_start and cut > self.chunk_start and counter.is_clean(cut):
-            return bisect.bisect_left(counter.starts, cut) - self.first_token <= self.size
-        return counter.count(self.chunk_start, cut) <= self.size
+        if self.clean_start and cut > self.chunk_start and self.clean(self.text, cut):
+            return bisect.bisect_left(self.starts, cut) - self.first_token <= self.size
+        return self.counter.count(self.chunk_start, cut) <= self.size
 
     def estimate(self, cut: int) -> int:
         """Roughly how many tokens ``cut`` is over the budget (negative: under)."""
-        return bisect.bisect_left(self.counter.starts, cut) - self.first_token - self.size
+        return bisect.bisect_left(self.starts, cut) - self.first_token - self.size
 
     def budget_limit(self) -> int:
         """The furthest character a clean cut may reach within the token budget."""
-        return self.counter.char_at_token(self.first_token + self.size)
+        index = self.first_token + self.size
+        return self.starts[index] if index < len(self.starts) else len(self.text)
 
 
 #: First search window of :class:`_SeparatorFinder` (characters); it grows fourfold.
@@ -331,18 +334,25 @@ class RecursiveSplitter:
             return cut if cut > pos else None
         # a separator whose whitespace run starts within the budget counts even if its line
         # breaks come after it: extend the search over the whitespace run at the budget's edge
-        search_end = min(self._spaces.end_after(limit), end) if limit < end else limit
+        spaces, run_cuts = self._spaces, self._run_cuts
+        search_end = min(spaces.end_after(limit), end) if limit < end else limit
         hi = min(end, search_end + len(self.separators[level]) + 2)
+        last_match = self._finders[level].last  # type: ignore[union-attr]  # None only for "", handled above
         for _ in range(256):
-            found = self._last_match(level, pos, hi)
+            found = last_match(pos, hi)
             if found is None:
                 return None
             best, best_end = found
-            run_start, run_end = self._run_of(best, best_end - best)
+            # the whole whitespace run around the occurrence (see _run_of)
+            run_start, run_end = spaces.start_before(best), spaces.end_after(best_end)
+            run_cut = run_cuts.get((run_start, run_end))
+            if run_cut is None:
+                run_cut = self._run_cut(run_start, run_end)
             # the preferred cut of the run, else its start (the run's whitespace goes to the next piece)
-            for cut in (self._run_cut(run_start, run_end), run_start):
-                if pos < cut < end and fits(cut):
-                    return cut
+            if pos < run_cut < end and fits(run_cut):
+                return run_cut
+            if pos < run_start < end and fits(run_start):
+                return run_start
             hi = min(best, run_start)  # earlier occurrences only (outside this whitespace run)
             if hi <= pos:
                 return None

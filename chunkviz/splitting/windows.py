@@ -46,12 +46,12 @@ class SpanTokens:
         """Character position of token boundary ``k`` (0 = span start, n = span end)."""
         if k <= 0:
             return self.start
-        if k >= self.n:
+        if k >= len(self.starts):
             return self.end
         return min(max(int(self.starts[k]), self.start), self.end)
 
     def exact_at(self, k: int) -> bool:
-        return k <= 0 or k >= self.n or bool(self.exact[k])
+        return k <= 0 or k >= len(self.starts) or bool(self.exact[k])
 
     def slice(self, first: int, stop: int, start: int, end: int) -> "SpanTokens":
         return SpanTokens(start, end, self.starts[first:stop], self.exact[first:stop])
@@ -128,11 +128,16 @@ def overlapping_windows(tokens: SpanTokens, size: int, overlap: int) -> list[Win
     if tokens.n == 0:
         return [Window(tokens.start, tokens.end, 0, 0)]
     windows = []
-    for first in window_starts(tokens.n, size, overlap):
+    n, char_at, exact_at = tokens.n, tokens.char_at, tokens.exact_at
+    for first in window_starts(n, size, overlap):
         check_time()
-        stop = min(first + size, tokens.n)
-        start, end = tokens.char_at(first), tokens.char_at(stop)
-        snapped = [side for side, k in (("start", first), ("end", stop)) if not tokens.exact_at(k)]
+        stop = min(first + size, n)
+        start, end = char_at(first), char_at(stop)
+        snapped = []
+        if not exact_at(first):
+            snapped.append("start")
+        if not exact_at(stop):
+            snapped.append("end")
         if end <= start:
             if start >= tokens.end:
                 # every token of the window starts inside the character just past the span (its
@@ -140,7 +145,7 @@ def overlapping_windows(tokens: SpanTokens, size: int, overlap: int) -> list[Win
                 continue
             end = start + 1  # a window inside one multibyte character: take the whole character
             snapped.append("end")
-        windows.append(Window(start, end, first, stop, tuple(sorted(set(snapped)))))
+        windows.append(Window(start, end, first, stop, tuple(sorted(set(snapped))) if snapped else ()))
     return windows
 
 
