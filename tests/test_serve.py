@@ -34,7 +34,10 @@ def test_the_demo_page_is_the_tune_buttons_target() -> None:
 
 @pytest.mark.parametrize(
     ("options", "url"),
-    [([], "http://127.0.0.1:8501"), (["--server.address", "0.0.0.0", "--server.port", "8600"], "http://127.0.0.1:8600")],
+    [
+        ([], "http://127.0.0.1:8501"),
+        (["--server.address", "0.0.0.0", "--server.port", "8600"], "http://127.0.0.1:8600"),
+    ],
 )
 def test_the_warm_up_reaches_the_server_on_loopback(options: list[str], url: str) -> None:
     assert serve.loopback_url(options) == url
