@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import statistics
@@ -64,7 +65,7 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 REPO = Path(__file__).resolve().parent.parent
 for _path in (REPO, REPO / "tests"):
@@ -722,11 +723,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     load_before = os.getloadavg()
     report = Report()
+    with soak_server(args.server_option, report) as (process, url):
+        print(f"server {url} (pid {process.pid}); {args.sessions} sessions for {args.minutes:g} min", flush=True)
+        asyncio.run(soak(args, url, process.pid, report))
+    summary(args, report, load_before)
+    return 1 if report.errors else 0
+
+
+@contextlib.contextmanager
+def soak_server(server_options: list[str], report: Report) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """The app's server in a temporary folder (its own cache), stopped at the end; the
+    tracebacks in its log become the report's errors."""
     with tempfile.TemporaryDirectory(prefix="chunkviz-soak-") as tmp:
-        process, url = start_server(Path(tmp), Path(tmp) / "cache", args.server_option)
+        process, url = start_server(Path(tmp), Path(tmp) / "cache", server_options)
         try:
-            print(f"server {url} (pid {process.pid}); {args.sessions} sessions for {args.minutes:g} min", flush=True)
-            asyncio.run(soak(args, url, process.pid, report))
+            yield process, url
         finally:
             stop(process)
             log = (Path(tmp) / "server.log").read_text(errors="replace")
@@ -734,8 +745,6 @@ def main(argv: list[str] | None = None) -> int:
             if tracebacks:
                 report.errors.append(f"server log: {tracebacks} tracebacks")
                 print(log[-3000:])
-    summary(args, report, load_before)
-    return 1 if report.errors else 0
 
 
 def main_ws(args: argparse.Namespace) -> int:
@@ -745,23 +754,14 @@ def main_ws(args: argparse.Namespace) -> int:
         return 2
     load_before = os.getloadavg()
     report = Report()
-    with tempfile.TemporaryDirectory(prefix="chunkviz-soak-") as tmp:
-        process, url = start_server(Path(tmp), Path(tmp) / "cache", args.server_option)
-        try:
-            options = f" with {', '.join(args.server_option)}" if args.server_option else ""
-            print(f"server {url} (pid {process.pid}){options}; {args.sessions} websocket sessions, a change every "
-                  f"{args.interval:g} s for {args.duration:g} s", flush=True)  # fmt: skip
-            own = os.times()
-            asyncio.run(ws_soak(args, url, process.pid, report))
-            now = os.times()
-            report.client_cpu = (now.user - own.user) + (now.system - own.system)
-        finally:
-            stop(process)
-            log = (Path(tmp) / "server.log").read_text(errors="replace")
-            tracebacks = log.count("Traceback")
-            if tracebacks:
-                report.errors.append(f"server log: {tracebacks} tracebacks")
-                print(log[-3000:])
+    with soak_server(args.server_option, report) as (process, url):
+        options = f" with {', '.join(args.server_option)}" if args.server_option else ""
+        print(f"server {url} (pid {process.pid}){options}; {args.sessions} websocket sessions, a change every "
+              f"{args.interval:g} s for {args.duration:g} s", flush=True)  # fmt: skip
+        own = os.times()
+        asyncio.run(ws_soak(args, url, process.pid, report))
+        now = os.times()
+        report.client_cpu = (now.user - own.user) + (now.system - own.system)
     summary(args, report, load_before)
     return 1 if report.errors else 0
 
