@@ -9,23 +9,34 @@ Three views: *Compare* (a boundary ribbon and linked columns, one per strategy, 
 playground above them, then each column's details), *Tune* (a column's tuning panel, for a
 strategy that declares one, e.g. semantic's threshold beside its similarity plot, with its chunks
 right below) and *Evaluate* (which cut retrieves best on the document's questions).
+
+What reruns when (``chunkviz.ui.reruns``): the whole page for the document, the tokenizer, the
+flags, the enrichment, the endpoint and the view switch; the columns fragment (the column controls
+in the sidebar, the view, the share section) for a column's setting; the view fragment alone for
+what happens inside the view.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
 from chunkviz.compare import outline_html
 from chunkviz.deadline import time_limit
+from chunkviz.document import Document
 from chunkviz.errors import ChunkvizError
+from chunkviz.llm.client import LLMSettings
 from chunkviz.render import stylesheet
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
+from chunkviz.ui import reruns
 from chunkviz.ui.cached import cached_stats, load_tokenizer
 from chunkviz.ui.columns import RUN_TIME_LIMIT_S, Column, run_columns
 from chunkviz.ui.compare import show_compare
 from chunkviz.ui.evaluation import EvalColumn, show_evaluate
+from chunkviz.ui.keys import ColumnSettings, Enrichment
 from chunkviz.ui.llm import endpoint_controls
 from chunkviz.ui.share import share
 from chunkviz.ui.sidebar import Page, choose_columns, enrichment_controls, init_from_url, model_settings, read_input
@@ -53,10 +64,10 @@ st.set_page_config(page_title="chunkviz", layout="wide", initial_sidebar_state="
 
 # --- page ------------------------------------------------------------------------------------------
 def main() -> None:
+    """The whole page: what every part depends on, then the columns fragment."""
     init_from_url(PAGE)
     st.html(stylesheet() + PAGE_CSS)
     st.markdown(f"**chunkviz** · where each chunking strategy cuts your document, and why. :gray[{HINT}]")
-
     try:
         with time_limit(RUN_TIME_LIMIT_S, "reading the document"):
             document, doc_name, shareable = read_input(PAGE)
@@ -66,46 +77,79 @@ def main() -> None:
     st.sidebar.header("Tokenizer")
     st.session_state.setdefault("tokenizer", DEFAULT_TOKENIZER)
     tokenizer = st.sidebar.selectbox("Token counts and sizes use", tokenizer_names(), key="tokenizer")
-    configs = choose_columns(PAGE, tokenizer)
-    settings = model_settings()
-    enrichment = enrichment_controls(doc_name)
-    llm = endpoint_controls()
-    if document is None:
-        return
+    strategies = st.sidebar.container()  # the columns fragment draws the column controls here
+    settings, enrichment, llm = model_settings(), enrichment_controls(doc_name), endpoint_controls()
+    view = document_header(document, doc_name, tokenizer) if document is not None else None
+    workspace(Workspace(strategies, document, doc_name, shareable, tokenizer, settings, enrichment, llm, view))
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """What the page's full run decided, for the fragments below (their arguments stay as the last
+    full run left them; nothing in here changes in a fragment's own rerun)."""
+
+    strategies: Any  # the sidebar container of the column controls
+    document: Document | None
+    doc_name: str
+    shareable: bool
+    tokenizer: str
+    settings: ColumnSettings
+    enrichment: Enrichment | None
+    llm: LLMSettings | None
+    view: str | None  # None: nothing to chunk (no document, an empty one, an error shown)
+
+
+def document_header(document: Document, doc_name: str, tokenizer: str) -> str | None:
+    """The document's outline, notes and numbers, and the view switch beside them; the view chosen,
+    or None when there is nothing to chunk (the reason is shown)."""
     outline = outline_html(document)
     if outline:
         with st.sidebar.expander("Outline (headings)", expanded=False):
             st.html(outline)
     for note in document.notes:
         st.info(note)
-    text = document.text
     try:
         load_tokenizer(tokenizer)
-    except ChunkvizError as exc:
-        st.error(str(exc))
-        return
-    try:
         with time_limit(RUN_TIME_LIMIT_S, "counting the document's tokens"):
             stats = cached_stats(document, tokenizer)
     except ChunkvizError as exc:
         st.error(str(exc))
-        return
+        return None
     left, right = st.columns([1, 1], vertical_alignment="center")  # three views fit beside the document line
     with left:
-        view = (
-            st.segmented_control(
-                "View", [COMPARE, TUNE, EVALUATE], key="view", default=COMPARE, label_visibility="collapsed"
-            )
-            or COMPARE
+        view = st.segmented_control(
+            "View", [COMPARE, TUNE, EVALUATE], key="view", default=COMPARE, label_visibility="collapsed"
         )
     right.caption(
         f"{Path(doc_name).name} · {stats['characters']:,} characters · {stats['words']:,} words · "
         f"{stats['tokens']:,} tokens ({tokenizer})"
     )
-    if not text.strip():
+    if not document.text.strip():
         st.warning("The document is empty: there is nothing to chunk.")
+        return None
+    return view or COMPARE
+
+
+@st.fragment(key=reruns.COLUMNS)
+def workspace(page: Workspace) -> None:
+    """The column controls (in the sidebar), the view and the share section: a column's setting
+    reruns this, not the page."""
+    with page.strategies:
+        configs = choose_columns(PAGE, page.tokenizer)
+    if page.document is None or page.view is None:
         return
-    columns = [Column(i, config, tokenizer, settings, llm, enrichment) for i, config in enumerate(configs)]
+    columns = [
+        Column(i, config, page.tokenizer, page.settings, page.llm, page.enrichment) for i, config in enumerate(configs)
+    ]
+    show_view(page.view, columns, page.document, page.doc_name, page.tokenizer, page.llm)
+    share(page.doc_name, page.shareable, page.tokenizer, configs, page.settings.embedding_model, page.enrichment)
+
+
+@st.fragment(key=reruns.VIEW)
+def show_view(
+    view: str, columns: list[Column], document: Document, doc_name: str, tokenizer: str, llm: LLMSettings | None
+) -> None:
+    """The chosen view: what happens inside it (a query, a click, the Tune control) reruns only it."""
     if view == TUNE:
         on_default_sample = st.session_state.get("source") == "Sample" and Path(doc_name).name == DEFAULT_SAMPLE
         show_tune(columns, document, MAX_COLUMNS, TUNE_DEMO_SAMPLE if on_default_sample else None)
@@ -117,7 +161,6 @@ def main() -> None:
     else:
         run_columns(columns, document)
         show_compare(columns, document, tokenizer, doc_name, llm, tune_view=TUNE)
-    share(doc_name, shareable, tokenizer, configs, settings.embedding_model, enrichment)
 
 
 main()

@@ -186,6 +186,21 @@ def run(at: AppTest) -> AppTest:
     assert not at.exception, "the app raised: " + "\n".join(
         str(e.message) + "\n" + "\n".join(e.stack_trace) for e in at.exception
     )
+    return whole_page(at)
+
+
+#: The first line of the page, drawn by every run of the whole page (not by a fragment's run).
+PAGE_TITLE = "**chunkviz** · where each chunking strategy cuts your document"
+
+
+def whole_page(at: AppTest) -> AppTest:
+    """The page as a browser shows it. AppTest keeps only what the last run drew: after a run of a
+    fragment alone (a callback's keyed rerun, e.g. the Tune panel's ``st.rerun("columns")``) the
+    page's own elements are missing, where the browser keeps them. Then run the page once more
+    (which changes nothing: no widget changed since)."""
+    if not any(m.value.startswith(PAGE_TITLE) for m in at.markdown):
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
     return at
 
 
@@ -1393,7 +1408,7 @@ def send_component_state(at: AppTest, name: str, state: dict[str, Any]) -> AppTe
     state_proto.json_value = json.dumps(state)
     at._run(states)
     assert not at.exception, [e.message for e in at.exception]
-    return at
+    return whole_page(at)
 
 
 def focus_texts(at: AppTest) -> list[str]:

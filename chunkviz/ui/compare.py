@@ -4,6 +4,8 @@ figures, chunk table, selected chunk, downloads) and the statistics of all colum
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +17,12 @@ from chunkviz.compare import StrategyRun, chunk_annotations, chunk_table, flag_s
 from chunkviz.document import Document
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import Hit
+from chunkviz.explain import Explanation
 from chunkviz.llm.client import LLMSettings
 from chunkviz.palette import strategy_colour
 from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present, render_html
 from chunkviz.strategies.base import get_strategy
+from chunkviz.types import Chunk
 from chunkviz.ui.cached import cached_explanation, cached_exports, cached_html
 from chunkviz.ui.columns import Column
 from chunkviz.ui.docview import ColumnView, DocViewEvent, document_view, event_from_state, ribbon_cuts
@@ -156,8 +160,7 @@ def apply_view_selection(event: DocViewEvent | None, columns: list[Column]) -> N
     if 0 <= event.column < len(columns):
         st.session_state[f"col{event.column}.selected"] = event.index
         st.session_state[details_key(columns[event.column])] = True  # the chunk's text and row are there
-        for suffix in ("table", "table_seen"):  # the table follows (its highlighted row), untick its row
-            st.session_state.pop(f"col{event.column}.{suffix}", None)
+        st.session_state.pop(f"col{event.column}.table", None)  # the table follows (its highlighted row), unticked
 
 
 def show_details(column: Column, document: Document, doc_name: str, tune_view: str) -> None:
@@ -212,18 +215,29 @@ def show_table(column: Column, run: StrategyRun) -> None:
     frame: Any = pd.DataFrame(rows)
     if selected is not None and 0 <= selected < len(rows):  # the selected chunk's row is highlighted
         frame = frame.style.apply(lambda row: [SELECTED_ROW if row["index"] == selected else ""] * len(row), axis=1)
-    table = st.dataframe(
-        frame, key=f"{column.key}.table", on_select="rerun", selection_mode="single-row", hide_index=True, height=240
+    st.dataframe(
+        frame,
+        key=f"{column.key}.table",
+        on_select=partial(_select_ticked_row, column.key, [row["index"] for row in rows]),
+        selection_mode="single-row",
+        hide_index=True,
+        height=240,
     )
-    picked = [
-        r for r in (table.selection.rows if table is not None and hasattr(table, "selection") else []) if r < len(rows)
-    ]
-    if picked != st.session_state.get(f"{column.key}.table_seen", []):  # the user (un)ticked a row
-        st.session_state[f"{column.key}.table_seen"] = picked
-        new_selected = rows[picked[0]]["index"] if picked else None
-        if new_selected != st.session_state.get(f"{column.key}.selected"):
-            st.session_state[f"{column.key}.selected"] = new_selected
-            st.rerun()
+
+
+def _select_ticked_row(column_key: str, indices: list[int]) -> None:
+    """A callback (before the view's rerun): the ticked row's chunk is the column's selection, or
+    none when the row was unticked."""
+    rows = _selection(st.session_state.get(f"{column_key}.table"), "rows")
+    picked = [r for r in rows if isinstance(r, int) and 0 <= r < len(indices)]
+    st.session_state[f"{column_key}.selected"] = indices[picked[0]] if picked else None
+
+
+def _selection(state: Any, field: str) -> list[Any]:
+    """``state.selection[field]`` of a dataframe's or chart's selection state, [] when missing."""
+    selection = state.get("selection") if isinstance(state, Mapping) else getattr(state, "selection", None)
+    found = selection.get(field) if isinstance(selection, Mapping) else getattr(selection, field, None)
+    return list(found or [])
 
 
 def forget_stale_selection(column: Column, document: Document) -> None:
@@ -231,7 +245,7 @@ def forget_stale_selection(column: Column, document: Document) -> None:
     fingerprint = (document_digest(document), column.chunking)
     key = f"{column.key}.fingerprint"
     if st.session_state.get(key) not in (None, fingerprint):
-        for suffix in ("selected", "table", "table_seen"):
+        for suffix in ("selected", "table"):
             st.session_state.pop(f"{column.key}.{suffix}", None)
     st.session_state[key] = fingerprint
 
@@ -266,12 +280,19 @@ def show_explanation_figures(column: Column, document: Document) -> None:
         if not item.selectable:
             st.plotly_chart(item.figure, key=key)
             continue
-        event = st.plotly_chart(item.figure, key=key, on_select="rerun", selection_mode=("points",))
-        points = event.selection.points if event is not None and hasattr(event, "selection") else []
-        target = explanation.chunk_at(item.name, points[0], run.chunks) if points else None
-        if target is not None and target != st.session_state.get(f"{column.key}.selected"):
-            st.session_state[f"{column.key}.selected"] = target
-            st.rerun()
+        pick = partial(_select_picked_point, column.key, key, explanation, item.name, run.chunks)
+        st.plotly_chart(item.figure, key=key, on_select=pick, selection_mode=("points",))
+
+
+def _select_picked_point(
+    column_key: str, chart_key: str, explanation: Explanation, figure: str, chunks: Sequence[Chunk]
+) -> None:
+    """A callback (before the view's rerun): the chunk of the point picked on a strategy's figure
+    becomes the column's selection."""
+    points = _selection(st.session_state.get(chart_key), "points")
+    target = explanation.chunk_at(figure, points[0], chunks) if points else None
+    if target is not None:
+        st.session_state[f"{column_key}.selected"] = target
 
 
 def show_focus(run: StrategyRun, index: int) -> None:

@@ -103,14 +103,14 @@ def init_from_url(page: Page) -> None:
 
 
 def choose_columns(page: Page, tokenizer: str) -> list[ColumnConfig]:
-    """Strategy and parameter controls for each column, in the sidebar. A combination the
+    """Strategy and parameter controls for each column, drawn where the caller is (the app: a
+    container in the sidebar, from its columns fragment). A combination the
     strategy rejects (typed on the way to a valid one) is explained under its control while the
     column keeps its last good settings."""
     names = [s.name for s in registered()]
-    sidebar = st.sidebar
-    sidebar.header("Strategies")
+    st.header("Strategies")
     st.session_state.setdefault("n_columns", len(page.default_columns))
-    n = sidebar.number_input("Columns", min_value=1, max_value=page.max_columns, key="n_columns")
+    n = st.number_input("Columns", min_value=1, max_value=page.max_columns, key="n_columns")
     url_params = st.session_state.get("_url_params", {})
     url_tokenizers = st.session_state.get("_url_tokenizers", {})
     columns = []
@@ -118,7 +118,7 @@ def choose_columns(page: Page, tokenizer: str) -> list[ColumnConfig]:
         key = f"col{i}.strategy"
         if key not in st.session_state:
             st.session_state[key] = page.default_columns[i] if i < len(page.default_columns) else names[0]
-        with sidebar.expander(f"Column {i + 1}", expanded=i == 0):
+        with st.expander(f"Column {i + 1}", expanded=i == 0):
             name = st.selectbox("Strategy", names, key=key, help=get_strategy(st.session_state[key]).description)
             choice = column_controls(
                 f"col{i}",

@@ -1,6 +1,6 @@
 """The app's *Tune* view: the tuning panel of a column whose strategy declares a tuning analysis
 (:class:`~chunkviz.strategies.base.TuningAnalysis`): its control beside its plot, the chunks right
-below; moving the control sets the sidebar's parameter."""
+below; moving the control sets the sidebar's parameter (and reruns the columns fragment, not the page)."""
 
 from __future__ import annotations
 
@@ -13,25 +13,28 @@ from chunkviz.document import Document
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.ui.cached import cached_explanation, cached_html
 from chunkviz.ui.columns import Column, run_columns
+from chunkviz.ui.reruns import rerun_columns, rerun_page
 from chunkviz.ui.widgets import widget_key
 
 
 def open_tuning(view: str, label: str) -> None:
     """Open the Tune view (named ``view`` in the view switch) on the column ``label`` (a
-    callback: runs before the rerun)."""
+    callback: the view switch is the page's, so the page reruns)."""
     st.session_state["view"] = view
     st.session_state["tune_pick"] = label
+    rerun_page()
 
 
 def add_tunable_column(strategy: str, max_columns: int, sample: str | None) -> None:
     """A column of ``strategy`` after the others (in place of the last one when there are
-    ``max_columns``), and the sample document ``sample`` if given (a callback: runs before the rerun)."""
+    ``max_columns``), and the sample document ``sample`` if given (a callback: the page reruns)."""
     count = int(st.session_state.get("n_columns", 1))
     index = min(count, max_columns - 1)
     st.session_state["n_columns"] = index + 1
     st.session_state[f"col{index}.strategy"] = strategy
     if sample is not None:
         st.session_state["sample"] = sample
+    rerun_page()
 
 
 def offer_a_tunable_column(max_columns: int, demo_sample: str | None) -> None:
@@ -94,12 +97,15 @@ def show_tune(columns: list[Column], document: Document, max_columns: int, demo_
 
 
 def _copy_amount_to(widget: str, component_key: str) -> Callable[[], None]:
-    """A callback (runs before the rerun) that puts the panel's amount into the sidebar control."""
+    """A callback that puts the panel's amount into the sidebar control and reruns the columns
+    fragment: the control is drawn again with it (the browser then holds the new value too), and
+    the column and the panel are cut again."""
 
     def copy() -> None:
         state = st.session_state.get(component_key) or {}
         amount = state.get("amount") if isinstance(state, dict) else getattr(state, "amount", None)
         if isinstance(amount, (int, float)):
             st.session_state[widget] = float(amount)
+            rerun_columns()
 
     return copy

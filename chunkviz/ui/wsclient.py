@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import threading
 import time
 import urllib.parse
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
@@ -313,6 +315,7 @@ class Session:
         self._tree: dict[tuple[int, ...], Element] = {}
         self._blocks: dict[tuple[int, ...], tuple[str, str]] = {}  # path -> (run id, fragment id)
         self._values: dict[str, Any] = {}  # widget id -> value
+        self._states: dict[str, dict[str, Any]] = {}  # custom component id -> the state its script set
         self._cache: OrderedDict[str, ForwardMsg] = OrderedDict()
         self._run: _Run | None = None
         self._script_running = False
@@ -406,6 +409,24 @@ class Session:
         self._values[element.id] = checked_value(element, value)
         return await self.run(fragment_id=element.fragment_id)
 
+    async def set_state(self, name: str, state: Mapping[str, Any]) -> RunResult:
+        """Set keys of the state of the custom component ``name`` (its key, else its component
+        name; components v2) as its script's ``setStateValue`` does, merged into what it held, and
+        rerun what the frontend would: the component's fragment when it lives in one, else the
+        whole script (its ``on_<key>_change`` callbacks then run)."""
+        element = self.component(name)
+        held = self._states.setdefault(element.id, {})
+        held.update(json.loads(json.dumps(dict(state))))  # what JSON can carry, as the browser sends it
+        return await self.run(fragment_id=element.fragment_id)
+
+    def component(self, name: str) -> Element:
+        """The custom component whose key (else whose component name) is ``name``, one on the page."""
+        found = [e for e in self.components() if e.key == name] or self.components(name)
+        if len(found) != 1:
+            shown = sorted({e.key or e.proto.component_name for e in self.components()})
+            raise WsClientError(f"{len(found)} components named {name!r} on the page (need 1); there are: {shown}")
+        return found[0]
+
     async def click(self, name: str) -> RunResult:
         """Click the button ``name`` (key or label) and wait for the run it triggers."""
         element = self.widget(name)
@@ -434,6 +455,9 @@ class Session:
                 states.append(widget_state(element, True))
             elif element.kind in VALUE_WIDGETS and element.id in self._values:
                 states.append(widget_state(element, self._values[element.id]))
+        for element in self.components():
+            if element.id in self._states:
+                states.append(WidgetState(id=element.id, json_value=json.dumps(self._states[element.id])))
         return states
 
     async def _drain(self) -> None:
@@ -556,6 +580,7 @@ class Session:
         self._run = None
         shown = {e.id for e in self._tree.values()}
         self._values = {k: v for k, v in self._values.items() if k in shown}
+        self._states = {k: v for k, v in self._states.items() if k in shown}
         return RunResult(
             seconds=time.monotonic() - run.began,
             status=FINISHED.get(status, str(status)),

@@ -1,0 +1,151 @@
+"""What reruns when (chunkviz/ui/reruns.py), seen over the app's websocket as a browser sees it
+(chunkviz.ui.wsclient): a column's setting reruns the columns fragment, a click in the view only
+the view, the Tune panel's control sets the sidebar's control (which keeps the value through the
+page's later runs), and what every part depends on reruns the page.
+
+An element the server did not send again in a run keeps the run id it came with: that tells what
+a run redrew. Marked ``browser`` like the other tests that start a Streamlit server (no Chromium).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, Awaitable, Iterator, TypeVar
+
+import pytest
+from support.browser import streamlit_server
+
+from chunkviz import chunk, read_path
+from chunkviz.ui.wsclient import Element, RunResult, Session
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "sample_docs"
+TIMEOUT_S = 240
+T = TypeVar("T")
+pytestmark = pytest.mark.browser
+TITLE = "**chunkviz** ·"
+TUNE = "Tune semantic"
+
+
+def run(coroutine: Awaitable[T]) -> T:
+    async def bounded() -> T:
+        return await asyncio.wait_for(coroutine, TIMEOUT_S)
+
+    return asyncio.run(bounded())
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    env = {"CHUNKVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("chunkviz-cache"))}
+    with streamlit_server(REPO / "app.py", tmp_path_factory.mktemp("streamlit-app"), env) as url:
+        yield url
+
+
+def title(session: Session) -> Element:
+    (line,) = [e for e in session.elements if e.kind == "markdown" and e.text.startswith(TITLE)]
+    return line
+
+
+def docview(session: Session) -> Element:
+    (view,) = session.components("chunkviz_docview")
+    return view
+
+
+def cut_ends(session: Session, column: int) -> list[int]:
+    return [end for end, _ in json.loads(docview(session).payload)["columns"][column]["cuts"]]
+
+
+def ran(session: Session, before: dict[str, str]) -> dict[str, bool]:
+    """Which of the elements recorded in ``before`` (name -> run id) the last run sent again."""
+    now = run_ids(session, *before)
+    return {name: now[name] != before[name] for name in before}
+
+
+def run_ids(session: Session, *names: str) -> dict[str, str]:
+    """The run id each named element came with: a widget key, ``title`` or ``docview``."""
+    ids = {}
+    for name in names:
+        element = title(session) if name == "title" else docview(session) if name == "docview" else session.widget(name)
+        ids[name] = element.run_id
+    return ids
+
+
+def test_a_columns_setting_reruns_the_columns_fragment_not_the_page(app: str) -> None:
+    async def change() -> tuple[RunResult, dict[str, bool], list[int]]:
+        async with Session.open(app, timeout_s=TIMEOUT_S) as session:
+            await session.run()
+            before = run_ids(session, "title", "tokenizer", "sample", "col0.fixed_tokens.chunk_size", "docview")
+            changed = await session.set("col0.fixed_tokens.chunk_size", 200)
+            return changed, ran(session, before), cut_ends(session, 0)
+
+    changed, sent, ends = run(change())
+    assert (changed.status, changed.exceptions, changed.errors) == ("fragment finished", (), ())
+    assert sent == {
+        "title": False,
+        "tokenizer": False,
+        "sample": False,
+        "col0.fixed_tokens.chunk_size": True,  # the column controls are the columns fragment's
+        "docview": True,
+    }
+    document = read_path(SAMPLES / "field_station_handbook.md")
+    assert ends == [c.end for c in chunk(document, "fixed_tokens", chunk_size=200, overlap=16)]
+
+
+def test_a_click_in_the_document_view_reruns_only_the_view(app: str) -> None:
+    async def click() -> tuple[RunResult, dict[str, bool], Any]:
+        async with Session.open(app, timeout_s=TIMEOUT_S) as session:
+            await session.run()
+            before = run_ids(session, "title", "col0.fixed_tokens.chunk_size", "docview")
+            clicked = await session.set_state("docview", {"selection": {"column": 1, "index": 2, "nonce": 7}})
+            selected = json.loads(docview(session).payload)["columns"][1]["selected"]
+            return clicked, ran(session, before), selected
+
+    clicked, sent, selected = run(click())
+    assert (clicked.status, clicked.exceptions, clicked.errors) == ("fragment finished", (), ())
+    assert sent == {"title": False, "col0.fixed_tokens.chunk_size": False, "docview": True}
+    assert selected == 2
+
+
+def test_what_every_part_depends_on_reruns_the_page(app: str) -> None:
+    async def change() -> tuple[RunResult, dict[str, bool]]:
+        async with Session.open(app, timeout_s=TIMEOUT_S) as session:
+            await session.run()
+            before = run_ids(session, "title", "col0.fixed_tokens.chunk_size", "docview")
+            changed = await session.set("tiny_on", False)
+            return changed, ran(session, before)
+
+    changed, sent = run(change())
+    assert (changed.status, changed.exceptions) == ("finished", ())
+    assert sent == {"title": True, "col0.fixed_tokens.chunk_size": True, "docview": True}
+
+
+@pytest.mark.slow
+def test_the_tune_panel_sets_the_sidebar_control_which_keeps_it_through_later_page_runs(app: str) -> None:
+    """The Tune panel's threshold is the column's percentile: the sidebar control shows the value
+    (the browser holds it, so the next run of the page does not undo it) and the column is cut with it."""
+    query = "?doc=topic_shifts.txt&n=2&s0=fixed_tokens&s1=semantic"
+    control = "col1.semantic.percentile"
+
+    async def tune() -> list[Any]:
+        async with Session.open(app + "/" + query, timeout_s=TIMEOUT_S) as session:
+            await session.run()
+            await session.set("view", [TUNE])
+            before = run_ids(session, "title", control)
+            tuned = await session.set_state("tune.col1", {"amount": 70.0})
+            sent = ran(session, before)
+            held = session.value(control)
+            panel = json.loads(session.component("tune.col1").payload)["tuning"]
+            later = await session.set("tiny_on", False)
+            panel_later = json.loads(session.component("tune.col1").payload)["tuning"]
+            return [tuned.status, tuned.exceptions, sent, held, panel["amount"], panel["chunks"], later.status,
+                    session.value(control), panel_later["amount"]]  # fmt: skip
+
+    status, exceptions, sent, held, amount, chunks, later, held_later, amount_later = run(tune())
+    assert (status, exceptions) == ("fragment finished", ())
+    assert sent == {"title": False, control: True}
+    assert held == 70.0 and amount == 70.0
+    text = read_path(SAMPLES / "topic_shifts.txt")
+    assert chunks == [[c.start, c.end] for c in chunk(text, "semantic", percentile=70.0)]
+    assert later == "finished" and held_later == 70.0 and amount_later == 70.0
