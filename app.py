@@ -33,7 +33,7 @@ from chunkviz.render import stylesheet
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 from chunkviz.ui import reruns
 from chunkviz.ui.cached import cached_stats, load_tokenizer
-from chunkviz.ui.columns import RUN_TIME_LIMIT_S, Column, run_columns
+from chunkviz.ui.columns import Column, run_columns, run_time_limit_s
 from chunkviz.ui.compare import show_compare
 from chunkviz.ui.evaluation import EvalColumn, show_evaluate
 from chunkviz.ui.keys import ColumnSettings, Enrichment
@@ -54,8 +54,9 @@ COMPARE, TUNE, EVALUATE = "Compare strategies", "Tune semantic", "Evaluate retri
 HINT = "Strategies and settings: in the sidebar (››). Hover a chunk: why it ends; click: select it."
 PAGE_CSS = (
     '<style>[data-testid="stMainBlockContainer"]{padding:3.4rem 1.5rem 2rem 1.5rem}'
-    # four columns' metrics fit without truncation ("median tokens", "14.2%")
-    '[data-testid="stMetricValue"]{font-size:1.45rem}[data-testid="stMetricLabel"] p{font-size:0.78rem}</style>'
+    # each column's numbers (compare.numbers_html), drawn like st.metric; four columns fit ("median tokens", "14.2%")
+    ".cv-numbers{display:flex;gap:1.4rem;margin:0.1rem 0 0.5rem}.cv-number span{display:block;font-size:0.78rem;"
+    "color:rgba(49,51,63,0.6)}.cv-number b{display:block;font-size:1.45rem;font-weight:400;line-height:1.3}</style>"
 )
 PAGE = Page(Path(__file__), SAMPLES, DEFAULT_SAMPLE, APP_MAX_BYTES, MAX_COLUMNS, DEFAULT_COLUMNS)
 
@@ -69,7 +70,7 @@ def main() -> None:
     st.html(stylesheet() + PAGE_CSS)
     st.markdown(f"**chunkviz** · where each chunking strategy cuts your document, and why. :gray[{HINT}]")
     try:
-        with time_limit(RUN_TIME_LIMIT_S, "reading the document"):
+        with time_limit(run_time_limit_s(), "reading the document"):
             document, doc_name, shareable = read_input(PAGE)
     except ChunkvizError as exc:
         st.error(str(exc))
@@ -110,7 +111,7 @@ def document_header(document: Document, doc_name: str, tokenizer: str) -> str | 
         st.info(note)
     try:
         load_tokenizer(tokenizer)
-        with time_limit(RUN_TIME_LIMIT_S, "counting the document's tokens"):
+        with time_limit(run_time_limit_s(), "counting the document's tokens"):
             stats = cached_stats(document, tokenizer)
     except ChunkvizError as exc:
         st.error(str(exc))

@@ -275,8 +275,17 @@ def warning_under(at: AppTest, key: str) -> str | None:
     raise AssertionError(f"no sidebar control with key {key!r}")
 
 
+_NUMBER = re.compile(r'<div class="cv-number" title="[^"]*"><span>([^<]*)</span><b>([^<]*)</b></div>')
+
+
+def column_numbers(at: AppTest) -> list[dict[str, str]]:
+    """Each column's numbers under the document view (compare.numbers_html), label -> value."""
+    return [dict(_NUMBER.findall(h.proto.body)) for h in at.get("html") if 'class="cv-numbers"' in h.proto.body]
+
+
 def metric(at: AppTest, label: str) -> list[str]:
-    return [m.value for m in at.metric if m.label == label]
+    """The value of the number ``label`` in each column that shows it."""
+    return [numbers[label] for numbers in column_numbers(at) if label in numbers]
 
 
 def chunk_counts(at: AppTest) -> list[int]:
@@ -562,7 +571,7 @@ def test_a_new_visitor_gets_the_document_view_and_numbers_and_the_rest_when_open
     """Below the document view, what costs the browser seconds to draw (tables, charts, downloads,
     code) is neither run nor sent until its section is opened; the numbers are always there."""
     at = new_app()
-    assert len(at.get("bidi_component")) == 1 and len(at.metric) == 3 * len(DEFAULT_COLUMNS)
+    assert len(at.get("bidi_component")) == 1 and [len(n) for n in column_numbers(at)] == [3] * len(DEFAULT_COLUMNS)
     assert not at.dataframe and not at.get("plotly_chart") and not at.code
     assert [b.key for b in at.get("download_button")] == ["share.config"]
     labels = [e.label for e in at.expander]
@@ -1382,9 +1391,22 @@ def test_view_switch_between_compare_and_tune() -> None:
 
 
 def select_row(at: AppTest, column: int, row: int | None) -> AppTest:
-    """Select a table row the way the frontend reports it (AppTest accepts selection state)."""
-    at.session_state[f"col{column}.table"] = {"selection": {"rows": [] if row is None else [row], "columns": []}}
-    return run(at)
+    """Tick (``None``: untick) a table row the way the frontend reports it (opening the column's
+    details first when its table is not drawn): the dataframe's widget
+    state, a JSON string, so that its ``on_select`` callback runs as in the browser (setting
+    ``st.session_state`` instead is a selection made by code, which calls no callback). AppTest
+    has no public API for a dataframe selection: this adds the state to those AppTest sends."""
+    if not [d for d in at.dataframe if d.key == f"col{column}.table"]:  # open the column's details first
+        at.session_state[f"col{column}.details"] = True
+        run(at)
+    (table,) = [d for d in at.dataframe if d.key == f"col{column}.table"]
+    states = at._tree.get_widget_states()
+    state = states.widgets.add()
+    state.id = table.proto.id
+    state.string_value = json.dumps({"selection": {"rows": [] if row is None else [row], "columns": [], "cells": []}})
+    at._run(states)
+    assert not at.exception, [e.message for e in at.exception]
+    return whole_page(at)
 
 
 def click(at: AppTest, column: int, index: int, nonce: int) -> AppTest:

@@ -230,9 +230,9 @@ def test_upload_shows_the_engine_spans_and_follows_a_parameter_change(page: Any)
     assert view.evaluate("el => el.textContent") == UPLOAD_TEXT
     assert DISTINCTIVE in view.inner_text()
     assert page.get_by_text("upload_test.md").count() >= 1  # the uploader lists the file
-    # the "chunks" metric agrees
-    metric = page.locator('[data-testid="stMetric"]').filter(has_text="chunks").first
-    assert metric.locator('[data-testid="stMetricValue"]').inner_text().strip() == str(len(expected))
+    # the "chunks" number agrees
+    number = page.locator(".cv-number").filter(has_text="chunks").first  # the column's numbers (compare.numbers_html)
+    assert number.locator("b").inner_text().strip() == f"{len(expected):,}"
     # the uploaded file's name is not written into the shareable URL
     assert "upload_test" not in page.url
 

@@ -5,6 +5,8 @@ calls a language model, and a strategy's preparation with a progress bar."""
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 import time
 from typing import Any
 
@@ -25,14 +27,31 @@ from chunkviz.ui.cached import cached_run, load_tokenizer
 from chunkviz.ui.keys import Chunking, ColumnSettings, Enrichment, RunKey, document_digest
 from chunkviz.ui.llm import calls_caption, confirmed, endpoint_key, llm_session, safe_estimate
 
-#: Seconds one column's run may take before it is stopped with a message (the CLI has no limit).
+#: Seconds one column's run may take before it is stopped with a message (the CLI has no limit);
+#: a slow or shared server raises it with the environment variable :data:`RUN_TIME_LIMIT_ENV`.
 RUN_TIME_LIMIT_S = 60
+RUN_TIME_LIMIT_ENV = "CHUNKVIZ_RUN_TIME_LIMIT_S"
 #: A column that calls a language model waits for its answers: it gets this many times longer.
 LLM_TIME_FACTOR = 10
 #: A strategy's preparation (embedding every sentence, asking the model), shown with a progress
 #: bar and cached, has its own limit, this many times the run's: on a busy server embedding a
 #: long document takes minutes, and stopping it would throw that work away.
 PREPARE_TIME_FACTOR = 10
+
+
+def run_time_limit_s() -> float:
+    """The seconds a run may take: ``$CHUNKVIZ_RUN_TIME_LIMIT_S`` when set to a positive number,
+    else :data:`RUN_TIME_LIMIT_S` (read at each run, so a test or a server sets it any time)."""
+    given = os.environ.get(RUN_TIME_LIMIT_ENV, "").strip()
+    if not given:
+        return RUN_TIME_LIMIT_S
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = 0.0
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ChunkvizError(f"{RUN_TIME_LIMIT_ENV}={given!r} is not a number of seconds above 0; unset it for 60 s")
+    return seconds
 
 
 class Column:
@@ -77,11 +96,11 @@ def run_columns(columns: list[Column], document: Document) -> None:
             if column.uses_llm and not llm_confirmed(column, document):
                 column.error = "waiting for you to allow the calls to the model (the button above)"
                 continue
-            limit = RUN_TIME_LIMIT_S * (LLM_TIME_FACTOR if column.uses_llm else 1)
+            limit = run_time_limit_s() * (LLM_TIME_FACTOR if column.uses_llm else 1)
             what = f"column {column.i + 1} ({column.config.strategy})"
             with llm_session(column.llm or LLMSettings.from_env()) as session:
                 with time_limit(
-                    RUN_TIME_LIMIT_S * PREPARE_TIME_FACTOR, f"{what}: preparing (embedding or asking the model)"
+                    run_time_limit_s() * PREPARE_TIME_FACTOR, f"{what}: preparing (embedding or asking the model)"
                 ):
                     prepare_with_progress(column.config, document, column.chunking.tokenizer, status)
                 with time_limit(limit, what), status.container():

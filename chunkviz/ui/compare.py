@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import partial
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -172,10 +173,7 @@ def show_details(column: Column, document: Document, doc_name: str, tune_view: s
         return
     run = column.run
     d = run.diagnostics
-    a, b, c = st.columns(3)
-    a.metric("chunks", len(run.chunks))
-    b.metric("median tokens", f"{d.summary.tokens.median:g}" if d and d.summary.tokens.median is not None else "–")
-    c.metric("overlap", f"{d.overhead.chars_percent:.1f}%" if d else "–", help="repeated characters, % of covered text")
+    st.html(numbers_html(column_numbers(run)))
     st.caption(flag_summary(run))
     if d and d.coverage.content_gaps:
         st.warning(f"{d.coverage.content_gap_chars} characters of text are in no chunk (hatched in the text).")
@@ -248,6 +246,27 @@ def forget_stale_selection(column: Column, document: Document) -> None:
         for suffix in ("selected", "table"):
             st.session_state.pop(f"{column.key}.{suffix}", None)
     st.session_state[key] = fingerprint
+
+
+def column_numbers(run: StrategyRun) -> list[tuple[str, str, str]]:
+    """A column's headline numbers as ``(label, value, what it means)``."""
+    d = run.diagnostics
+    median = d.summary.tokens.median if d else None
+    return [
+        ("chunks", f"{len(run.chunks):,}", "chunks this strategy made"),
+        ("median tokens", f"{median:g}" if median is not None else "–", "the median chunk's size in tokens"),
+        ("overlap", f"{d.overhead.chars_percent:.1f}%" if d else "–", "repeated characters, % of covered text"),
+    ]
+
+
+def numbers_html(numbers: Sequence[tuple[str, str, str]]) -> str:
+    """Numbers drawn like ``st.metric`` (a label above a large value, the meaning on hover) in one
+    piece of plain HTML: a new visitor's browser draws it at a fraction of three metrics' cost."""
+    cells = "".join(
+        f'<div class="cv-number" title="{escape(meaning)}"><span>{escape(label)}</span><b>{escape(value)}</b></div>'
+        for label, value, meaning in numbers
+    )
+    return f'<div class="cv-numbers">{cells}</div>'
 
 
 def show_explanation_summary(column: Column, document: Document, tune_view: str) -> None:
