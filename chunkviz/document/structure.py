@@ -428,12 +428,13 @@ class Structure:
         """Markdown without anything that could keep a block open across a blank line (see
         :meth:`_certain_atx_heading`)."""
         text = self.text
+        # each search for a string is preceded by a search for its first character (several times faster)
         return (
             self.markup == "markdown"
-            and "```" not in text
-            and "~~~" not in text
+            and not ("`" in text and "```" in text)
+            and not ("~" in text and "~~~" in text)
             and "\r" not in text
-            and _LONG_HTML_BLOCK_OPENER.search(text) is None
+            and not ("<" in text and _LONG_HTML_BLOCK_OPENER.search(text))
             and not any(block.kind == "heading" for block in self._extra)
         )
 
