@@ -17,6 +17,8 @@ import bisect
 import collections
 import threading
 
+import numpy as np
+
 from chunkviz.deadline import check_time
 from chunkviz.tokenizers import TokenBoundaries, Tokenizer
 
@@ -43,7 +45,8 @@ class SpanCounter:
         if self._bounds is None:
             bounds = self.tokenizer.boundaries(self.text)
             starts = array.array("q")
-            starts.frombytes(bounds.positions[:-1].astype("<i8", copy=False).tobytes())
+            # one copy, through the buffer protocol (``q`` is a native 64-bit integer, as is int64)
+            starts.frombytes(memoryview(np.ascontiguousarray(bounds.positions[:-1], dtype=np.int64)).cast("B"))
             self._starts = starts
             self._bounds = bounds
         return self._bounds

@@ -297,7 +297,8 @@ class TiktokenTokenizer(Tokenizer):
                 leads = ((data & 0xC0) != 0x80).astype(np.int64)
                 char_starts[ids] = np.add.reduceat(leads, first)
                 starts_inside[ids] = (data[first] & 0xC0) == 0x80
-            self._tables = (char_starts, starts_inside)
+            # a token has at most a few dozen bytes: one byte per count makes the per-token lookup cheap
+            self._tables = (char_starts.astype(np.uint8), starts_inside)
         return self._tables
 
     def _token_bytes(self) -> tuple[np.ndarray, list[bytes]]:
@@ -345,12 +346,13 @@ class TiktokenTokenizer(Tokenizer):
         tokens = self._encode_parallel(text)
         char_starts, starts_inside = self._token_tables()
         positions = np.zeros(len(tokens) + 1, dtype=np.int64)
-        np.cumsum(char_starts[tokens], out=positions[1:])
+        np.cumsum(char_starts[tokens], dtype=np.int64, out=positions[1:])
         exact = np.ones(len(tokens) + 1, dtype=bool)
         if not text.isascii():
             inside = starts_inside[tokens]
-            positions[:-1] -= inside
-            exact[:-1] = ~inside
+            if inside.any():  # rare: a token that starts inside a multibyte character
+                positions[:-1] -= inside
+                exact[:-1] = ~inside
         return TokenBoundaries(positions, exact)
 
     def is_clean_cut(self, text: str, pos: int) -> bool:

@@ -12,9 +12,7 @@ never loads spaCy.
 
 from __future__ import annotations
 
-import array
 import bisect
-import functools
 import re
 import threading
 from functools import cached_property
@@ -54,6 +52,11 @@ _HEADING_HINT = re.compile(
     r"^ {0,3}#|^ {0,3}(?:=+|-+)[ \t]*\r?$|^([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}[ \t]*\r?$", re.MULTILINE
 )
 
+#: The opening of an ATX heading at a line's start: 1-6 "#" and a space, a tab or the line's end.
+_ATX_OPENING = re.compile(r"#{1,6}(?:[ \t\n]|\Z)")
+#: Where an HTML block that may span blank lines could open (CommonMark types 1-5), and more.
+_LONG_HTML_BLOCK_OPENER = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
+
 #: Markup a document format is parsed as.
 MARKUP_OF_FORMAT = {
     "markdown": "markdown",
@@ -92,68 +95,84 @@ def paragraph_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-#: Whitespace runs at least this long are indexed once per text (see :class:`_SpaceRuns`); shorter
-#: ones are scanned character by character, which then costs fewer than this many steps.
+#: Whitespace runs at least this long are measured once and remembered (see :class:`SpaceRuns`);
+#: shorter ones are measured again at each use, in fewer than this many steps.
 _LONG_RUN_MIN = 32
-_LONG_RUN = re.compile(r"\s{%d,}" % _LONG_RUN_MIN)
-
-
-@functools.lru_cache(maxsize=4)
-def _long_runs(text: str) -> tuple[array.array, array.array]:
-    """Starts and ends of the whitespace runs of ``text`` of at least ``_LONG_RUN_MIN`` characters
-    (one regular-expression pass; a few numbers per long run, nothing for ordinary prose)."""
-    starts, ends = array.array("q"), array.array("q")
-    for match in _LONG_RUN.finditer(text):
-        starts.append(match.start())
-        ends.append(match.end())
-    return starts, ends
 
 
 class SpaceRuns:
-    """The maximal whitespace run around a position, in time independent of the run's length.
+    """The maximal whitespace run around a position, in time independent of how often it is asked.
 
     Scanning a run character by character from every cut or separator inside it made long runs
-    quadratic (40,000 newlines: minutes). Long runs come from an index built once per text
-    (shared by every user of the same text); a short run is scanned, in fewer than
-    ``_LONG_RUN_MIN`` steps.
+    quadratic (40,000 newlines: minutes). A run is measured where it is asked for (C-speed string
+    methods: a regular expression forwards, ``rstrip`` backwards), and a run of at least
+    ``_LONG_RUN_MIN`` characters is remembered, so each long run is measured once however many
+    positions inside it are asked about; nothing is computed for the rest of the text.
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._index: tuple[array.array, array.array] | None = None
+        self._starts: list[int] = []  # the long runs measured so far, sorted and disjoint
+        self._ends: list[int] = []
+        self._lock = threading.Lock()
 
-    def _long_run_at(self, pos: int) -> tuple[int, int] | None:
-        if self._index is None:
-            self._index = _long_runs(self.text)
-        starts, ends = self._index
-        k = bisect.bisect_right(starts, pos) - 1
-        if k >= 0 and pos < ends[k]:
-            return starts[k], ends[k]
+    def _known_run_at(self, pos: int) -> tuple[int, int] | None:
+        """The long run measured earlier that contains ``pos``, if any."""
+        if not self._starts:
+            return None
+        with self._lock:
+            k = bisect.bisect_right(self._starts, pos) - 1
+            if k >= 0 and pos < self._ends[k]:
+                return self._starts[k], self._ends[k]
         return None
+
+    def _remember(self, start: int, end: int) -> tuple[int, int]:
+        with self._lock:
+            k = bisect.bisect_left(self._starts, start)
+            if k == len(self._starts) or self._starts[k] != start:
+                self._starts.insert(k, start)
+                self._ends.insert(k, end)
+        return start, end
+
+    def _measure_long_run(self, pos: int) -> tuple[int, int]:
+        """The whole run around ``pos`` (a whitespace character inside a long run), remembered."""
+        text = self.text
+        end = _skip_space(text, pos)
+        width = 4 * _LONG_RUN_MIN
+        while True:  # growing windows backwards: linear in the run's length
+            lo = max(0, pos - width)
+            kept = len(text[lo:pos].rstrip())
+            if kept or lo == 0:
+                return self._remember(lo + kept, end)
+            width *= 4
 
     def start_before(self, pos: int) -> int:
         """Where the whitespace run that ends at ``pos`` starts (``pos`` if none ends there)."""
         text = self.text
         if pos <= 0 or not text[pos - 1].isspace():
             return pos
-        run = self._long_run_at(pos - 1)
-        if run is not None:
-            return run[0]
-        while pos > 0 and text[pos - 1].isspace():
-            pos -= 1
-        return pos
+        known = self._known_run_at(pos - 1)
+        if known is not None:
+            return known[0]
+        lo = max(0, pos - _LONG_RUN_MIN)
+        kept = len(text[lo:pos].rstrip())
+        if kept or lo == 0:
+            return lo + kept
+        return self._measure_long_run(pos - 1)[0]
 
     def end_after(self, pos: int) -> int:
         """Where the whitespace run that starts at ``pos`` ends (``pos`` if none starts there)."""
         text = self.text
         if pos >= len(text) or not text[pos].isspace():
             return pos
-        run = self._long_run_at(pos)
-        if run is not None:
-            return run[1]
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        return pos
+        known = self._known_run_at(pos)
+        if known is not None:
+            return known[1]
+        match = _SPACE_RUN.match(text, pos, pos + _LONG_RUN_MIN)
+        end = match.end() if match is not None else pos
+        if end < pos + _LONG_RUN_MIN:
+            return end
+        return self._measure_long_run(pos)[1]
 
 
 def count_line_breaks(gap: str) -> int:
@@ -177,6 +196,79 @@ def _after_sentence_punctuation(text: str, end: int) -> bool:
     while k > 0 and end - k < 3 and text[k - 1] in _CLOSERS:
         k -= 1
     return k > 0 and text[k - 1] in _SENTENCE_FINAL
+
+
+#: Every line break but "\n" (a text without them has its lines found by ``str.find``).
+_OTHER_LINE_BREAKS = LINE_BREAK_CHARS.replace("\n", "")
+#: The first line (at or after a line start) that ends a paragraph's search for an underline: a
+#: blank line or an underline (``_UNDERLINE``), in a text whose only line break is "\n".
+_PARAGRAPH_STOP = re.compile(r"^(?:[^\S\n]*$|" + _UNDERLINE.pattern.removesuffix("$") + "$)", re.MULTILINE)
+
+
+class UnderlinesBelow:
+    """Whether a line of the text, or one after it before its paragraph ends, underlines a heading.
+
+    ``below(line)`` is true when the first line from ``line`` on that is blank, is the text's
+    last line or is an underline (``_UNDERLINE``) is an underline. Every line of a stretch up to
+    such a line has the same answer, so the stretches found are remembered and each line is
+    scanned at most once: asking about every line of a paragraph of many lines is linear, not
+    quadratic (a paragraph of 200,000 short lines was minutes).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._only_newlines = not any(ch in text for ch in _OTHER_LINE_BREAKS)
+        self._starts: list[int] = []  # stretches [start, stop) of line starts with a known answer
+        self._stops: list[int] = []
+        self._values: list[bool] = []
+        self._lock = threading.Lock()
+
+    def line_end(self, pos: int) -> tuple[int, int]:
+        """Where the line at ``pos`` ends, and where the next one starts (``len(text)`` at the end)."""
+        text = self.text
+        if self._only_newlines:
+            end = text.find("\n", pos)
+            return (len(text), len(text)) if end < 0 else (end, end + 1)
+        match = _LINE.match(text, pos)
+        assert match is not None  # the pattern matches at every position
+        return match.end(1), match.end()
+
+    def below(self, line: int) -> bool:
+        """See the class docstring; ``line`` is a line start."""
+        with self._lock:
+            k = bisect.bisect_right(self._starts, line) - 1
+            if k >= 0 and line < self._stops[k]:
+                return self._values[k]
+            known_from = self._starts[k + 1] if k + 1 < len(self._starts) else len(self.text) + 1
+            stop, value = self._scan(line, known_from)
+            if stop is None:  # reached a stretch known already: the same answer
+                stop, value = known_from, self._values[k + 1]
+            self._starts.insert(k + 1, line)
+            self._stops.insert(k + 1, stop)
+            self._values.insert(k + 1, value)
+            return value
+
+    def _scan(self, line: int, known_from: int) -> tuple[int | None, bool]:
+        """From ``line``, the first line that decides (just past its start) and its answer;
+        ``(None, False)`` when the line ``known_from`` is reached first."""
+        text = self.text
+        if self._only_newlines:
+            match = _PARAGRAPH_STOP.search(text, line, min(known_from, len(text)))
+            if match is not None and match.start() < known_from:
+                stop_line = match.start()  # blank (False) or an underline (True)
+                return stop_line + 1, bool(_UNDERLINE.match(text, stop_line, self.line_end(stop_line)[0]))
+            if known_from <= len(text):
+                return None, False
+            return len(text) + 1, False
+        for match in _LINE.finditer(text, line):
+            if match.start() >= known_from:
+                return None, False
+            content = match.group(1)
+            if _UNDERLINE.match(content):
+                return match.start() + 1, True
+            if not content.strip() or match.end() >= len(text):
+                return match.start() + 1, False
+        return len(text) + 1, False
 
 
 class Structure:
@@ -284,19 +376,67 @@ class Structure:
     def _could_start_heading(self, pos: int) -> bool:
         """A cheap necessary condition for a heading at ``pos`` (a line's first non-space): the
         line starts with ``#`` or is an rst overline, or a line of its paragraph below it is an
-        underline. Only then does :attr:`headings` need the full parse."""
+        underline. Only then does :attr:`headings` need the full parse. Linear over all the
+        positions asked about (each line is scanned once, see :class:`UnderlinesBelow`)."""
         if self.markup == "none" or not self.headings_possible:
             return False
         text = self.text
         if text.startswith("#", pos):
             return True
-        for k, match in enumerate(_LINE.finditer(text, pos)):
-            line = match.group(1)
-            if (k == 0 and _ADORNMENT.match(line)) or (k > 0 and _UNDERLINE.match(line)):
-                return True
-            if (k > 0 and not line.strip()) or match.end() >= len(text):
-                return False
-        return False
+        lines = self._underlines
+        line_end, next_line = lines.line_end(pos)
+        if _ADORNMENT.match(text, pos, line_end):
+            return True
+        return next_line < len(text) and lines.below(next_line)
+
+    @cached_property
+    def _underlines(self) -> UnderlinesBelow:
+        return UnderlinesBelow(self.text)
+
+    def _starts_heading(self, pos: int) -> bool:
+        """Whether a heading's first non-space character is at ``pos`` (a line's first non-space).
+
+        An ATX heading that is certainly one (:meth:`_certain_atx_heading`) needs no parse;
+        anything else is looked up in :attr:`headings` (parsed once)."""
+        if "_heading_anchors" not in self.__dict__ and self._certain_atx_heading(pos):
+            return True
+        return pos in self._heading_anchors
+
+    def _certain_atx_heading(self, pos: int) -> bool:
+        """True only where the Markdown parse is sure to find an ATX heading at ``pos``.
+
+        A line at column 0 opening with 1-6 ``#`` and a space, a tab or the line's end, after a
+        blank line (or first in the text), is an ATX heading in CommonMark unless a block that
+        spans blank lines is open: fenced code or an HTML block of types 1-5 (``<pre``,
+        ``<script``, ``<style``, ``<textarea``, ``<!``, ``<?``). A text with none of those openers
+        (nor a carriage return, nor reader blocks that are headings) cannot have one open; any
+        other case is left to the parse. ``tests/test_structure_headings.py`` compares this with
+        the parse on generated Markdown.
+        """
+        if not self._plain_block_markdown:
+            return False
+        text = self.text
+        if (pos > 0 and text[pos - 1] != "\n") or _ATX_OPENING.match(text, pos) is None:
+            return False
+        if pos <= 1:  # the first line, or after a first empty line
+            return True
+        previous = text.rfind("\n", 0, pos - 1) + 1
+        return not text[previous : pos - 1].strip(" \t")
+
+    @cached_property
+    def _plain_block_markdown(self) -> bool:
+        """Markdown without anything that could keep a block open across a blank line (see
+        :meth:`_certain_atx_heading`)."""
+        text = self.text
+        # each search for a string is preceded by a search for its first character (several times faster)
+        return (
+            self.markup == "markdown"
+            and not ("`" in text and "```" in text)
+            and not ("~" in text and "~~~" in text)
+            and "\r" not in text
+            and not ("<" in text and _LONG_HTML_BLOCK_OPENER.search(text))
+            and not any(block.kind == "heading" for block in self._extra)
+        )
 
     @cached_property
     def headings_possible(self) -> bool:
@@ -460,7 +600,7 @@ class Structure:
         if before == after:  # no whitespace at the cut
             return (Boundary.INSIDE_WORD if cuts_mid_word(text, pos) else Boundary.WORD), after
         breaks, paragraph_separator = self._gap_kind(before, after)
-        if (breaks or before == 0) and self._could_start_heading(after) and after in self._heading_anchors:
+        if (breaks or before == 0) and self._could_start_heading(after) and self._starts_heading(after):
             return Boundary.SECTION, after
         if before == 0 or breaks >= 2 or paragraph_separator:
             return Boundary.PARAGRAPH, after

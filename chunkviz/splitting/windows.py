@@ -127,26 +127,38 @@ def overlapping_windows(tokens: SpanTokens, size: int, overlap: int) -> list[Win
         return tiles(tokens, size)
     if tokens.n == 0:
         return [Window(tokens.start, tokens.end, 0, 0)]
+    n = tokens.n
+    firsts = window_starts(n, size, overlap)
+    stops = [min(first + size, n) for first in firsts]
+    starts_at, start_exact = _chars_and_exactness(tokens, firsts)
+    ends_at, end_exact = _chars_and_exactness(tokens, stops)
     windows = []
-    n, char_at, exact_at = tokens.n, tokens.char_at, tokens.exact_at
-    for first in window_starts(n, size, overlap):
+    for first, stop, start, end, exact_start, exact_end in zip(
+        firsts, stops, starts_at, ends_at, start_exact, end_exact
+    ):
         check_time()
-        stop = min(first + size, n)
-        start, end = char_at(first), char_at(stop)
-        snapped = []
-        if not exact_at(first):
-            snapped.append("start")
-        if not exact_at(stop):
-            snapped.append("end")
+        snapped: tuple[str, ...] = ()
+        if not (exact_start and exact_end):
+            snapped = ("end",) if exact_start else ("start",) if exact_end else ("end", "start")
         if end <= start:
             if start >= tokens.end:
                 # every token of the window starts inside the character just past the span (its
                 # start was snapped down to the span's end): the span has no text left for it
                 continue
             end = start + 1  # a window inside one multibyte character: take the whole character
-            snapped.append("end")
-        windows.append(Window(start, end, first, stop, tuple(sorted(set(snapped))) if snapped else ()))
+            snapped = tuple(sorted({*snapped, "end"}))
+        windows.append(Window(start, end, first, stop, snapped))
     return windows
+
+
+def _chars_and_exactness(tokens: SpanTokens, ks: Sequence[int]) -> tuple[list[int], list[bool]]:
+    """:meth:`SpanTokens.char_at` and :meth:`SpanTokens.exact_at` of many boundaries at once."""
+    k = np.asarray(ks, dtype=np.int64)
+    inner = np.clip(k, 0, tokens.n - 1)
+    chars = np.clip(np.asarray(tokens.starts, dtype=np.int64)[inner], tokens.start, tokens.end)
+    chars = np.where(k <= 0, tokens.start, np.where(k >= tokens.n, tokens.end, chars))
+    exact = (k <= 0) | (k >= tokens.n) | np.asarray(tokens.exact, dtype=bool)[inner]
+    return chars.tolist(), exact.tolist()
 
 
 #: Why a window whose cuts are exact token starts can still be over its size.
