@@ -2,11 +2,13 @@
 sample_docs/field_station_handbook.md) or ``?doc=big`` (the sample repeated to ``?mb=`` megabytes,
 5 by default), in ``?columns=`` columns (fixed_tokens, recursive, paragraphs, sentences; 3 by
 default), each with its strategy's default parameters and cl100k_base, rendered as the app renders
-a column. ``?bare=1`` is a bare page (one ``st.title``), the reference the first chunk is timed against.
+a column; under it, the element count of the columns' whole HTML (the DOM if every page were drawn).
+``?bare=1`` is a bare page (one ``st.title``), the reference the first chunk is timed against.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -42,6 +44,12 @@ def column_html(text: str, strategy: str, label: str, hue: int) -> str:
     )
 
 
+@st.cache_resource(show_spinner=False)
+def whole_elements(html: str) -> int:
+    """Elements of a column's whole HTML (one per opening tag)."""
+    return len(re.findall("<[a-z]", html))
+
+
 st.set_page_config(page_title="docview bench", layout="wide")
 if st.query_params.get("bare") == "1":
     st.title("A bare page")
@@ -56,3 +64,4 @@ for i, strategy in enumerate(STRATEGIES[:n]):
     html = column_html(text, strategy, label, hue)
     views.append(ColumnView(label, html, hue, f"{strategy}: {len(result.chunks)} chunks", ribbon_cuts(result.chunks)))
 document_view(views, length=len(text), key="docview", height_px=745, legend=legend_html(present))
+st.caption(f"whole HTML: {sum(whole_elements(v.html) for v in views):,} elements")  # what drawing every page would cost
