@@ -61,7 +61,7 @@ DOM_JS = f"""() => {{
   const cuts = v.data.columns.map(c => bytes(c.cuts));
   const pages = v.columns.map(c => c.pages ? [c.pages.filter(p => p.drawn).length, c.pages.length] : [1, 1]);
   return {{now, whole: now - boxes + whole, payload, columns, cuts, pages, length: v.data.length,
-          requests: v.stats.requests, held: v.store.size}};
+          requests: v.stats.requests ?? null, held: v.store ? v.store.size : null}};
 }}"""
 
 

@@ -37,17 +37,14 @@ def run(text: str, strategy: str) -> StrategyRun:
 
 
 @st.cache_resource(show_spinner=False)
-def column_html(text: str, strategy: str, label: str, hue: int) -> str:
+def column(text: str, strategy: str, label: str, hue: int) -> tuple[ColumnView, set[str], int]:
+    """A column as the app renders it, the marks it draws and its whole HTML's element count
+    (computed once: a rerun, e.g. the view's window request, costs the view, not this bench app)."""
     result = run(text, strategy)
-    return render_html(
-        text, result.chunks, RenderOptions(label, "cl100k_base", None, chunk_annotations(result), hue=hue)
-    )
-
-
-@st.cache_resource(show_spinner=False)
-def whole_elements(html: str) -> int:
-    """Elements of a column's whole HTML (one per opening tag)."""
-    return len(re.findall("<[a-z]", html))
+    annotations = chunk_annotations(result)
+    html = render_html(text, result.chunks, RenderOptions(label, "cl100k_base", None, annotations, hue=hue))
+    view = ColumnView(label, html, hue, f"{strategy}: {len(result.chunks)} chunks", ribbon_cuts(result.chunks))
+    return view, marks_present(result.chunks, annotations, ()), len(re.findall("<[a-z]", html))
 
 
 st.set_page_config(page_title="docview bench", layout="wide")
@@ -56,12 +53,9 @@ if st.query_params.get("bare") == "1":
     st.stop()
 text = document_text(st.query_params.get("doc", "sample"), float(st.query_params.get("mb", "5")))
 n = int(st.query_params.get("columns", "3"))
-views, present = [], set()
-for i, strategy in enumerate(STRATEGIES[:n]):
-    label, hue = f"col{i}", column_hue(i)
-    result = run(text, strategy)
-    present |= marks_present(result.chunks, chunk_annotations(result), ())
-    html = column_html(text, strategy, label, hue)
-    views.append(ColumnView(label, html, hue, f"{strategy}: {len(result.chunks)} chunks", ribbon_cuts(result.chunks)))
-document_view(views, length=len(text), key="docview", height_px=745, legend=legend_html(present))
-st.caption(f"whole HTML: {sum(whole_elements(v.html) for v in views):,} elements")  # what drawing every page would cost
+columns = [column(text, strategy, f"col{i}", column_hue(i)) for i, strategy in enumerate(STRATEGIES[:n])]
+present = set().union(*(marks for _, marks, _ in columns))
+document_view(
+    [view for view, _, _ in columns], length=len(text), key="docview", height_px=745, legend=legend_html(present)
+)
+st.caption(f"whole HTML: {sum(elements for _, _, elements in columns):,} elements")  # the DOM if every page were drawn

@@ -654,3 +654,60 @@ def test_pages_keep_every_character_of_hostile_text_and_its_offsets(big_page: An
         assert scripts == 0
     whole_elements = html.count("<span") + html.count("<i ")
     assert sum(p[4] for p in pages) >= whole_elements  # every element drawn (continued ones twice)
+
+
+def test_a_page_on_its_way_says_loading_then_is_drawn_in_place(big_page: Any) -> None:
+    """A jump to the middle: the spacers there say "loading…" (CSS, not document text) until the
+    window request brings their pages, which are then drawn where the box is."""
+    page = big_page
+    length = js(page, "return root.__cvd.data.length;")
+    missing = js(page, """const v = root.__cvd; v.scrollAllTo(arg);
+        return v.columns.map(c => { const e = c.box.querySelector('.cvd-page.cvd-missing');
+          return e ? [getComputedStyle(e, '::before').content, e.textContent] : null; });""", length // 2)  # fmt: skip
+    assert missing == [['"loading\u2026"', ""]] * 3, missing
+    for column in range(3):
+        wait_for(
+            lambda c=column: any(x["start"] <= length // 2 < x["end"] for x in chunks(page, c)),
+            f"column {column}'s pages",
+        )
+        wait_for(lambda c=column: abs(top_offset(page, c) - length // 2) < 400, f"column {column} to stay there")
+    assert js(page, "return root.__cvd.columns.map(c => c.pages.filter(p => p.drawn && p.node.classList.contains('cvd-missing')).length);") == [0, 0, 0]  # fmt: skip
+
+
+def test_a_chunk_cut_by_a_page_end_is_one_chunk_to_hover(big_page: Any) -> None:
+    """A chunk that runs over the end of a page: hovering its part on the next page outlines its
+    whole extent on both pages and the tooltip tells the whole chunk."""
+    page = big_page
+    top = js(page, "return root.__cvd.columns[1].pages[1].node.offsetTop;")
+    scroll_box(page, 1, top - 120)  # the end of page 0 and the start of page 1 in view (the others follow)
+    wait_for(
+        lambda: js(page, "return root.__cvd.columns.every(c => c.pages[1].drawn && c.pages[0].drawn);"),
+        "pages 0 and 1 drawn",
+    )
+    found = js(page, """for (const c of root.__cvd.columns) {
+          const own = (e) => c.pages[0].node.querySelector(`[data-chunk-index="${e.dataset.continues}"]`);
+          const e = [...c.pages[1].node.querySelectorAll('.cv-c[data-continues]')].find(x => x.textContent.trim() && own(x));
+          if (!e) continue;
+          const o = own(e);
+          return {column: c.i, index: +e.dataset.continues, start: +o.dataset.start, end: +o.dataset.end}; }
+        return null;""")  # fmt: skip
+    assert found, "no chunk runs from page 0 into page 1 in any column"
+    widest = ("const c = root.__cvd.columns[arg]; const e = c.pages[1].node.querySelector(`.cv-c[data-continues=\"${c.hovered}\"]`);"
+              "const r = [...e.getClientRects()].sort((x, y) => y.width - x.width)[0]; const b = c.box.getBoundingClientRect();"
+              "return {x: r.left + 3, y: (r.top + r.bottom) / 2, inside: b.top <= r.top && r.bottom <= b.bottom};")  # fmt: skip
+    js(page, "root.__cvd.columns[arg[0]].hovered = arg[1];", [found["column"], found["index"]])
+    where = js(page, widest, found["column"])
+    if not where["inside"]:  # bring the chunk's part on page 1 into view (as a user would scroll)
+        js(page, "const c = root.__cvd.columns[arg[0]]; c.box.scrollTop += arg[1] - c.box.getBoundingClientRect().top - 60;",
+           [found["column"], where["y"]])  # fmt: skip
+        animation_frames(page, 3)
+        where = wait_for(
+            lambda: (lambda w: w if w["inside"] else None)(js(page, widest, found["column"])), "the part in view"
+        )
+    page.mouse.move(where["x"], where["y"])
+    tip = page.locator(".cvd-tip")
+    wait_for(lambda: tip.is_visible() and f"Chunk {found['index']}" in tip.inner_text(), "the chunk's tooltip")
+    assert f"{found['start']:,}\u2013{found['end']:,}" in tip.inner_text()
+    pages_outlined = js(page, "const c = root.__cvd.columns[arg]; return [...c.box.querySelectorAll('.cvd-hl')]"
+                              ".map(e => c.pages.findIndex(p => p.node.contains(e)));", found["column"])  # fmt: skip
+    assert 0 in pages_outlined and 1 in pages_outlined, pages_outlined
