@@ -1185,6 +1185,21 @@ class DocView {
     return col.textIndex;
   }
 
+  // a DOM Range over the document span [a, b) in a column where it is drawn (null when none of it is)
+  /**
+   * @param {Column} col
+   * @param {number} a
+   * @param {number} b
+   */
+  rangeOf(col, a, b) {
+    const ranges = this.rangesOf(col, a, b);
+    if (!ranges.length) return null;
+    const range = ranges[0];
+    const last = ranges[ranges.length - 1];
+    range.setEnd(last.endContainer, last.endOffset);
+    return range;
+  }
+
   // DOM Ranges over the document span [a, b) in a column: one per run of drawn text it meets
   // (none where its pages are not drawn)
   /**
