@@ -11,10 +11,13 @@ each timed from ``goto`` to the first chunk element visible. Reported, median ov
   first chunk      seconds from navigation to the first chunk drawn (bare page: to its title)
   ratio            first chunk / bare page's first text (same run)
   websocket        bytes the page received over Streamlit's websocket until the first chunk
-  payload          bytes of the document view's data (UTF-8 JSON, what Python sends it)
+  payload          bytes of the document view's data (UTF-8 JSON, what Python sends it), and per
+                   column (its page table, the HTML of the pages near its window, its ribbon cuts)
   DOM now          elements in the page: the document plus the component's shadow root
-  DOM whole        the same page if every column's whole HTML were drawn (one element per tag)
-  end              seconds from a ribbon click at 99% to every column drawn there
+  DOM whole        the same page if every column's whole HTML were drawn (one element per tag;
+                   docview_app.py writes the columns' element count under the view)
+  end              seconds from a ribbon click at 99% to every column drawn there (the pages there
+                   are asked for: a window request and the rerun that sends them)
   payload frame    seconds from navigation to the largest websocket frame received (the payload)
   first update     milliseconds of the view's first update (cutting pages, drawing the first ones)
 
@@ -49,10 +52,16 @@ DOM_JS = f"""() => {{
   const shadow = root.getRootNode();
   const now = document.querySelectorAll('*').length + shadow.querySelectorAll('*').length;
   const boxes = [...root.querySelectorAll('.cvd-box')].reduce((n, b) => n + b.querySelectorAll('*').length, 0);
-  const whole = root.__cvd.columns.reduce((n, c) => n + (c.html.match(/<[a-z]/g) || []).length, 0);
-  const payload = new TextEncoder().encode(JSON.stringify(root.__cvd.data)).length;
-  const pages = root.__cvd.columns.map(c => c.pages ? [c.pages.filter(p => p.drawn).length, c.pages.length] : [1, 1]);
-  return {{now, whole: now - boxes + whole, payload, pages, length: root.__cvd.data.length}};
+  const found = /whole HTML: ([\\d,]+) elements/.exec(document.body.innerText);
+  const whole = found ? Number(found[1].replace(/,/g, '')) : NaN;
+  const bytes = (x) => new TextEncoder().encode(JSON.stringify(x)).length;
+  const v = root.__cvd;
+  const payload = bytes(v.data);
+  const columns = v.data.columns.map(c => bytes(c));
+  const cuts = v.data.columns.map(c => bytes(c.cuts));
+  const pages = v.columns.map(c => c.pages ? [c.pages.filter(p => p.drawn).length, c.pages.length] : [1, 1]);
+  return {{now, whole: now - boxes + whole, payload, columns, cuts, pages, length: v.data.length,
+          requests: v.stats.requests ?? null, held: v.store ? v.store.size : null}};
 }}"""
 
 
@@ -97,7 +106,13 @@ def measure_case(browser: Any, url: str, visits: int) -> dict[str, Any]:
         v.update(page.evaluate(DOM_JS))
         v["update_ms"] = page.evaluate(f"() => {ROOT_JS}.__cvd.stats.updateMs[0]")
         v["end_seconds"] = ribbon_to_end(page)
-        v["dom_at_end"] = page.evaluate(DOM_JS)["now"]
+        at_end = page.evaluate(DOM_JS)
+        v["dom_at_end"], v["payload_at_end"], v["requests"], v["held"] = (
+            at_end["now"],
+            at_end["columns"],
+            at_end["requests"],
+            at_end["held"],
+        )
         if page.page_errors:
             raise SystemExit(f"page errors: {page.page_errors}")
         page.context.close()
@@ -107,6 +122,11 @@ def measure_case(browser: Any, url: str, visits: int) -> dict[str, Any]:
         "first_chunk_all_s": [round(r["seconds"], 2) for r in rows],
         "ws_bytes": statistics.median(r["ws_bytes"] for r in rows),
         "payload_bytes": rows[-1]["payload"],
+        "column_bytes": rows[-1]["columns"],
+        "cuts_bytes": rows[-1]["cuts"],
+        "column_bytes_at_end": rows[-1]["payload_at_end"],
+        "window_requests": rows[-1]["requests"],
+        "pages_held": rows[-1]["held"],
         "dom_now": rows[-1]["now"],
         "dom_at_end": rows[-1]["dom_at_end"],
         "dom_whole": rows[-1]["whole"],
@@ -160,6 +180,14 @@ def main() -> None:
     for name in cases:
         r = out[name]
         print(f"  {name:<12} payload frame at {r['largest_frame_s']:.2f} s, first update {r['first_update_ms']:.0f} ms")
+    print(
+        "payload per column (bytes of its JSON; of which ribbon cuts), first screen and after the ribbon click to 99%"
+    )
+    for name in cases:
+        r = out[name]
+        print(f"  {name:<12} first {[f'{b:,}' for b in r['column_bytes']]} (cuts {[f'{b:,}' for b in r['cuts_bytes']]}), "
+              f"at the end {[f'{b:,}' for b in r['column_bytes_at_end']]}; window requests {r['window_requests']}, "
+              f"pages held {r['pages_held']}")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
 

@@ -2,11 +2,13 @@
 sample_docs/field_station_handbook.md) or ``?doc=big`` (the sample repeated to ``?mb=`` megabytes,
 5 by default), in ``?columns=`` columns (fixed_tokens, recursive, paragraphs, sentences; 3 by
 default), each with its strategy's default parameters and cl100k_base, rendered as the app renders
-a column. ``?bare=1`` is a bare page (one ``st.title``), the reference the first chunk is timed against.
+a column; under it, the element count of the columns' whole HTML (the DOM if every page were drawn).
+``?bare=1`` is a bare page (one ``st.title``), the reference the first chunk is timed against.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -35,11 +37,14 @@ def run(text: str, strategy: str) -> StrategyRun:
 
 
 @st.cache_resource(show_spinner=False)
-def column_html(text: str, strategy: str, label: str, hue: int) -> str:
+def column(text: str, strategy: str, label: str, hue: int) -> tuple[ColumnView, set[str], int]:
+    """A column as the app renders it, the marks it draws and its whole HTML's element count
+    (computed once: a rerun, e.g. the view's window request, costs the view, not this bench app)."""
     result = run(text, strategy)
-    return render_html(
-        text, result.chunks, RenderOptions(label, "cl100k_base", None, chunk_annotations(result), hue=hue)
-    )
+    annotations = chunk_annotations(result)
+    html = render_html(text, result.chunks, RenderOptions(label, "cl100k_base", None, annotations, hue=hue))
+    view = ColumnView(label, html, hue, f"{strategy}: {len(result.chunks)} chunks", ribbon_cuts(result.chunks))
+    return view, marks_present(result.chunks, annotations, ()), len(re.findall("<[a-z]", html))
 
 
 st.set_page_config(page_title="docview bench", layout="wide")
@@ -48,11 +53,9 @@ if st.query_params.get("bare") == "1":
     st.stop()
 text = document_text(st.query_params.get("doc", "sample"), float(st.query_params.get("mb", "5")))
 n = int(st.query_params.get("columns", "3"))
-views, present = [], set()
-for i, strategy in enumerate(STRATEGIES[:n]):
-    label, hue = f"col{i}", column_hue(i)
-    result = run(text, strategy)
-    present |= marks_present(result.chunks, chunk_annotations(result), ())
-    html = column_html(text, strategy, label, hue)
-    views.append(ColumnView(label, html, hue, f"{strategy}: {len(result.chunks)} chunks", ribbon_cuts(result.chunks)))
-document_view(views, length=len(text), key="docview", height_px=745, legend=legend_html(present))
+columns = [column(text, strategy, f"col{i}", column_hue(i)) for i, strategy in enumerate(STRATEGIES[:n])]
+present = set().union(*(marks for _, marks, _ in columns))
+document_view(
+    [view for view, _, _ in columns], length=len(text), key="docview", height_px=745, legend=legend_html(present)
+)
+st.caption(f"whole HTML: {sum(elements for _, _, elements in columns):,} elements")  # the DOM if every page were drawn

@@ -30,6 +30,7 @@ from typing import Any, Iterator
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.docview import column_html
 
 import chunkviz
 import chunkviz.tokenizers
@@ -415,11 +416,12 @@ def chunk_views(at: AppTest) -> dict[int, ChunkView]:
         return {}
     views: dict[int, ChunkView] = {}
     for position, entry in enumerate(payload["columns"]):
-        match = re.match(r'\s*<div class="cv-doc" data-strategy="col(\d+)"', entry["html"])
-        assert match, f"column {position}: the HTML does not start with the .cv-doc root: {entry['html'][:120]!r}"
+        html = column_html(entry)
+        match = re.match(r'\s*<div class="cv-doc" data-strategy="col(\d+)"', html)
+        assert match, f"column {position}: the HTML does not start with the .cv-doc root: {html[:120]!r}"
         column = int(match.group(1))
         assert column == position, f"the view's column {position} holds column {column}'s HTML"
-        view = parse_view(entry["html"])
+        view = parse_view(html)
         view.payload = entry
         views[column] = view
     return views
@@ -625,7 +627,7 @@ def test_document_view_payload() -> None:
         chunks = engine(text, strategy)
         assert columns[i]["cuts"] == expected_cuts(chunks)
         assert all(reason in payload["labels"]["reasons"] for _, reason in columns[i]["cuts"])
-        assert {i for i, _, _ in parse_view(columns[i]["html"]).chunks} == set(range(len(chunks)))
+        assert {i for i, _, _ in parse_view(column_html(columns[i])).chunks} == set(range(len(chunks)))
     document = sample_document(DEFAULT_SAMPLE)
     assert [c["summary"] for c in columns] == flag_summaries(document, [(s, {}) for s in DEFAULT_COLUMNS])
     # the summary is also the caption under each column's numbers

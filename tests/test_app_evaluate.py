@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.docview import column_html
 
 import chunkviz.ui.evaluation as evaluation_view
 from chunkviz.compare import config_from_query
@@ -181,7 +182,7 @@ def test_a_picked_question_shows_its_reference_and_each_configurations_top_k() -
     assert [(h["index"], round(h["score"], 5)) for h in column["hits"]] == [
         (r.chunk_index, round(r.score, 5)) for r in expected_run.retrieved[0]
     ]
-    assert all(f'data-chunk-index="{h["index"]}"' in column["html"] for h in column["hits"])
+    assert all(f'data-chunk-index="{h["index"]}"' in column_html(column) for h in column["hits"])
     assert column["summary"].startswith("recall@5 ")
     (table,) = [d.value for d in at.dataframe if "question" in d.value.columns]
     assert len(table) == 45 and set(table["first hit"]) <= {"–", *(f"#{r}" for r in range(1, 6))}

@@ -400,8 +400,9 @@ def test_offsets_stay_the_documents_with_cr_lf_and_characters_beyond_the_bmp(bro
 
 
 # ----------------------------------------------------------------------------- far into a long document
-# ?big=1 is 300,000+ characters: each column is drawn by pages (docview.js splitPages), only the pages
-# in and around the visible window are in the DOM.
+# ?big=1 is 300,000+ characters: each column is cut into pages by Python (chunkviz/paging.py), which
+# sends only the pages near the window the view asks for (state "window"); only the pages in and
+# around the visible window are in the DOM.
 
 
 @pytest.fixture
@@ -415,6 +416,31 @@ def big_page(browser, server: str) -> Iterator[Any]:
 def drawn_pages(page: Any) -> list[list[int]]:
     """Per column: [pages drawn, pages]."""
     return js(page, "return root.__cvd.columns.map(c => [c.pages.filter(p => p.drawn).length, c.pages.length]);")
+
+
+def demo_column_html(text: str, column: int) -> str:
+    """Column ``column`` of tests/apps/docview_demo.py (no overlay) rendered here, as the demo renders it."""
+    from chunkviz.compare import chunk_annotations, run_strategy
+    from chunkviz.palette import column_hue
+    from chunkviz.render import RenderOptions, render_html
+
+    strategy, params = DEMO_COLUMNS[column]
+    result = run_strategy(text, strategy, params, "cl100k_base")
+    options = RenderOptions(f"col{column}", "cl100k_base", None, chunk_annotations(result), hue=column_hue(column))
+    return render_html(text, result.chunks, options)
+
+
+#: tests/apps/docview_demo.py's COLUMNS and ?big=1 document
+DEMO_COLUMNS = (("fixed_tokens", {"chunk_size": 120, "overlap": 20}), ("recursive", {"chunk_size": 150, "overlap": 0}))
+BIG_TEXT = (SAMPLE_TEXT + "\n\n") * (300_000 // (len(SAMPLE_TEXT) + 2) + 1)
+
+
+def settled(page: Any) -> bool:
+    """No window request waiting and no script run going on."""
+    return (
+        js(page, "return root.__cvd.requestTimer === 0;")
+        and page.locator('[data-testid="stStatusWidget"]').count() == 0
+    )
 
 
 def last_chunk(page: Any, column: int) -> dict[str, Any]:
@@ -435,28 +461,33 @@ def scroll_to_end(page: Any, column: int) -> None:
 
 
 def test_a_long_document_is_drawn_by_pages_that_lay_out_as_the_whole(big_page: Any) -> None:
+    from chunkviz.paging import cut_pages
+
     page = big_page
     pages = drawn_pages(page)
     assert all(total >= 10 and 1 <= drawn <= 4 for drawn, total in pages), pages
-    in_boxes = js(page, "return root.querySelectorAll('.cvd-box *').length;")
-    whole = js(
-        page, "return root.__cvd.columns.map(c => (c.html.match(/<[a-z]/g) || []).length).reduce((a, b) => a + b);"
-    )
-    assert in_boxes < whole / 3, (in_boxes, whole)
+    html = demo_column_html(BIG_TEXT, 0)
+    cut = cut_pages(html)
+    # the view's page table is Python's cut, and it holds the HTML of a few pages only
+    table = js(page, "return root.__cvd.columns[0].data.pages;")
+    assert table == [[p.start, p.end, p.lines] for p in cut.pages]
+    sent = js(page, "return root.__cvd.columns[0].data.page_html;")
+    assert 2 <= len(sent) <= 4 and all(h == cut.pages[k].html for k, h in sent), [k for k, _ in sent]
+    payload = js(page, "return root.__cvd.columns.map(c => new TextEncoder().encode(JSON.stringify(c.data)).length);")
+    assert max(payload) < 300_000 < len(html), (payload, len(html))
+    in_box = js(page, "return root.querySelectorAll('.cvd-box')[0].querySelectorAll('*').length;")
+    assert in_box < len(re.findall("<[a-z]", html)) / 3, in_box
     # drawn together, the pages give the same text and the same height as the column's whole HTML
     same = js(page, """
-        const v = root.__cvd; const out = [];
-        for (const c of v.columns) {
-          const whole = document.createElement('div'); whole.className = 'cvd-box'; whole.style.height = 'auto';
-          c.cell.appendChild(whole); whole.innerHTML = c.html;
-          const expected = [whole.firstElementChild.offsetHeight, whole.textContent]; whole.remove();
-          c.pages.forEach(p => { if (!p.drawn) v.drawPage(p); });
-          c.textIndex = null; const ix = v.textIndexOf(c);
-          out.push([expected[0] === c.box.firstElementChild.offsetHeight, expected[1] === c.box.textContent,
-                    ix.starts[ix.starts.length - 1] === v.data.length]);
-        }
-        return out;""")  # fmt: skip
-    assert same == [[True, True, True]] * 3
+        const [whole, root0, pages] = arg; const c = root.__cvd.columns[0];
+        const box = (inner) => { const b = document.createElement('div'); b.className = 'cvd-box cvd-paged';
+          b.style.height = 'auto'; c.cell.appendChild(b); b.innerHTML = inner; return b; };
+        const a = box(whole), b = box(root0 + '</div>');
+        for (const p of pages) { const n = document.createElement('div'); n.className = 'cvd-page'; n.innerHTML = p;
+          b.firstElementChild.appendChild(n); }
+        const out = [a.firstElementChild.offsetHeight === b.firstElementChild.offsetHeight, a.textContent === b.textContent];
+        a.remove(); b.remove(); return out;""", [html, cut.root, [p.html for p in cut.pages]])  # fmt: skip
+    assert same == [True, True]
 
 
 def test_at_the_end_of_a_long_document_hover_click_and_linked_scroll_work(big_page: Any) -> None:
@@ -464,17 +495,23 @@ def test_at_the_end_of_a_long_document_hover_click_and_linked_scroll_work(big_pa
     length = js(page, "return root.__cvd.data.length;")
     scroll_to_end(page, 0)
     wait_for(lambda: top_offset(page, 0) > length * 0.95, "column 0 near the end")
+    last_end = js(page, "return Math.max(...root.__cvd.columns[0].cutEnds);")
+    # the last pages arrive from Python (a window request) and are drawn where the box is
+    wait_for(lambda: chunks(page, 0) and last_chunk(page, 0)["end"] == last_end, "the last chunk drawn")
+    scroll_to_end(page, 0)
     for column in (1, 2):
         wait_for(lambda c=column: abs(top_offset(page, c) - top_offset(page, 0)) < 300, f"column {column} to follow")
     offset = top_offset(page, 0)
-    for column in (0, 1, 2):  # aligned, read from the DOM alone
-        before, after = top_bracket(page, column)
-        assert before - 300 <= offset <= after + 300, (column, before, after, offset)
+    for column in (0, 1, 2):  # aligned, read from the DOM alone (once their pages have arrived)
+        wait_for(lambda c=column: (lambda b: b[0] - 300 <= offset <= b[1] + 300)(top_bracket(page, c)),
+                 f"column {column}'s chunks at the top edge")  # fmt: skip
     assert all(drawn <= 4 for drawn, _ in drawn_pages(page)), drawn_pages(page)
+    held = js(page, "return root.__cvd.store.size;")
+    assert held <= 3 * 8, held  # the pages received: the first ones and the last ones, not the document
     shot(page, "docview_big_end.png")
 
     last = last_chunk(page, 0)
-    assert last["end"] == js(page, "return Math.max(...root.__cvd.columns[0].cutEnds);")  # the column's last chunk
+    assert last["end"] == last_end  # the column's last chunk
     rect = js(page, "const e = root.querySelectorAll('.cvd-box')[0].querySelector(`.cv-c[data-chunk-index=\"${arg}\"]`);"
                     "const r = [...e.getClientRects()].sort((x, y) => y.width - x.width)[0];"
                     "return {top: r.top, bottom: r.bottom, left: r.left};", last["index"])  # fmt: skip
@@ -502,11 +539,25 @@ def test_a_ribbon_click_near_the_end_scrolls_every_column_there(big_page: Any) -
     target = length * 0.97
     for column in range(3):
         wait_for(lambda c=column: abs(top_offset(page, c) - target) < 400, f"column {column} to scroll near the end")
+        # its pages arrive (a window request) and a chunk holding the target is drawn inside the box
+        wait_for(
+            lambda c=column: any(x["start"] <= target < x["end"] for x in chunks(page, c)), f"column {column}'s pages"
+        )
+        wait_for(lambda c=column: abs(top_offset(page, c) - target) < 400, f"column {column} to stay there")
         before, after = top_bracket(page, column)
         assert before - 400 <= target <= after + 400, (column, before, after, target)
-        # a chunk holding the target is drawn inside the box
-        assert any(c["start"] <= target < c["end"] for c in chunks(page, column))
     shot(page, "docview_big_ribbon.png")
+    # settled: nothing more is asked for (a rerun that brings the pages asks for nothing again)
+    wait_for(lambda: settled(page), "the view to settle")
+    runs, requests = script_runs(page), js(page, "return root.__cvd.stats.requests;")
+    animation_frames(page, 20)
+    wait_for(lambda: settled(page), "the view to stay settled")
+    assert (script_runs(page), js(page, "return root.__cvd.stats.requests;")) == (runs, requests)
+    # back to the start: the first pages are still held, drawn without a request
+    scroll_box(page, 0, 0)
+    wait_for(lambda: top_offset(page, 2) < 2000, "column 2 to follow back to the start")
+    wait_for(lambda: settled(page), "the view to settle at the start")
+    assert js(page, "return root.__cvd.stats.requests;") == requests
 
 
 def test_python_selects_a_chunk_on_a_page_not_drawn(big_page: Any) -> None:
@@ -529,6 +580,34 @@ def test_python_selects_a_chunk_on_a_page_not_drawn(big_page: Any) -> None:
     wait_for(lambda: abs(top_offset(page, 0) - top_offset(page, 2)) < 300, "column 0 to follow")
 
 
+def test_hit_badges_far_into_a_long_document_scroll_into_view(browser: Any, server: str) -> None:
+    """The hits lie near the end (?far=1): their pages come with the first payload, each column
+    scrolls its best hit into view, and the expected answer is highlighted there."""
+    page = _open(browser, server + "/?big=1&overlay=1&far=1")
+    try:
+        start = BIG_TEXT.rindex(REFERENCE)
+        assert start > len(BIG_TEXT) * 0.9
+        first = "return [...root.querySelectorAll('.cvd-box')].map(b => { const e = b.querySelector('[data-cvd-badge^=\"#1 \"]');"
+        first += " if (!e) return null; const r = e.getBoundingClientRect(), q = b.getBoundingClientRect();"
+        first += " return [r.top >= q.top && r.top < q.bottom, +(e.dataset.start ?? -1)]; });"
+        wait_for(lambda: all(x and x[0] for x in js(page, first)), "each column's best hit drawn in its box")
+        for column in range(3):
+            assert abs(top_offset(page, column) - start) < 3000, (column, top_offset(page, column), start)
+        ranges = "const h = CSS.highlights.get('cvd-ref'); return h ? [...h].map(r => r.toString()) : [];"
+        wait_for(lambda: js(page, ranges) == [REFERENCE] * 3, "the reference highlighted in every column")
+        rect = js(page, "const r = root.querySelectorAll('.cvd-box')[1].querySelector('.cvd-hit[data-cvd-badge]').getClientRects()[0];"
+                        "return [r.right - 6, (r.top + r.bottom) / 2];")  # fmt: skip
+        page.mouse.move(*rect)
+        tip = page.locator(".cvd-tip")
+        wait_for(lambda: tip.is_visible() and "retrieved: rank #1" in tip.inner_text(), "the hit's tooltip")
+        marks = js(page, "return [...root.querySelectorAll('.cvd-track')[0].querySelectorAll('.cvd-hitmark')].map(m => m.textContent).sort();")  # fmt: skip
+        assert marks == ["1", "2", "3"]
+        shot(page, "docview_big_far_hit.png")
+        assert page.page_errors == []
+    finally:
+        page.context.close()
+
+
 def test_hits_are_painted_again_when_their_page_is_drawn_again(browser: Any, server: str) -> None:
     page = _open(browser, server + "/?big=1&overlay=1")
     try:
@@ -547,10 +626,11 @@ def test_hits_are_painted_again_when_their_page_is_drawn_again(browser: Any, ser
 
 
 def test_pages_keep_every_character_of_hostile_text_and_its_offsets(big_page: Any) -> None:
-    """docview.js's page cuts on untrusted text: markup-like text, character references, characters
-    beyond the BMP, CR LF, and 60,000 characters without a line end (cut mid-line, never inside a
-    reference or a surrogate pair): the pages' text is the text, and their offsets are the document's."""
+    """The page cut (chunkviz/paging.py) on untrusted text, parsed by the browser: markup-like text,
+    character references, characters beyond the BMP, CR LF, and 60,000 characters without a line end
+    (cut mid-line, never inside a reference): the pages' text is the text, and their offsets are the document's."""
     from chunkviz.compare import chunk_annotations, run_strategy
+    from chunkviz.paging import cut_pages
     from chunkviz.render import RenderOptions, render_html
 
     line = "<script>alert('x')</script> & \"q\" \U0001f327\ufe0f caf\u00e9 &amp; "
@@ -558,11 +638,11 @@ def test_pages_keep_every_character_of_hostile_text_and_its_offsets(big_page: An
     result = run_strategy(text, "fixed_tokens", {"chunk_size": 120, "overlap": 20}, "cl100k_base")
     html = render_html(text, result.chunks, RenderOptions("col0", "cl100k_base", None, chunk_annotations(result)))
     page = big_page
+    cut = [[p.start, p.end, p.html] for p in cut_pages(html).pages]
     pages = js(page, """
-        const split = root.__cvd.pagesOf(arg);
         const parse = (h) => { const t = document.createElement('template'); t.innerHTML = h; return t.content; };
-        return split.pages.map(p => { const c = parse(p.html);
-          return [p.start, p.end, c.textContent, c.querySelectorAll('script').length, c.querySelectorAll('*').length]; });""", html)  # fmt: skip
+        return arg.map(([start, end, h]) => { const c = parse(h);
+          return [start, end, c.textContent, c.querySelectorAll('script').length, c.querySelectorAll('*').length]; });""", cut)  # fmt: skip
     assert page.page_errors == []
     assert len(pages) > 5
     assert pages[0][0] == 0 and pages[-1][1] == len(text)
@@ -574,3 +654,60 @@ def test_pages_keep_every_character_of_hostile_text_and_its_offsets(big_page: An
         assert scripts == 0
     whole_elements = html.count("<span") + html.count("<i ")
     assert sum(p[4] for p in pages) >= whole_elements  # every element drawn (continued ones twice)
+
+
+def test_a_page_on_its_way_says_loading_then_is_drawn_in_place(big_page: Any) -> None:
+    """A jump to the middle: the spacers there say "loading…" (CSS, not document text) until the
+    window request brings their pages, which are then drawn where the box is."""
+    page = big_page
+    length = js(page, "return root.__cvd.data.length;")
+    missing = js(page, """const v = root.__cvd; v.scrollAllTo(arg);
+        return v.columns.map(c => { const e = c.box.querySelector('.cvd-page.cvd-missing');
+          return e ? [getComputedStyle(e, '::before').content, e.textContent] : null; });""", length // 2)  # fmt: skip
+    assert missing == [['"loading\u2026"', ""]] * 3, missing
+    for column in range(3):
+        wait_for(
+            lambda c=column: any(x["start"] <= length // 2 < x["end"] for x in chunks(page, c)),
+            f"column {column}'s pages",
+        )
+        wait_for(lambda c=column: abs(top_offset(page, c) - length // 2) < 400, f"column {column} to stay there")
+    assert js(page, "return root.__cvd.columns.map(c => c.pages.filter(p => p.drawn && p.node.classList.contains('cvd-missing')).length);") == [0, 0, 0]  # fmt: skip
+
+
+def test_a_chunk_cut_by_a_page_end_is_one_chunk_to_hover(big_page: Any) -> None:
+    """A chunk that runs over the end of a page: hovering its part on the next page outlines its
+    whole extent on both pages and the tooltip tells the whole chunk."""
+    page = big_page
+    top = js(page, "return root.__cvd.columns[1].pages[1].node.offsetTop;")
+    scroll_box(page, 1, top - 120)  # the end of page 0 and the start of page 1 in view (the others follow)
+    wait_for(
+        lambda: js(page, "return root.__cvd.columns.every(c => c.pages[1].drawn && c.pages[0].drawn);"),
+        "pages 0 and 1 drawn",
+    )
+    found = js(page, """for (const c of root.__cvd.columns) {
+          const own = (e) => c.pages[0].node.querySelector(`[data-chunk-index="${e.dataset.continues}"]`);
+          const e = [...c.pages[1].node.querySelectorAll('.cv-c[data-continues]')].find(x => x.textContent.trim() && own(x));
+          if (!e) continue;
+          const o = own(e);
+          return {column: c.i, index: +e.dataset.continues, start: +o.dataset.start, end: +o.dataset.end}; }
+        return null;""")  # fmt: skip
+    assert found, "no chunk runs from page 0 into page 1 in any column"
+    widest = ("const c = root.__cvd.columns[arg]; const e = c.pages[1].node.querySelector(`.cv-c[data-continues=\"${c.hovered}\"]`);"
+              "const r = [...e.getClientRects()].sort((x, y) => y.width - x.width)[0]; const b = c.box.getBoundingClientRect();"
+              "return {x: r.left + 3, y: (r.top + r.bottom) / 2, inside: b.top <= r.top && r.bottom <= b.bottom};")  # fmt: skip
+    js(page, "root.__cvd.columns[arg[0]].hovered = arg[1];", [found["column"], found["index"]])
+    where = js(page, widest, found["column"])
+    if not where["inside"]:  # bring the chunk's part on page 1 into view (as a user would scroll)
+        js(page, "const c = root.__cvd.columns[arg[0]]; c.box.scrollTop += arg[1] - c.box.getBoundingClientRect().top - 60;",
+           [found["column"], where["y"]])  # fmt: skip
+        animation_frames(page, 3)
+        where = wait_for(
+            lambda: (lambda w: w if w["inside"] else None)(js(page, widest, found["column"])), "the part in view"
+        )
+    page.mouse.move(where["x"], where["y"])
+    tip = page.locator(".cvd-tip")
+    wait_for(lambda: tip.is_visible() and f"Chunk {found['index']}" in tip.inner_text(), "the chunk's tooltip")
+    assert f"{found['start']:,}\u2013{found['end']:,}" in tip.inner_text()
+    pages_outlined = js(page, "const c = root.__cvd.columns[arg]; return [...c.box.querySelectorAll('.cvd-hl')]"
+                              ".map(e => c.pages.findIndex(p => p.node.contains(e)));", found["column"])  # fmt: skip
+    assert 0 in pages_outlined and 1 in pages_outlined, pages_outlined

@@ -77,7 +77,20 @@ def test_payload_shape() -> None:
     assert (payload["length"], payload["sync"], payload["height"]) == (32, False, 400)
     assert [c["label"] for c in payload["columns"]] == ["col0", "col1"]
     first = payload["columns"][0]
-    assert set(first) == {"label", "html", "colour", "hue", "summary", "cuts", "selected", "hits"}
+    assert set(first) == {
+        "label",
+        "id",
+        "root",
+        "pages",
+        "page_html",
+        "tags",
+        "colour",
+        "hue",
+        "summary",
+        "cuts",
+        "selected",
+        "hits",
+    }
     assert first["hits"] == []
     assert first["cuts"] == [[11, "size_limit"], [32, "end_of_document"]]
     assert first["selected"] == 4 and payload["columns"][1]["selected"] is None
@@ -96,14 +109,17 @@ def test_html_passes_through_and_text_fields_are_not_escaped_twice() -> None:
     hostile = '<img src=x onerror="alert(1)"> & co'
     payload = view_payload([_column(hostile, html, summary=hostile)], length=32)
     column = payload["columns"][0]
-    assert column["html"] == html
+    assert column["pages"] == [
+        [0, 25, 0]
+    ]  # one page (25 characters of text): root + page + </div> is the HTML as rendered
+    assert column["root"] + column["page_html"][0][1] + "</div>" == html and column["page_html"][0][0] == 0
     assert column["label"] == hostile and column["summary"] == hostile
 
 
 def test_js_sets_inner_html_only_from_render_output() -> None:
     js = (Path(docview.__file__).parent / "docview.js").read_text(encoding="utf-8")
     assignments = re.findall(r"(\S+)\.innerHTML\s*=\s*([^;]+);", js)
-    # the whole column, or one page of a long column (docview.js splitPages: pieces of the same HTML)
+    # a one-page column whole, or one page of a long column (chunkviz/paging.py: pieces of the same HTML)
     assert sorted(target for target, _ in assignments) == ["col.box", "page.node", "this.legend"], assignments
     assert all(value.strip() in {"html", 'data.legend || ""'} for _, value in assignments), assignments
     assert "title" not in re.findall(r"setAttribute\(\"(\w+)\"", js)
@@ -213,3 +229,110 @@ def test_markdown_literal_shows_untrusted_text_as_written() -> None:
     shown = markdown_literal("a **b** [x](javascript:alert(1))\n<img src=x> `c`")
     assert shown == "a \\*\\*b\\*\\* \\[x\\]\\(javascript\\:alert\\(1\\)\\) \\<img src=x\\> \\`c\\`"
     assert markdown_literal("plain words") == "plain words"
+
+
+# ----------------------------------------------------------------------------- pages sent: bounded by the window
+
+PAGE_TEXT = "".join(f"Line {i} of a long document, with a few words on it.\n" for i in range(100_000))  # ~5 MB
+
+
+def long_column(text: str, size: int = 1000, **kw) -> ColumnView:
+    """A column of ``size``-character chunks over ``text`` (built by arithmetic: no tokenizer), rendered."""
+    from chunkviz.render import RenderOptions, render_html
+
+    chunks = [
+        Chunk(i, a, min(a + size, len(text)), text[a : a + size], Reason.SIZE_LIMIT)
+        for i, a in enumerate(range(0, len(text), size))
+    ]
+    html = render_html(text, chunks, RenderOptions("col0", "chars"))
+    return ColumnView("col0", html, 210, f"{len(chunks)} chunks", ribbon_cuts(chunks), **kw)
+
+
+@pytest.fixture(scope="module")
+def five_mb() -> ColumnView:
+    return long_column(PAGE_TEXT)
+
+
+def _bytes_without_cuts(column: dict) -> int:
+    return len(json.dumps({k: v for k, v in column.items() if k != "cuts"}).encode("utf-8"))
+
+
+def test_a_long_columns_payload_is_bounded_by_the_window_not_the_document(five_mb: ColumnView) -> None:
+    """A 5 MB column sends its page table and the pages near the window: under 300 kB besides the
+    ribbon's cuts (one pair per chunk, sent whole), as at a tenth of the size."""
+    assert len(PAGE_TEXT) > 5_000_000 and len(five_mb.html) > 6_000_000
+    small_text = PAGE_TEXT[:500_000]
+    for text, view in ((PAGE_TEXT, five_mb), (small_text, long_column(small_text))):
+        for window in ((0, 1), (len(text) // 2, len(text) // 2 + 3000), (len(text) - 10, len(text))):
+            column = view_payload([view], length=len(text), windows=[window])["columns"][0]
+            assert _bytes_without_cuts(column) < 300_000, (len(text), window)
+            assert 2 <= len(column["page_html"]) <= 4, [k for k, _ in column["page_html"]]
+    assert len(json.dumps(view_payload([five_mb], length=len(PAGE_TEXT))).encode()) < len(five_mb.html) / 20
+
+
+def test_window_requests_select_the_pages_they_overlap_plus_one_either_side(five_mb: ColumnView) -> None:
+    length = len(PAGE_TEXT)
+    column = view_payload([five_mb], length=length)["columns"][0]
+    table = column["pages"]
+    assert table[0][0] == 0 and table[-1][1] == length and all(a[1] == b[0] for a, b in zip(table, table[1:]))
+    assert [k for k, _ in column["page_html"]] == [0, 1]  # before any request: the document's start
+    middle = table[100][0] + 10
+    sent = view_payload([five_mb], length=length, windows=[(middle, middle + 100)])["columns"][0]["page_html"]
+    assert [k for k, _ in sent] == [99, 100, 101]
+    across = view_payload([five_mb], length=length, windows=[(table[40][1] - 5, table[41][0] + 5)])["columns"][0]
+    assert [k for k, _ in across["page_html"]] == [39, 40, 41, 42]
+    end = view_payload([five_mb], length=length, windows=[(length - 1, length)])["columns"][0]["page_html"]
+    assert [k for k, _ in end] == [len(table) - 2, len(table) - 1]
+    huge = view_payload([five_mb], length=length, windows=[(0, length)])["columns"][0]["page_html"]
+    assert len(huge) == docview.MAX_WINDOW_PAGES  # a window of the whole document is not the whole document
+    # the pages sent are the pages of the cut, as they are
+    _, pages = docview.column_pages(five_mb.html)
+    assert all(html == pages.pages[k].html for k, html in sent)
+
+
+def test_the_selected_chunk_and_the_hits_pages_come_along_with_their_facts(five_mb: ColumnView) -> None:
+    length = len(PAGE_TEXT)
+    n = len(five_mb.cuts)
+    view = ColumnView(*[getattr(five_mb, f) for f in ("label", "html", "hue", "summary", "cuts")],
+                      selected=n - 2, hits=(Hit(n // 2, 1, 0.5), Hit(7, 2, 0.4)))  # fmt: skip
+    column = view_payload([view], length=length)["columns"][0]
+    _, pages = docview.column_pages(view.html)
+    expected = {0, 1, pages.chunk_page[n - 2], pages.chunk_page[n // 2], pages.chunk_page[7]}
+    assert {k for k, _ in column["page_html"]} == expected
+    tags = dict(column["tags"])
+    assert {n - 2, n // 2, 7} <= set(tags)
+    assert f'data-chunk-index="{n - 2}"' in tags[n - 2] and tags[n - 2].startswith("<span")
+    # a page that starts inside a chunk carries that chunk's facts (its tooltip on a continuation)
+    continued = {i for k, _ in column["page_html"] for i in pages.pages[k].continued}
+    assert continued and continued <= set(tags)
+
+
+def test_parents_of_the_selected_chunk_come_with_its_facts() -> None:
+    text = "a" * 50 + "\n" + "b" * 50 + "\n"
+    chunks = [
+        Chunk(0, 0, 102, text, Reason.END_OF_DOCUMENT),
+        Chunk(1, 0, 51, text[:51], Reason.SIZE_LIMIT, parent=0, level=1),
+        Chunk(2, 51, 102, text[51:], Reason.PARENT_END, parent=0, level=1),
+    ]
+    from chunkviz.render import RenderOptions, render_html
+
+    view = ColumnView(
+        "col0", render_html(text, chunks, RenderOptions("col0", "chars")), 210, "", ribbon_cuts(chunks), 2
+    )
+    assert [i for i, _ in view_payload([view], length=len(text))["columns"][0]["tags"]] == [0, 2]
+
+
+def test_windows_from_state() -> None:
+    from chunkviz.ui.docview import FIRST_WINDOW, windows_from_state
+
+    assert windows_from_state(None, 2) == [FIRST_WINDOW] * 2
+    assert windows_from_state({"window": {"spans": [[10, 20]], "nonce": 1}}, 2) == [(10, 20), FIRST_WINDOW]
+    assert windows_from_state({"window": {"spans": [[20, 10], "x", [5, 9]]}}, 3) == [FIRST_WINDOW, FIRST_WINDOW, (5, 9)]
+    assert windows_from_state({"window": "junk"}, 1) == [FIRST_WINDOW]
+
+
+def test_pages_are_cut_once_per_column_html(five_mb: ColumnView) -> None:
+    first = docview.column_pages(five_mb.html)
+    assert docview.column_pages(five_mb.html) is first
+    assert docview.cached_column_html(first[0]) == five_mb.html
+    assert docview.cached_column_html("no such id") is None

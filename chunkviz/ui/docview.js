@@ -1,15 +1,17 @@
 // @ts-check
 // chunkviz document view (components v2). Called on every render with new `data`; one view per
 // parentElement is kept in VIEWS and updated in place (columns whose HTML is unchanged keep their
-// DOM and scroll position). Only render.py's escaped HTML (column.html, legend) is set as innerHTML;
+// DOM and scroll position). Only render.py's escaped HTML (a column's pages, legend) is set as innerHTML;
 // everything built from other data uses textContent / setAttribute / style.
 // Retrieval overlay: hits (rank badges, outlines, quiet other chunks), reference spans drawn with
 // the CSS Custom Highlight API over DOM Ranges mapped from document offsets, ribbon marks, and a
 // mouse selection sent back as document offsets (state "answer").
-// Draw only what is seen: a column whose HTML holds more than PAGE_CHARS characters of text is cut
-// (in the browser, at line ends: splitPages) into pages; only the pages in and around the visible
-// window are in the DOM, every other page is an empty spacer of its measured (or estimated)
-// height. Offsets, selection, hits and highlights are re-applied to each page drawn.
+// Draw only what is seen: Python cuts each column's HTML into pages at line ends
+// (chunkviz/paging.py) and sends the page table plus the HTML of the pages near the window this
+// view asked for (state "window"). Pages received are kept in a bounded store keyed by the column's
+// content id; only the pages in and around each box's visible window are in the DOM, every other
+// page is an empty spacer of its measured (or estimated) height, "loading…" while its HTML is on its
+// way. Offsets, selection, hits and highlights are re-applied to each page drawn.
 
 /** @typedef {import("./payload").DocViewPayload} DocViewPayload */
 /** @typedef {import("./payload").DocViewColumn} DocViewColumn */
@@ -17,12 +19,13 @@
 /** @typedef {{ tops: Float64Array, pos: Float64Array, height: number, maxTop: number }} Anchors */
 /** @typedef {{ nodes: Text[], starts: Float64Array, complex: Uint8Array, crlfs: Uint8Array, crlf: boolean, position: Map<Node, number> }} TextIndex */
 /**
- * One page of a long column: the document span [start, end) and its HTML (whole elements: a span
- * cut by the page end is closed and continued on the next page, as render.py continues one).
+ * One page of a long column: the document span [start, end) (its HTML, whole elements, is in the
+ * view's page store under the column's content id and the page's number k).
  * @typedef {object} Page
+ * @property {number} k the page's number in the column
  * @property {number} start
  * @property {number} end
- * @property {string} html
+ * @property {number} lines line ends in the page's text
  * @property {HTMLElement} node the page's element: its HTML when drawn, else an empty spacer
  * @property {boolean} drawn
  * @property {number | null} height measured height in pixels (null: never drawn)
@@ -35,7 +38,9 @@
  * @typedef {object} Column
  * @property {number} i position in the payload's columns
  * @property {DocViewColumn} [data] the column's payload of the last update
- * @property {string | null} html the HTML drawn in the box
+ * @property {string | null} id the content id of the column drawn in the box (null: none yet)
+ * @property {Map<number, string>} tags opening tags of chunks (their facts) sent for this content id
+ * @property {{ offset: number, dy: number } | null} pending where a programmatic scroll went while its pages were missing
  * @property {string | null} cutsKey
  * @property {string | null} hitsKey
  * @property {string | null} [marksKey]
@@ -56,7 +61,7 @@
  * @property {HTMLElement} [window] the ribbon's marker of the visible part
  * @property {number[]} [cutEnds]
  * @property {string[]} [cutReasons]
- * @property {Page[] | null} pages the pages of a long column (null: the whole HTML is drawn)
+ * @property {Page[] | null} pages the pages of a long column (null: a one-page column, drawn whole)
  * @property {Map<number, ChunkData | null>} infoCache chunk facts found in pages not drawn
  * @property {DocViewHit[]} hits the column's hits of the last update
  */
@@ -104,8 +109,10 @@ const badge = (hit) => `#${hit.rank} \u00b7 ${Number(hit.score).toFixed(2)}`;
 /** @param {DocViewHit} hit */
 const isParentHit = (hit) => hit.matched !== null && hit.matched !== undefined;
 const HIGHLIGHT = "cvd-ref";
-/** Characters of text per page of a long column (a column with fewer is drawn whole, as one). */
-const PAGE_CHARS = 20000;
+/** Characters of page HTML the page store keeps (least recently used pages go first). */
+const STORE_CHARS = 12000000;
+/** Milliseconds a window request waits for the scrolling to settle. */
+const REQUEST_MS = 120;
 
 class DocView {
   /** @param {ShadowRoot} parentElement */
@@ -116,8 +123,12 @@ class DocView {
     /** @type {HTMLElement & { __cvd?: DocView }} */
     this.root = parentElement.querySelector(".cvd-root") || parentElement.appendChild(el("div", "cvd-root"));
     this.root.__cvd = this; // for tests and benchmarks
-    /** the pages docview.js would cut a column's HTML into (for tests) */
-    this.pagesOf = (/** @type {string} */ html) => splitPages(html, PAGE_CHARS);
+    /** @type {Map<string, string>} page HTML received, by "content id|page number", least recent first */
+    this.store = new Map();
+    this.storeChars = 0;
+    this.requestTimer = 0;
+    /** the windows of the last request sent (a request is not repeated until the wanted pages change) */
+    this.lastRequest = "";
     /** @type {Column[]} */
     this.columns = [];
     /** @type {Partial<DocViewPayload> | null} */
@@ -129,7 +140,7 @@ class DocView {
     this.frame = 0;
     this.driver = -1;
     this.hover = null; // {col, elements}
-    this.stats = { syncMs: [], anchorMs: [], updateMs: [], windowMs: [], pagesDrawn: 0 };
+    this.stats = { syncMs: [], anchorMs: [], updateMs: [], windowMs: [], pagesDrawn: 0, requests: 0 };
     this.windowFrame = 0;
     this.build();
     this.resize = new ResizeObserver(() => {
@@ -172,6 +183,7 @@ class DocView {
   destroy() {
     this.resize.disconnect();
     if (this.frame) cancelAnimationFrame(this.frame);
+    if (this.requestTimer) clearTimeout(this.requestTimer);
     this.setRefRanges([]);
   }
 
@@ -196,6 +208,7 @@ class DocView {
     this.updateReasons(cols);
     this.updateOverlay(changed);
     this.columns.forEach((c) => this.updateWindow(c));
+    this.requestWindows();
     this.stats.updateMs.push(performance.now() - t0);
   }
 
@@ -208,7 +221,7 @@ class DocView {
     this.columns = [];
     for (let i = 0; i < n; i++) {
       /** @type {Column} */
-      const col = /** @type {Column} */ ({ i, html: null, cutsKey: null, hitsKey: null, anchors: null, textIndex: null, shown: null, expectTop: null, lastTop: 0, hitSpans: [], hitOf: new Map(), pages: null, infoCache: new Map(), hits: [] });
+      const col = /** @type {Column} */ ({ i, id: null, tags: new Map(), pending: null, cutsKey: null, hitsKey: null, anchors: null, textIndex: null, shown: null, expectTop: null, lastTop: 0, hitSpans: [], hitOf: new Map(), pages: null, infoCache: new Map(), hits: [] });
       col.trackLabel = this.ribbon.appendChild(el("div", "cvd-track-label"));
       col.track = this.ribbon.appendChild(el("div", "cvd-track"));
       col.track.dataset.column = String(i);
@@ -240,8 +253,10 @@ class DocView {
     col.trackLabel.textContent = c.label;
     col.summaryEl.textContent = c.summary || "";
     for (const node of [col.cell, col.track, col.trackLabel]) node.style.setProperty("--cvd-colour", c.colour);
-    const changed = { html: c.html !== col.html, hits: false, track: false };
-    if (changed.html) this.replaceHtml(col, c.html);
+    this.storePages(c);
+    const changed = { html: c.id !== col.id, hits: false, track: false };
+    if (changed.html) this.replaceHtml(col, c);
+    else this.fillIn(col, c);
     const cutsKey = JSON.stringify(c.cuts);
     if (lengthChanged || cutsKey !== col.cutsKey) {
       col.cutsKey = cutsKey;
@@ -264,26 +279,30 @@ class DocView {
     return changed;
   }
 
+  // a new column (content id): one page is drawn whole, a longer column as pages and spacers
   /**
    * @param {Column} col
-   * @param {string} html
+   * @param {DocViewColumn} c
    */
-  replaceHtml(col, html) {
-    const keep = col.html !== null && col.lastTop > 0 ? this.offsetAt(col, col.lastTop) : null;
-    const split = splitPages(html, PAGE_CHARS);
-    this.setBoxHtml(col, split ? split.root : html);
-    col.html = html;
+  replaceHtml(col, c) {
+    const keep = col.id !== null && col.lastTop > 0 ? this.offsetAt(col, col.lastTop) : null;
+    const table = c.pages || [];
+    col.id = c.id;
+    const whole = table.length <= 1 ? this.pageHtml(col, 0) : null;
+    this.setBoxHtml(col, c.root + (whole ?? "") + "</div>");
+    col.tags = new Map(c.tags || []);
     col.anchors = null;
     col.textIndex = null;
     col.infoCache = new Map();
     col.pages = null;
-    col.box.classList.toggle("cvd-paged", !!split);
-    if (split) {
+    col.pending = null;
+    col.box.classList.toggle("cvd-paged", whole === null);
+    if (whole === null) {
       const doc = /** @type {HTMLElement} */ (col.box.firstElementChild);
-      col.pages = split.pages.map((p) => {
+      col.pages = table.map(([start, end, lines], k) => {
         const node = doc.appendChild(el("div", "cvd-page"));
         /** @type {Page} */
-        const page = { ...p, node, drawn: false, height: null, top: 0 };
+        const page = { k, start, end, lines, node, drawn: false, height: null, top: 0 };
         return page;
       });
       this.estimateHeights(col);
@@ -294,29 +313,143 @@ class DocView {
     if (keep !== null) this.alignTo(col, keep, 0);
   }
 
+  // the same column again: its new facts, and the pages that arrived drawn where they are wanted
+  // (at the offset a programmatic scroll went to while they were missing, if the user has not scrolled since)
   /**
    * @param {Column} col
-   * @param {string} html render.py output (a column's whole HTML, or the root of a paged one)
+   * @param {DocViewColumn} c
+   */
+  fillIn(col, c) {
+    for (const [index, tag] of c.tags || []) col.tags.set(index, tag);
+    if (!col.pages || !(c.page_html || []).length) return;
+    const pending = col.pending;
+    if (pending) this.ensureWindow(col, pending.offset, pending.dy);
+    else this.ensureWindow(col);
+    this.estimateHeights(col);
+    if (!this.missingPages(col).length) col.pending = null;
+  }
+
+  // ------------------------------------------------------------------ the page store
+  /** @param {DocViewColumn} c */
+  storePages(c) {
+    for (const [k, html] of c.page_html || []) {
+      const key = `${c.id}|${k}`;
+      const old = this.store.get(key);
+      if (old !== undefined) {
+        this.store.delete(key);
+        this.storeChars -= old.length;
+      }
+      this.store.set(key, html);
+      this.storeChars += html.length;
+    }
+    for (const [key, html] of this.store) { // least recently used first; the pages just received are last
+      if (this.storeChars <= STORE_CHARS) break;
+      this.store.delete(key);
+      this.storeChars -= html.length;
+    }
+  }
+
+  // a page's HTML from the store (now its most recent entry), or null when it has not arrived
+  /**
+   * @param {Column} col
+   * @param {number} k
+   */
+  pageHtml(col, k) {
+    const key = `${col.id}|${k}`;
+    const html = this.store.get(key);
+    if (html === undefined) return null;
+    this.store.delete(key);
+    this.store.set(key, html);
+    return html;
+  }
+
+  /**
+   * @param {Column} col
+   * @param {number} k
+   */
+  hasPage(col, k) {
+    return this.store.has(`${col.id}|${k}`);
+  }
+
+  // the pages the column's window needs (with one page either side: asked ahead) that have not arrived
+  /** @param {Column} col */
+  missingPages(col) {
+    if (!col.pages) return [];
+    const want = [...this.wantedPages(col)];
+    const lo = Math.max(0, Math.min(...want) - 1), hi = Math.min(col.pages.length - 1, Math.max(...want) + 1);
+    const out = [];
+    for (let k = lo; k <= hi; k++) if (!col.pages[k].drawn && !this.hasPage(col, k)) out.push(k);
+    return out;
+  }
+
+  // ask Python for the windows of the columns missing pages, once the scrolling has settled
+  requestWindows() {
+    if (this.requestTimer || !this.columns.some((c) => this.missingPages(c).length)) return;
+    this.requestTimer = setTimeout(() => {
+      this.requestTimer = 0;
+      this.sendWindows();
+    }, REQUEST_MS);
+  }
+
+  // state "window": per column the document span of the pages its box wants (Python adds a page
+  // either side); not sent again for the same pages (a rerun that brings nothing new asks nothing)
+  sendWindows() {
+    /** @type {Array<[number, number]>} */
+    const spans = [];
+    const keys = [];
+    let missing = false;
+    for (const col of this.columns) {
+      if (!col.pages) {
+        spans.push([0, 1]);
+        keys.push(String(col.id));
+        continue;
+      }
+      const want = [...this.wantedPages(col)];
+      const lo = Math.min(...want), hi = Math.max(...want);
+      spans.push([col.pages[lo].start, col.pages[hi].end]);
+      keys.push(`${col.id}:${lo}-${hi}`);
+      missing = missing || this.missingPages(col).length > 0;
+    }
+    const key = keys.join(" ");
+    if (!missing || key === this.lastRequest) return;
+    this.lastRequest = key;
+    this.nonce = Math.max(this.nonce + 1, Date.now());
+    this.stats.requests++;
+    this.setStateValue("window", { spans, nonce: this.nonce });
+  }
+
+  /**
+   * @param {Column} col
+   * @param {string} html render.py output (a one-page column's whole HTML, or the root of a paged one)
    */
   setBoxHtml(col, html) {
     col.box.innerHTML = html; // render.py output: escaped server-side
   }
 
   // ------------------------------------------------------------------ pages of a long column
-  // Spacer heights: a page drawn once keeps its measured height; the others get its characters
-  // times the pixels per character measured so far (a first guess from the box width before).
+  // Spacer heights: a page drawn once keeps its measured height; the others get a guess from its
+  // lines and characters (rows: half a row of slack per line plus its characters over the characters
+  // per row of the box), scaled by how the guess did on the pages measured so far. A spacer whose
+  // HTML has not arrived says "loading…" (CSS, not text: the document text stays the document's).
   /** @param {Column} col */
   estimateHeights(col) {
     if (!col.pages) return;
-    let chars = 0, px = 0;
+    const perRow = Math.max(20, (col.box.clientWidth || 300) / 6.6);
+    /** @param {Page} p */
+    const guess = (p) => (0.5 * p.lines + (p.end - p.start) / perRow) * 17.5;
+    let guessed = 0, px = 0;
     for (const p of col.pages) {
       if (p.height !== null) {
-        chars += p.end - p.start;
+        guessed += guess(p);
         px += p.height;
       }
     }
-    const perChar = chars > 0 ? px / chars : 17.5 / Math.max(20, (col.box.clientWidth || 300) / 6.6);
-    for (const p of col.pages) if (!p.drawn) p.node.style.height = `${Math.round(p.height ?? (p.end - p.start) * perChar)}px`;
+    const scale = guessed > 0 ? px / guessed : 1;
+    for (const p of col.pages) {
+      if (p.drawn) continue;
+      p.node.style.height = `${Math.round(Math.max(20, p.height ?? guess(p) * scale))}px`;
+      p.node.classList.toggle("cvd-missing", !this.hasPage(col, p.k));
+    }
   }
 
   // the pages that meet the visible window with one box height of margin on each side
@@ -352,7 +485,8 @@ class DocView {
     let changed = false;
     for (let round = 0; round < 4; round++) {
       const want = this.wantedPages(col);
-      if (want.size === pages.filter((p) => p.drawn).length && [...want].every((k) => pages[k].drawn)) break;
+      // settled: the pages drawn are the wanted ones that have arrived
+      if (pages.every((p, k) => p.drawn === (want.has(k) && (p.drawn || this.hasPage(col, k))))) break;
       const before = this.anchorsOf(col);
       const atEnd = keep === undefined && col.lastTop > 0 && col.lastTop >= before.maxTop - 1;
       const offset = keep ?? this.offsetAt(col, col.lastTop);
@@ -362,7 +496,7 @@ class DocView {
           p.node.replaceChildren();
           p.drawn = false;
         } else if (!p.drawn && want.has(k)) {
-          this.drawPage(p);
+          this.drawPage(col, p);
         }
       });
       for (const p of pages) if (p.drawn) p.height = p.node.offsetHeight;
@@ -374,18 +508,25 @@ class DocView {
       this.setScroll(col, atEnd ? after.maxTop : this.topFor(col, offset) + (keep === undefined ? 0 : dy));
     }
     if (changed) this.repaint(col);
+    if (this.missingPages(col).length) this.requestWindows();
     this.stats.windowMs.push(performance.now() - t0);
     if (this.stats.windowMs.length > 500) this.stats.windowMs.splice(0, 250);
     return changed;
   }
 
-  /** @param {Page} page */
-  drawPage(page) {
-    const html = page.html;
-    page.node.innerHTML = html; // render.py output (a piece of it, whole elements): escaped server-side
+  /**
+   * @param {Column} col
+   * @param {Page} page
+   */
+  drawPage(col, page) {
+    const html = this.pageHtml(col, page.k);
+    if (html === null) return false;
+    page.node.innerHTML = html; // a page of render.py output (chunkviz/paging.py, whole elements): escaped server-side
     page.node.style.height = "";
+    page.node.classList.remove("cvd-missing");
     page.drawn = true;
     this.stats.pagesDrawn++;
+    return true;
   }
 
   // a page drawn anew gets what the whole column shows: the selection, hits, highlights
@@ -406,10 +547,11 @@ class DocView {
   alignTo(col, offset, dy) {
     this.setScroll(col, this.topFor(col, offset) + dy);
     this.ensureWindow(col, offset, dy);
+    col.pending = this.missingPages(col).length ? { offset, dy } : null;
   }
 
-  // the data-* facts of chunk `index` in a column: its element's dataset when drawn, else read
-  // from the opening tag in the page that holds it
+  // the data-* facts of chunk `index` in a column: its element's dataset when drawn, else its
+  // opening tag sent by Python (tags) or found in a page received (null until one of them has it)
   /**
    * @param {Column} col
    * @param {number} index
@@ -420,18 +562,19 @@ class DocView {
     if (node) return node.dataset;
     if (!col.pages) return null;
     const cached = col.infoCache.get(Number(index));
-    if (cached !== undefined) return cached;
+    if (cached) return cached;
+    const tag = col.tags.get(Number(index));
+    if (tag) return tagData(tag);
     const needle = ` data-chunk-index="${Number(index)}"`;
-    /** @type {ChunkData | null} */
-    let found = null;
     for (const page of col.pages) {
-      const at = page.html.indexOf(needle);
-      if (at < 0) continue;
-      found = tagData(page.html.slice(page.html.lastIndexOf("<", at), page.html.indexOf(">", at) + 1));
-      break;
+      const html = this.store.get(`${col.id}|${page.k}`);
+      const at = html === undefined ? -1 : html.indexOf(needle);
+      if (html === undefined || at < 0) continue;
+      const found = tagData(html.slice(html.lastIndexOf("<", at), html.indexOf(">", at) + 1));
+      col.infoCache.set(Number(index), found);
+      return found;
     }
-    col.infoCache.set(Number(index), found);
-    return found;
+    return null;
   }
 
   /**
@@ -580,6 +723,7 @@ class DocView {
       return;
     }
     col.expectTop = null;
+    col.pending = null; // the user scrolled: pages arriving later are drawn where the user is
     this.schedule(col.i);
   }
 
@@ -625,7 +769,7 @@ class DocView {
 
   /** @param {Column} col */
   updateWindow(col) {
-    if (!col.window || col.html === null) return;
+    if (!col.window || col.id === null) return;
     const length = Math.max(1, Number(this.data.length) || 1);
     const { height } = this.anchorsOf(col);
     if (!height) return;
@@ -909,10 +1053,9 @@ class DocView {
   referenceRanges(refs) {
     const ranges = [];
     for (const col of this.columns) {
-      if (col.html === null) continue;
+      if (col.id === null) continue;
       for (const [a, b] of refs) {
-        const range = this.rangeOf(col, a, b);
-        if (range) ranges.push(range);
+        ranges.push(...this.rangesOf(col, a, b));
       }
     }
     return ranges;
@@ -1042,20 +1185,53 @@ class DocView {
     return col.textIndex;
   }
 
-  // a DOM Range over the document span [a, b) in a column (null when the column has no text there)
+  // a DOM Range over the document span [a, b) in a column where it is drawn (null when none of it is)
   /**
    * @param {Column} col
    * @param {number} a
    * @param {number} b
    */
   rangeOf(col, a, b) {
+    const ranges = this.rangesOf(col, a, b);
+    if (!ranges.length) return null;
+    const range = ranges[0];
+    const last = ranges[ranges.length - 1];
+    range.setEnd(last.endContainer, last.endOffset);
+    return range;
+  }
+
+  // DOM Ranges over the document span [a, b) in a column: one per run of drawn text it meets
+  // (none where its pages are not drawn)
+  /**
+   * @param {Column} col
+   * @param {number} a
+   * @param {number} b
+   */
+  rangesOf(col, a, b) {
     const ix = this.textIndexOf(col);
-    if (!ix.nodes.length) return null;
-    const start = this.domPoint(ix, a, true), end = this.domPoint(ix, b, false);
-    const range = document.createRange();
-    range.setStart(start[0], start[1]);
-    range.setEnd(end[0], end[1]);
-    return range.collapsed ? null : range;
+    if (!ix.nodes.length) return [];
+    /** @type {Array<[number, number]>} the document spans drawn: the whole column, or each run of pages drawn */
+    const drawn = [];
+    if (!col.pages) drawn.push([0, Number(this.data.length) || 0]);
+    else {
+      for (const p of col.pages) {
+        if (!p.drawn) continue;
+        const last = drawn[drawn.length - 1];
+        if (last && last[1] === p.start) last[1] = p.end;
+        else drawn.push([p.start, p.end]);
+      }
+    }
+    const out = [];
+    for (const [lo, hi] of drawn) {
+      const from = Math.max(a, lo), to = Math.min(b, hi);
+      if (from >= to) continue;
+      const start = this.domPoint(ix, from, true), end = this.domPoint(ix, to, false);
+      const range = document.createRange();
+      range.setStart(start[0], start[1]);
+      range.setEnd(end[0], end[1]);
+      if (!range.collapsed) out.push(range);
+    }
+    return out;
   }
 
   /**
@@ -1065,7 +1241,7 @@ class DocView {
    * @returns {[Node, number]}
    */
   domPoint(ix, offset, forward) {
-    const k = forward ? Math.min(ix.nodes.length - 1, lastAtMost(ix.starts, offset)) : Math.max(0, firstAtLeast(ix.starts, offset) - 1);
+    const k = clamp(forward ? lastAtMost(ix.starts, offset) : firstAtLeast(ix.starts, offset) - 1, 0, ix.nodes.length - 1);
     const node = ix.nodes[k];
     const within = offset - ix.starts[k];
     return [node, ix.complex[k] ? unitsFor(node.data, within, !!ix.crlfs[k]) : clamp(within, 0, node.data.length)];
@@ -1320,100 +1496,9 @@ function highlightRegistry() {
   return highlight;
 }
 
-// ---------------------------------------------------------------------- pages of a long column
-// render.py's HTML is a root <div class="cv-doc"> around escaped text and whole elements; no
-// attribute value or text holds "<" or ">" (html.escape), so a tag is "<" to the next ">".
+// ---------------------------------------------------------------------- facts of a chunk
+// render.py's HTML: no attribute value holds "<" or ">" (html.escape), so a tag is "<" to the next ">".
 const ENTITY = /&(?:amp|lt|gt|quot|#x27);/g;
-
-// document characters (code points) of a piece of render.py's escaped text
-/** @param {string} s */
-function docChars(s) {
-  let n = s.length;
-  if (s.indexOf("&") >= 0) for (const m of s.matchAll(ENTITY)) n -= m[0].length - 1;
-  if (/[\uD800-\uDFFF]/.test(s)) n -= (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g) || []).length;
-  return n;
-}
-
-// the opening tag that continues an element on the next page: no id, and a chunk's own element
-// becomes a continuation of it (data-continues, as render.py draws a chunk's second stretch)
-/** @param {string} tag */
-function continuation(tag) {
-  const index = /\sdata-chunk-index="(\d+)"/.exec(tag);
-  if (!index) return tag.replace(/\sid="[^"]*"/, "");
-  const cls = /\sclass="([^"]*)"/.exec(tag);
-  return `<span class="${cls ? cls[1] : ""}" data-continues="${index[1]}">`;
-}
-
-// a column's HTML cut into pages of about `pageChars` document characters, each cut right after a
-// line end (so the pages, drawn as blocks one under the other, lay out as the whole text does);
-// null when the text has fewer characters (the column is drawn whole)
-/**
- * @param {string} html
- * @param {number} pageChars
- * @returns {{ root: string, pages: { start: number, end: number, html: string }[] } | null}
- */
-function splitPages(html, pageChars) {
-  const open = html.indexOf(">") + 1;
-  const close = html.lastIndexOf("</div>");
-  if (open <= 0 || close < open || close - open <= pageChars) return null;
-  const body = html.slice(open, close);
-  /** @type {{ start: number, end: number, html: string }[]} */
-  const pages = [];
-  /** @type {string[]} */
-  const stack = []; // open elements' opening tags
-  let ins = 0, at = 0, pageStart = 0, pageFrom = 0, reopen = "";
-  const token = /<[^>]*>|[^<]+/g;
-  for (let m = token.exec(body); m; m = token.exec(body)) {
-    const t = m[0];
-    if (t.charCodeAt(0) === 60) { // "<"
-      if (t.charCodeAt(1) === 47) { // "</"
-        if (stack.pop()?.startsWith("<ins")) ins--;
-      } else {
-        stack.push(t);
-        if (t.startsWith("<ins")) ins++;
-      }
-      continue;
-    }
-    if (ins) continue; // added text is not document text
-    let from = 0;
-    while (true) {
-      const need = Math.max(0, pageStart + pageChars - at); // characters still wanted on this page
-      const nl = t.indexOf("\n", from + need);
-      const hard = from + Math.max(0, pageStart + 2 * pageChars - at); // a page with no line end is cut (mid-line) here
-      let cut;
-      if (nl >= 0 && nl < hard) cut = nl + 1;
-      else if (hard < t.length) cut = safeCut(t, hard);
-      else break;
-      const end = at + docChars(t.slice(from, cut));
-      const closers = "</span>".repeat(stack.length);
-      pages.push({ start: pageStart, end, html: reopen + body.slice(pageFrom, m.index + cut) + closers });
-      reopen = stack.map(continuation).join("");
-      pageFrom = m.index + cut;
-      pageStart = at = end;
-      from = cut;
-    }
-    at += docChars(t.slice(from));
-  }
-  if (!pages.length) return null;
-  pages.push({ start: pageStart, end: at, html: reopen + body.slice(pageFrom) });
-  return { root: html.slice(0, open) + "</div>", pages };
-}
-
-// a cut at or after t[i] that splits no character reference, no surrogate pair, no CR LF and, when
-// a space follows soon, no word
-/**
- * @param {string} t
- * @param {number} i
- */
-function safeCut(t, i) {
-  const amp = t.lastIndexOf("&", i - 1);
-  if (amp >= 0 && amp < i && amp > t.lastIndexOf(";", i - 1)) i = t.indexOf(";", amp) + 1;
-  const space = t.indexOf(" ", i);
-  if (space >= 0 && space - i < 200) i = space + 1;
-  const c = t.charCodeAt(i - 1);
-  if ((c >= 0xd800 && c <= 0xdbff) || (c === 13 && t.charCodeAt(i) === 10)) i++; // a pair; CR LF
-  return Math.min(i, t.length);
-}
 
 // the data-* attributes of an opening tag of render.py, as a dataset (camelCase keys, unescaped)
 /**

@@ -6,11 +6,15 @@ escaped HTML of :func:`chunkviz.render.render_html` per column plus small arrays
 reason), equal-height boxes in a grid, a styled tooltip per chunk, hover/click outlines of a
 chunk's whole extent, scroll sync by character offset, and sends a click back as component state.
 
-Draw only what is seen: a column with more than 20,000 characters of text is cut by the browser
-into pages at line ends (``splitPages`` in docview.js; elements a cut runs through are closed and
-continued on the next page, as render.py continues a chunk); only the pages in and around each
-box's visible window are in the DOM, the others are spacers of their measured or estimated height.
-The payload is unchanged: each column's whole HTML (bench/bench_docview.py measures both).
+Draw and send only what is seen: each column's HTML is cut into pages at line ends by
+:func:`chunkviz.paging.cut_pages` (cached per column HTML in a bounded :class:`~chunkviz.cache.BoundedLRU`).
+The payload carries every column's page table (each page's span and line count) but the HTML of only
+the pages near the window the browser asked for (component state ``window``: document offsets per
+column), one page either side, the page of the Python-selected chunk and the pages of the column's
+hits. The browser keeps the pages it received in a bounded cache keyed by the column's content id,
+draws the pages in and around each box's visible window and spacers elsewhere ("loading…" while a
+page is on its way), and asks for a new window when it scrolls where it has no pages.
+bench/bench_docview.py measures the payload per column and the DOM.
 
 Retrieval overlay: a column's :class:`~chunkviz.evaluation.playground.Hit` s (the chunks a query retrieved) get a rank badge
 ("#1 · 0.62") and a strong outline while the other chunks turn quiet; a returned parent is
@@ -23,14 +27,15 @@ selected with the mouse is sent back as document offsets (component state ``answ
 
 from __future__ import annotations
 
+import hashlib
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
+from chunkviz.cache import BoundedLRU
 from chunkviz.evaluation.playground import Hit
+from chunkviz.paging import ColumnPages, cut_pages
 from chunkviz.palette import REASON_COLOURS, strategy_colour
 from chunkviz.types import Chunk
 from chunkviz.ui import component
@@ -39,6 +44,17 @@ from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS
 COMPONENT_NAME = "chunkviz_docview"
 STATE_KEY = "selection"
 ANSWER_KEY = "answer"
+WINDOW_KEY = "window"
+#: Pages sent around a requested window on each side (so ordinary scrolling finds its next page).
+MARGIN_PAGES = 1
+#: Most pages of one column's window sent in one payload (the selected chunk's and hits' pages come on top).
+MAX_WINDOW_PAGES = 6
+#: Where a column's window starts before the browser has asked for one.
+FIRST_WINDOW = (0, 1)
+#: Column HTMLs whose pages are kept (a 5 MB document x 4 columns holds ~80 MB: HTML and pages).
+PAGE_CACHE: BoundedLRU[str, tuple[str, ColumnPages]] = BoundedLRU(
+    max_entries=24, max_bytes=400_000_000, size=lambda entry: 2 * entry[1].size
+)
 
 
 @dataclass(frozen=True)
@@ -88,6 +104,26 @@ def labels() -> dict[str, dict[str, str]]:
     }
 
 
+def column_pages(html: str) -> tuple[str, ColumnPages]:
+    """A column's content id (a short hash of its HTML) and its pages, cut once per HTML (cached)."""
+    found = PAGE_CACHE.get(html)
+    if found is None:
+        content_id = hashlib.blake2b(html.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+        found = (content_id, cut_pages(html))
+        PAGE_CACHE.put(html, found)
+    return found
+
+
+def cached_column_html(content_id: str) -> str | None:
+    """The whole HTML of the column sent with ``content_id`` while the page cache holds it (what the
+    browser would see scrolling through every page; for tests and benchmarks run in the same process)."""
+    for html in PAGE_CACHE.keys():
+        found = PAGE_CACHE.get(html)
+        if found is not None and found[0] == content_id:
+            return html
+    return None
+
+
 def view_payload(
     columns: Sequence[ColumnView],
     *,
@@ -97,13 +133,17 @@ def view_payload(
     legend: str = "",
     references: Sequence[tuple[int, int]] = (),
     answer_selection: bool = False,
+    windows: Sequence[tuple[int, int]] = (),
 ) -> dict[str, Any]:
-    """The component's ``data`` (pure, JSON-ready): the HTML per column plus small arrays; its shape,
-    field by field, is ``DocViewPayload`` in ``chunkviz/ui/payload.d.ts`` (what docview.js is checked against).
+    """The component's ``data`` (pure, JSON-ready): each column's page table and the HTML of the pages
+    it needs plus small arrays; its shape, field by field, is ``DocViewPayload`` in
+    ``chunkviz/ui/payload.d.ts`` (what docview.js is checked against).
 
     ``legend`` is trusted HTML from :func:`chunkviz.render.legend_html` (shown above the boxes).
     ``references`` are expected-answer spans ``[start, end)`` drawn in every column;
     ``answer_selection`` makes a mouse selection of text come back as an :class:`AnswerSelection`.
+    ``windows`` are the document spans ``[start, end)`` the browser shows, per column (see
+    :func:`windows_from_state`); a column without one gets the document's start.
     """
     if length < 0:
         raise ValueError(f"length must be the document's length in characters (>= 0), got {length}")
@@ -116,7 +156,9 @@ def view_payload(
         "legend": legend,
         "labels": labels(),
         "reason_colours": dict(REASON_COLOURS),
-        "columns": [_column_payload(c, length) for c in columns],
+        "columns": [
+            _column_payload(c, length, windows[i] if i < len(windows) else FIRST_WINDOW) for i, c in enumerate(columns)
+        ],
         "references": _references_payload(references, length),
         "answer_selection": bool(answer_selection),
     }
@@ -134,18 +176,12 @@ def _references_payload(references: Sequence[tuple[int, int]], length: int) -> l
     return sorted(out)
 
 
-@lru_cache(maxsize=16)
-def _chunk_indices(html: str) -> frozenset[int]:
-    """The chunk indexes drawn in a column's HTML (cached: a rerun sends the same HTML again)."""
-    return frozenset(int(i) for i in re.findall(r'data-chunk-index="(\d+)"', html))
-
-
-def _hits_payload(column: ColumnView) -> list[dict[str, Any]]:
+def _hits_payload(column: ColumnView, pages: ColumnPages) -> list[dict[str, Any]]:
     """The column's hits, checked: ranks 1 or more and distinct, finite scores, chunks that exist."""
     out: list[dict[str, Any]] = []
     ranks: set[int] = set()
     indices: set[int] = set()
-    known = _chunk_indices(column.html) if column.hits else frozenset()
+    known = pages.chunk_page
     for hit in column.hits:
         rank, index = int(hit.rank), int(hit.index)
         matched = None if hit.matched is None or int(hit.matched) == index else int(hit.matched)
@@ -165,22 +201,49 @@ def _hits_payload(column: ColumnView) -> list[dict[str, Any]]:
     return sorted(out, key=lambda h: h["rank"])
 
 
-def _column_payload(column: ColumnView, length: int) -> dict[str, Any]:
+def _column_payload(column: ColumnView, length: int, window: tuple[int, int]) -> dict[str, Any]:
     ends = [int(end) for end, _ in column.cuts]
     cuts = [[end, str(reason)] for end, (_, reason) in zip(ends, column.cuts)]
     bad = [end for end in ends if not 0 <= end <= length]
     if bad:
         raise ValueError(f"column {column.label!r}: cut offsets {bad[:3]} lie outside the document (0..{length})")
+    content_id, pages = column_pages(column.html)
+    hits = _hits_payload(column, pages)
+    wanted = {*pages.window(window[0], window[1], MARGIN_PAGES, MAX_WINDOW_PAGES)}
+    named = [i for i in (column.selected, *(h["index"] for h in hits), *(h["matched"] for h in hits)) if i is not None]
+    wanted |= {pages.chunk_page[i] for i in named if i in pages.chunk_page}
+    sent = sorted(wanted)
     return {
         "label": column.label,
-        "html": column.html,
+        "id": content_id,
+        "root": pages.root,
+        "pages": [[p.start, p.end, p.lines] for p in pages.pages],
+        "page_html": [[k, pages.pages[k].html] for k in sent],
+        "tags": _tags_payload(pages, [*named, *(i for k in sent for i in pages.pages[k].continued)]),
         "colour": strategy_colour(column.hue),
         "hue": column.hue,
         "summary": column.summary,
         "cuts": cuts,
         "selected": column.selected,
-        "hits": _hits_payload(column),
+        "hits": hits,
     }
+
+
+def _tags_payload(pages: ColumnPages, indexes: Sequence[int]) -> list[list[Any]]:
+    """``[index, opening tag]`` of these chunks and their ancestors: the facts the browser needs of
+    chunks whose own element may be on a page it does not have (tooltip, selection, hits)."""
+    out: dict[int, str] = {}
+    todo = list(indexes)
+    while todo:
+        index = todo.pop()
+        tag = pages.tag(index) if index not in out else None
+        if tag is None:
+            continue
+        out[index] = tag
+        parent = pages.parent_of(index)
+        if parent is not None:
+            todo.append(parent)
+    return [[i, out[i]] for i in sorted(out)]
 
 
 def component_css() -> str:
@@ -214,6 +277,23 @@ def answer_from_state(state: Mapping[str, Any] | None) -> AnswerSelection | None
         return None
 
 
+def windows_from_state(state: Mapping[str, Any] | None, columns: int) -> list[tuple[int, int]]:
+    """The document span each column shows, from the component state ``window`` (``spans``: one
+    ``[start, end)`` per column); the document's start for a column without a well-formed one."""
+    value = (state or {}).get(WINDOW_KEY)
+    spans = value.get("spans") if isinstance(value, Mapping) else None
+    if not isinstance(spans, list):
+        spans = []
+    out = []
+    for i in range(columns):
+        try:
+            start, end = (int(x) for x in spans[i])
+            out.append((start, end) if 0 <= start <= end else FIRST_WINDOW)
+        except (TypeError, ValueError, IndexError):
+            out.append(FIRST_WINDOW)
+    return out
+
+
 def document_view(
     columns: Sequence[ColumnView],
     *,
@@ -227,7 +307,12 @@ def document_view(
 ) -> DocViewEvent | None:
     """Mount the document view; returns the last chunk clicked in it (kept across reruns; compare
     ``nonce`` to tell a new click), or None before any click. A text selection (with
-    ``answer_selection``) is read with :func:`answer_from_state` from ``st.session_state[key]``."""
+    ``answer_selection``) is read with :func:`answer_from_state` from ``st.session_state[key]``.
+
+    The browser asks for the pages it needs as state ``window``, which reruns the script (or the
+    fragment that holds the view); the payload then carries the pages of the window it asked for."""
+    import streamlit as st
+
     data = view_payload(
         columns,
         length=length,
@@ -236,14 +321,16 @@ def document_view(
         legend=legend,
         references=references,
         answer_selection=answer_selection,
+        windows=windows_from_state(st.session_state.get(key), len(columns)),
     )
     mount = component.inline_component(COMPONENT_NAME, "docview", _HTML)
     result = mount(
         key=key,
         data=data,
-        default={STATE_KEY: None, ANSWER_KEY: None},
+        default={STATE_KEY: None, ANSWER_KEY: None, WINDOW_KEY: None},
         on_selection_change=_ignore,
         on_answer_change=_ignore,
+        on_window_change=_ignore,
     )
     return event_from_state(result)
 

@@ -50,13 +50,27 @@ export interface DocViewLabels {
   flags: Record<string, string>;
 }
 
-/** docview._column_payload(ColumnView) */
+/** docview._column_payload(ColumnView): the column's page table and only the pages it needs */
 export interface DocViewColumn {
   /** the strategy's render label (the HTML's data-strategy), shown as text */
   label: string;
-  /** chunkviz.render.render_html output, escaped server-side: set as innerHTML (a long column
-   * is cut into pages at line ends and only the pages near the visible window are set) */
-  html: string;
+  /** content id: a short hash of the column's whole HTML (pages of another id are never reused) */
+  id: string;
+  /** the root's opening tag of chunkviz.render.render_html output (<div class="cv-doc" ...>) */
+  root: string;
+  /** the page table (chunkviz.paging.cut_pages): [start, end, line ends] of every page, in order;
+   * the pages are contiguous from 0 to the document's length */
+  pages: Array<[number, number, number]>;
+  /** [page number, HTML] of the pages sent: those around the window asked for (state "window"),
+   * the selected chunk's and the hits' pages. Each page is render.py output, escaped
+   * server-side and well-formed (elements a cut runs through are closed and continued, a chunk's
+   * own element continued as data-continues): set as innerHTML. A one-page column is drawn whole
+   * as root + page + "</div>" (its HTML exactly) */
+  page_html: Array<[number, string]>;
+  /** [chunk index, its own element's opening tag] of chunks the browser may need the facts of
+   * without their page: the selected chunk, the hits (and matched children), the chunks the pages
+   * sent continue, and their ancestors */
+  tags: Array<[number, string]>;
   /** CSS colour of the column (palette.strategy_colour(hue)) */
   colour: string;
   hue: number;
@@ -88,6 +102,9 @@ export interface DocViewState {
   selection: { column: number; index: number; nonce: number } | null;
   /** text selected with the mouse as the document span [start, end) */
   answer: { start: number; end: number; nonce: number } | null;
+  /** the pages each column's box wants, as document spans [start, end) by column (docview.windows_from_state);
+   * sent when pages near them have not arrived, once the scrolling has settled */
+  window: { spans: Array<[number, number]>; nonce: number } | null;
 }
 
 // ---- the semantic tuning panel: chunkviz/ui/tuning.py panel_payload() -------------------------

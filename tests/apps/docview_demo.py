@@ -8,7 +8,8 @@ column gets three hits (rank 1: the chunk holding REFERENCE; in the third column
 with the child that holds it as the match), REFERENCE is the expected answer, and a text
 selection comes back as ``answer: start-end``. ``?crlf=1`` is the overlay on the sample with
 CR LF line ends and an emoji first (the browser's DOM has neither the CRs nor one unit per
-character: offsets must still be the document's).
+character: offsets must still be the document's). ``?far=1`` (with ``?big=1&overlay=1``) takes the
+reference's last occurrence, so the hits and the expected answer lie near the document's end.
 """
 
 from __future__ import annotations
@@ -90,8 +91,10 @@ st.set_page_config(page_title="docview demo", layout="wide")
 big = st.query_params.get("big") == "1"
 crlf = st.query_params.get("crlf") == "1"
 overlay = st.query_params.get("overlay") == "1" or crlf
+far = st.query_params.get("far") == "1"
 text = document_text(big, crlf)
-reference = (text.index(REFERENCE), text.index(REFERENCE) + len(REFERENCE)) if overlay else None
+found = text.rindex(REFERENCE) if far else text.index(REFERENCE)
+reference = (found, found + len(REFERENCE)) if overlay else None
 st.session_state.setdefault("selected", {})
 st.text_input("select from Python (column:index)", key="python_select", on_change=apply_python_selection)
 
