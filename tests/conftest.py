@@ -23,7 +23,8 @@ pytest.register_assert_rewrite("support")
 
 #: Modules whose fixtures every test module sees, without importing them.
 pytest_plugins = [
-    "support.browser_fixtures",  # sync_api, browser, server, page
+    "support.browser_fixtures",  # sync_api, browser, app_server, server, page
+    "support.caches",  # session_cache_dir
     "support.chunking",  # valid_chunking
     "support.llm",  # llm_server, llm_settings, llm_endpoint_env, loopback_llm_env
     "support.paths",  # realdocs_dir
@@ -32,14 +33,24 @@ pytest_plugins = [
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _llm_endpoint(loopback_llm_env: Any) -> None:
-    """Every test session (every xdist worker) talks to a loopback chat-completions server, never a
-    remote one: the generic tests that run every registered strategy run ``llm`` against it."""
+def _llm_endpoint(session_cache_dir: Any, loopback_llm_env: Any) -> None:
+    """Every test session (every xdist worker) caches on disk in a temporary folder whose vectors
+    all the run's processes share (tests/support/caches.py), and talks to a loopback
+    chat-completions server, never a remote one: the generic tests that run every registered
+    strategy run ``llm`` against it."""
 
 
-#: Modules whose tests share a costly module-scoped fixture (a Streamlit server and Chromium, a local
-#: Ray and a reference batch run): each runs whole on one worker, so the fixture is built once.
-MODULES_TOGETHER = ("tests/test_browser", "tests/test_batch.py", "tests/test_wsclient.py")
+#: Modules whose tests share the session's app server (tests/support/browser_fixtures.py ``app_server``):
+#: they run together on one worker, so the server starts, loads its models and embeds the sample once.
+APP_SERVER_MODULES = (
+    "tests/test_browser.py",
+    "tests/test_browser_evaluate.py",
+    "tests/test_browser_playground.py",
+    "tests/test_wsclient.py",
+)
+#: Modules whose tests share a costly module-scoped fixture of their own (a demo app's Streamlit server
+#: and Chromium, a local Ray and a reference batch run): each runs whole on one worker, so it is built once.
+MODULES_TOGETHER = ("tests/test_browser", "tests/test_batch.py")
 
 
 #: Modules with many tests that embed a whole document's sentences (ours and the peers' semantic
@@ -65,21 +76,67 @@ def embedding_group(nodeid: str) -> str | None:
     return f"embeds {document}" if document else None
 
 
+def work_unit(nodeid: str) -> str:
+    """What a test is scheduled with: the modules on the session's app server together, a module
+    of :data:`MODULES_TOGETHER` whole, the tests of one :func:`embedding_group` together, any other
+    test on its own."""
+    module = nodeid.split("::", 1)[0]
+    if module in APP_SERVER_MODULES:
+        return "the app server"
+    if module.startswith(MODULES_TOGETHER):
+        return module
+    return embedding_group(nodeid) or nodeid
+
+
+#: Where the controller keeps each test's seconds (setup + call + teardown) of the runs so far
+#: (``.pytest_cache``), and the seconds it assumes for a test it has not timed yet.
+DURATIONS_KEY = "chunkviz/durations"
+UNTIMED_S = 0.5
+_timed: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _timed[report.nodeid] = _timed.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The controller (or a run without xdist) saves the seconds it saw, for the next run's order."""
+    cache = getattr(session.config, "cache", None)
+    if cache is None or hasattr(session.config, "workerinput") or not _timed:
+        return
+    durations = dict(cache.get(DURATIONS_KEY, {}))
+    durations.update({nodeid: round(seconds, 2) for nodeid, seconds in _timed.items()})
+    cache.set(DURATIONS_KEY, durations)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Under ``--dist loadgroup`` (``./dev test``): every test is scheduled on its own, as with
-    ``--dist load``, except the modules of :data:`MODULES_TOGETHER` and the tests of one
-    :func:`embedding_group`. (xdist's own ``xdist_group``
-    marks have no effect with pytest 9, which no longer reads the node id xdist rewrites.)"""
+    """Under ``--dist loadgroup`` (``./dev test``): tests are scheduled by :func:`work_unit`, the
+    longest units first (by the seconds of the last run, else by their count of tests, as xdist
+    does), so the workers end together on short tests. (xdist's own ``xdist_group`` marks have no
+    effect with pytest 9, which no longer reads the node id xdist rewrites.)"""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class CostlyModulesTogether(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            if module.startswith(MODULES_TOGETHER):
-                return module
-            return embedding_group(nodeid) or nodeid
+    cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
+    durations: dict[str, float] = cache.get(DURATIONS_KEY, {}) if cache is not None else {}
 
-    return CostlyModulesTogether(config, log)
+    def seconds(unit: tuple[str, dict[str, bool]]) -> float:
+        return sum(durations.get(nodeid, UNTIMED_S) for nodeid in unit[1])
+
+    class LongestUnitsFirst(LoadScopeScheduling):
+        _ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self._ordered:  # the first assignment: the queue is complete
+                units = sorted(self.workqueue.items(), key=seconds, reverse=True)
+                self.workqueue.clear()
+                self.workqueue.update(units)
+                self._ordered = True
+            super()._assign_work_unit(node)
+
+    return LongestUnitsFirst(config, log)

@@ -1,8 +1,8 @@
 """The app's Evaluate view, driven through ``streamlit.testing.v1.AppTest`` (no browser).
 
 What the page shows is checked against :func:`chunkviz.evaluation.evaluate.evaluate` called
-directly with the same configurations, on the real offline MiniLM (embeddings cached in a
-temporary folder for the module: the first run embeds, later ones read the cache).
+directly with the same configurations, on the real offline MiniLM (embeddings cached in the
+run's temporary folder, tests/support/caches.py: the first run embeds, later ones read the cache).
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration, evaluate
 from chunkviz.evaluation.report import TITLES, summary_rows
 from chunkviz.questions import Question, Reference, load_questions
-
-pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "app.py"

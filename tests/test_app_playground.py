@@ -2,7 +2,7 @@
 
 What the page shows (the hits in the document view's data, the table, the scores) is checked
 against :mod:`chunkviz.evaluation.playground` called directly on the same chunks, with the real
-offline MiniLM (embeddings cached in a temporary folder for the module). A text selection in the
+offline MiniLM (embeddings cached in the run's temporary folder, tests/support/caches.py). A text selection in the
 document view is the component's state ``{"answer": {start, end, nonce}}``.
 """
 
@@ -36,8 +36,6 @@ from chunkviz.questions import Question, Reference, load_questions
 from chunkviz.semantic import embedcache
 from chunkviz.semantic.embeddings import default_encoder
 from chunkviz.strategies.base import get_strategy
-
-pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "app.py"

@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 import pytest
 from support.browser import js, open_page, streamlit_server, wait_for
+from support.caches import cache_root_sharing_vectors
 from support.llm import LoopbackLLM, fast_settings, running_server
 
 import chunkviz
@@ -42,7 +43,7 @@ def loopback() -> Iterator[LoopbackLLM]:
 
 
 def _serve(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> Iterator[str]:
-    env = {"CHUNKVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("chunkviz-cache")), **env}
+    env = {"CHUNKVIZ_CACHE_DIR": str(cache_root_sharing_vectors(tmp_path_factory)), **env}
     with streamlit_server(REPO / "app.py", tmp_path_factory.mktemp("streamlit"), env) as url:
         yield url
 

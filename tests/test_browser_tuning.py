@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 import pytest
 from support.browser import open_page, streamlit_server, wait_for
+from support.caches import cache_root_sharing_vectors
 
 pytestmark = pytest.mark.browser
 
@@ -26,7 +27,7 @@ PANEL = '[data-testid="cvt-panel"]'
 @pytest.fixture(scope="module")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One semantic disk cache for the server and this process (the test embeds nothing twice)."""
-    path = tmp_path_factory.mktemp("chunkviz-cache")
+    path = cache_root_sharing_vectors(tmp_path_factory)  # the run's vectors, shared (tests/support/caches.py)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CHUNKVIZ_CACHE_DIR", str(path))
         yield path

@@ -41,10 +41,9 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = {"CHUNKVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("chunkviz-cache"))}
-    with streamlit_server(REPO / "app.py", tmp_path_factory.mktemp("streamlit-app"), env) as url:
-        yield url
+def app(app_server: str) -> str:
+    """The app (app.py) on the session's server, which the browser tests share (tests/support/browser_fixtures.py)."""
+    return app_server
 
 
 def echoed(session: Session) -> str:
