@@ -18,6 +18,10 @@ if workers := os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(_threads, str(max(1, (os.cpu_count() or 1) // int(workers))))
 
+# The app stops a column's run after 60 s of wall time; a test checks what a run shows, not how fast
+# this shared machine is (tests/test_app_limits.py checks the limit itself with a clock that jumps).
+os.environ.setdefault("CHUNKVIZ_RUN_TIME_LIMIT_S", "600")
+
 # Assertion messages of the helpers (assert_valid_chunking & co) show the compared values, as in a test.
 pytest.register_assert_rewrite("support")
 
@@ -47,6 +51,7 @@ APP_SERVER_MODULES = (
     "tests/test_browser_evaluate.py",
     "tests/test_browser_playground.py",
     "tests/test_wsclient.py",
+    "tests/test_reruns.py",
 )
 #: Modules whose tests share a costly module-scoped fixture of their own (a demo app's Streamlit server
 #: and Chromium, a local Ray and a reference batch run): each runs whole on one worker, so it is built once.

@@ -12,10 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any, Awaitable, Iterator, TypeVar
+from typing import Any, Awaitable, TypeVar
 
 import pytest
-from support.browser import streamlit_server
 
 from chunkviz import chunk, read_path
 from chunkviz.ui.wsclient import Element, RunResult, Session
@@ -37,10 +36,9 @@ def run(coroutine: Awaitable[T]) -> T:
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = {"CHUNKVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("chunkviz-cache"))}
-    with streamlit_server(REPO / "app.py", tmp_path_factory.mktemp("streamlit-app"), env) as url:
-        yield url
+def app(app_server: str) -> str:
+    """The app (app.py) on the session's server, which the browser tests share (tests/support/browser_fixtures.py)."""
+    return app_server
 
 
 def title(session: Session) -> Element:
