@@ -6,12 +6,14 @@
 
 For every registered strategy but ``llm`` (its work is the model's answers) and the peers (another
 library's code: LangChain, semchunk, Chonkie), at the smallest
-limits it allows, on three texts built to be hard (issue 13):
+limits it allows, on texts built to be hard (issues 13 and 23):
 
   blank_lines     one word in the middle of a run of blank lines (40,000 newlines took 99.8 s
                   in ``recursive`` before the fix)
   one_long_line   "abcdefghij" repeated: no space, no line break, no sentence end
   prose           ordinary sentences and paragraphs, no two alike
+  short_lines     "# Title" and one paragraph of "line" lines (issue 23)
+  deep_lists      lists nested 600 deep, one after another (issue 23)
 
 it prints the CPU seconds of this process per 100,000 characters at each size (end to end:
 Document, structure, splitting, Chunk objects with their boundaries; CPU time, not wall time, so
@@ -84,6 +86,10 @@ TEXTS: dict[str, Callable[[int], str]] = {
     "blank_lines": lambda n: "\n" * (n // 2 - 2) + "word" + "\n" * (n - n // 2 - 2),
     "one_long_line": lambda n: ("abcdefghij" * (n // 10 + 1))[:n],
     "prose": prose,
+    # one paragraph of short lines under a heading (issue 23 item 4: 1 MB took over 100 s)
+    "short_lines": lambda n: ("# Title\n" + "line\n" * (n // 5 + 1))[:n],
+    # lists nested 600 deep, one after another (issue 23 item 8: 500 deep raised RecursionError)
+    "deep_lists": lambda n: (("- " * 600 + "deep\n\n") * (n // 1206 + 1))[:n],
 }
 
 

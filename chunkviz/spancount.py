@@ -46,7 +46,7 @@ class SpanCounter:
             bounds = self.tokenizer.boundaries(self.text)
             starts = array.array("q")
             # one copy, through the buffer protocol (``q`` is a native 64-bit integer, as is int64)
-            starts.frombytes(memoryview(np.ascontiguousarray(bounds.positions[:-1], dtype=np.int64)).cast("B"))
+            starts.frombytes(np.ascontiguousarray(bounds.positions[:-1], dtype=np.int64).data.cast("B"))
             self._starts = starts
             self._bounds = bounds
         return self._bounds

@@ -71,7 +71,7 @@ def markdown_blocks(text: str, headings_only: bool = False) -> list[Block]:
     """
     safe = _parseable(text)
     wanted = _HEADINGS if headings_only else _BLOCK_NODES
-    nodes = [(node, name, node.srcmap, depth) for node, name, depth in _walk(_parser().tree(safe), 0) if name in wanted]
+    nodes = [(node, name, node.srcmap, depth) for node, name, depth in _walk(_parser().tree(safe)) if name in wanted]
     nodes = [item for item in nodes if item[2] is not None]
     offsets = [o for _, _, srcmap, _ in nodes for o in srcmap]
     offsets += [
@@ -98,14 +98,21 @@ def markdown_blocks(text: str, headings_only: bool = False) -> list[Block]:
     return blocks
 
 
-def _walk(node: Any, depth: int) -> Iterator[tuple[Any, str, int]]:
-    """Every block node below ``node`` in document order: (node, name, number of containers
-    around it). Inline nodes are not visited."""
-    for child in node.children:
+def _walk(root: Any) -> Iterator[tuple[Any, str, int]]:
+    """Every block node below ``root`` in document order: (node, name, number of containers
+    around it). Inline nodes are not visited. Iterative (a stack of child iterators), so any
+    nesting depth the parser gives is walked (recursion failed near 500 nested list items)."""
+    stack: list[tuple[Iterator[Any], int]] = [(iter(root.children), 0)]
+    while stack:
+        children, depth = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            continue
         name = child.name
         yield child, name, depth
         if name in _CONTAINERS:
-            yield from _walk(child, depth + (name not in ("bullet_list", "ordered_list")))
+            stack.append((iter(child.children), depth + (name not in ("bullet_list", "ordered_list"))))
 
 
 def _title(text: str, node: Any, char: Callable[[int], int]) -> str:

@@ -381,20 +381,27 @@ class RecursiveSplitter:
     def _overlap_start(self, prev_start: int, end: int) -> int:
         """Start of the longest tail of the previous chunk with at most ``overlap`` tokens that
         begins at a word boundary (any character boundary when the text has no spaces)."""
-        counter = self.counter
-        count = counter.count
-        first_token = counter.tokens_before(end) - self.overlap  # the overlap's first token
+        counter, text, overlap = self.counter, self.text, self.overlap
+        count, clean, starts = counter.count, counter.clean_rule, counter.starts
+        end_token = bisect.bisect_left(starts, end)  # counter.tokens_before(end)
+        first_token = end_token - overlap  # the overlap's first token
         lo = min(max(prev_start + 1, counter.char_at_token(first_token - 2)), end)
         word_lo = lo
-        if counter.is_clean(end) and first_token >= 1:
+        end_is_clean = clean(text, end)
+        if end_is_clean and first_token >= 1:
             # a word start (a clean cut) at or before token first_token - 1 starts a tail of more
             # than ``overlap`` tokens: the first candidate is just after that token's start
             word_lo = min(max(lo, counter.char_at_token(first_token - 1) + 1), end)
-        text = self.text
         while (match := _WORD_START.search(text, word_lo, end)) is not None:
-            if count(match.start(), end) <= self.overlap:
-                return match.start()
-            word_lo = match.start() + 1
+            at = match.start()
+            if end_is_clean and clean(text, at):  # count(at, end) between two clean cuts: arithmetic
+                check_time()
+                tail = end_token - bisect.bisect_left(starts, at)
+            else:
+                tail = count(at, end)
+            if tail <= overlap:
+                return at
+            word_lo = at + 1
         if _WORD_START.search(text, prev_start + 1, end) is not None:
             return end  # the text has word boundaries but no word-aligned tail fits: no overlap
         # no word boundary (e.g. CJK): binary search over character positions
