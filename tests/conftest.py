@@ -27,6 +27,7 @@ pytest.register_assert_rewrite("support")
 
 #: Modules whose fixtures every test module sees, without importing them.
 pytest_plugins = [
+    "support.apptest",  # the installed Streamlit components scanned once per session, not per AppTest
     "support.browser_fixtures",  # sync_api, browser, app_server, server, page
     "support.caches",  # session_cache_dir
     "support.chunking",  # valid_chunking

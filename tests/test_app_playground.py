@@ -2,8 +2,8 @@
 
 What the page shows (the hits in the document view's data, the table, the scores) is checked
 against :mod:`chunkviz.evaluation.playground` called directly on the same chunks, with the real
-offline MiniLM (embeddings cached in the run's temporary folder, tests/support/caches.py). A text selection in the
-document view is the component's state ``{"answer": {start, end, nonce}}``.
+offline MiniLM (embeddings cached in the run's temporary folder, tests/support/caches.py). A text
+selection in the document view is the component's state ``{"answer": {start, end, nonce}}``.
 """
 
 from __future__ import annotations
