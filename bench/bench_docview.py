@@ -21,8 +21,10 @@ each timed from ``goto`` to the first chunk element visible. Reported, median ov
   payload frame    seconds from navigation to the largest websocket frame received (the payload)
   first update     milliseconds of the view's first update (cutting pages, drawing the first ones)
 
-To measure the code before this change, run the same script with another tree's chunkviz first on
-the path (``PYTHONPATH=/path/to/other/tree``): the app imports whatever chunkviz is found first.
+To measure another version, run that version's own copy of this script from an export of its tree
+(``git archive <commit> | tar -x -C /tmp/old`` then ``.venv/bin/python /tmp/old/bench/bench_docview.py``):
+``PYTHONPATH`` does not switch trees, because ``python -m streamlit`` puts the script's repository
+first on the path.
 
     .venv/bin/python bench/bench_docview.py [--mb 5] [--visits 3] [--compress] [--json PATH]
 """
