@@ -21,6 +21,7 @@ from chunkviz import InvalidParamError, chunk
 from chunkviz.document.structure import LINE_BREAK, PARAGRAPH_SEPARATOR
 from chunkviz.peers.catalogue import PEER_NAMES
 from chunkviz.splitting import PRESETS
+from chunkviz.strategies.recursive_langchain import length_function
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
 
@@ -268,9 +269,11 @@ def check_recursive(text: str, chunks: list[Chunk], tokenizer: str, params: dict
             assert a.start < b.start <= a.end
 
 
-def check_recursive_langchain(text: str, chunks: list[Chunk], params: dict[str, Any]) -> None:
+def check_recursive_langchain(text: str, chunks: list[Chunk], tokenizer: str, params: dict[str, Any]) -> None:
     """LangChain's algorithm: its own length (splits measured alone, summed) within the size unless
-    flagged indivisible; chunks stripped unless returned whole; no shared text without overlap."""
+    flagged indivisible; chunks stripped unless returned whole; without overlap, no shared text that
+    LangChain's length function counts (its merge keeps splits that measure 0)."""
+    length = length_function(get_tokenizer(tokenizer), params.get("count_special_tokens", False))
     size = params["chunk_size"]
     seps = PRESETS[params["separators"]] if isinstance(params["separators"], str) else params["separators"]
     assert_valid_chunking(text, chunks)
@@ -283,7 +286,9 @@ def check_recursive_langchain(text: str, chunks: list[Chunk], params: dict[str, 
         else:
             assert c.reason in ("end_of_document", "unit_end") and not text[c.end :].strip()
     for a, b in zip(chunks, chunks[1:]):
-        assert b.start >= (a.end if params["overlap"] == 0 else a.start)
+        assert b.start >= a.start
+        if params["overlap"] == 0 and b.start < a.end:  # LangChain keeps splits that measure 0 as overlap
+            assert length(text[b.start : a.end]) == 0, (text[b.start : a.end], a, b)
 
 
 def _unit_map(chunks: list[Chunk]) -> dict[int, int]:
@@ -357,7 +362,7 @@ def check(name: str, text: str, chunks: list[Chunk], tokenizer: str, params: dic
     elif name == "recursive":
         check_recursive(text, chunks, tokenizer, params)
     elif name == "recursive_langchain":
-        check_recursive_langchain(text, chunks, params)
+        check_recursive_langchain(text, chunks, tokenizer, params)
     elif name == "sentences":
         check_sentences(text, chunks, tokenizer, params)
     elif name == "paragraphs":

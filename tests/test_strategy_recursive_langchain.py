@@ -127,6 +127,18 @@ def test_special_tokens_count_for_every_piece_and_join() -> None:
     assert_matches_langchain(text, chunks, "minilm", params)
 
 
+def test_a_split_that_measures_zero_stays_as_overlap_even_without_overlap() -> None:
+    """LangChain's merge drops the previous chunk's splits only while their summed length is above
+    the overlap (0): a split that measures 0 (here the escape character, no MiniLM wordpiece) is
+    kept and starts the next chunk too. chunkviz places exactly what LangChain returns."""
+    text = "00\x1b😀"
+    params = {"chunk_size": 2, "overlap": 0}
+    chunks = ours(text, "minilm", params)
+    assert [(c.start, c.end) for c in chunks] == [(0, 3), (2, 4)]
+    assert texts(chunks) == ["00\x1b", "\x1b😀"]
+    assert_matches_langchain(text, chunks, "minilm", params)
+
+
 def test_invalid_params_are_explained() -> None:
     with pytest.raises(InvalidParamError, match="at most chunk_size"):
         ours("text", "words", {"chunk_size": 4, "overlap": 5})
