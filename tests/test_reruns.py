@@ -9,12 +9,12 @@ a run redrew. Marked ``browser`` like the other tests that start a Streamlit ser
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any, Awaitable, TypeVar
 
 import pytest
+from support.browser import run_bounded
 
 from chunkviz import chunk, read_path
 from chunkviz.ui.wsclient import Element, RunResult, Session
@@ -29,10 +29,7 @@ TUNE = "Tune semantic"
 
 
 def run(coroutine: Awaitable[T]) -> T:
-    async def bounded() -> T:
-        return await asyncio.wait_for(coroutine, TIMEOUT_S)
-
-    return asyncio.run(bounded())
+    return run_bounded(coroutine, TIMEOUT_S)
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,12 @@ need no Chromium); tests/conftest.py keeps this module on one xdist worker, so e
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any, Awaitable, Iterator, TypeVar
 
 import pytest
-from support.browser import streamlit_server
+from support.browser import run_bounded, streamlit_server
 
 from chunkviz import chunk, read_path
 from chunkviz.ui.wsclient import RunResult, Session, WsClientError, stream_url, warm_up
@@ -28,10 +27,7 @@ server_test = pytest.mark.browser
 
 
 def run(coroutine: Awaitable[T]) -> T:
-    async def bounded() -> T:
-        return await asyncio.wait_for(coroutine, TIMEOUT_S)
-
-    return asyncio.run(bounded())
+    return run_bounded(coroutine, TIMEOUT_S)
 
 
 @pytest.fixture(scope="module")

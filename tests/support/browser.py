@@ -3,6 +3,7 @@ and Debian's headless Chromium (``playwright install`` is never needed)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -12,7 +13,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Iterator, Mapping, Sequence, TypeVar
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -185,3 +186,16 @@ def open_page(browser: Any, url: str, timeout_s: float = TIMEOUT_S) -> Any:
     page.on("pageerror", lambda e: page.page_errors.append(str(e)))
     page.goto(url)
     return page
+
+
+T = TypeVar("T")
+
+
+def run_bounded(coroutine: Awaitable[T], timeout_s: float) -> T:
+    """``asyncio.run(coroutine)``, stopped with ``TimeoutError`` after ``timeout_s`` (a websocket
+    session of the tests never waits without bound)."""
+
+    async def bounded() -> T:
+        return await asyncio.wait_for(coroutine, timeout_s)
+
+    return asyncio.run(bounded())
