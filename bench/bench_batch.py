@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Batch throughput: documents/s and MB/s of ``chunkviz batch`` locally (1 and 2 worker processes)
-and on a local Ray, over many copies of ``../shared/realdocs`` and ``sample_docs`` (~100 MB).
+and on a local Ray, over many copies of ``../shared/realdocs`` and ``chunkviz/sample_docs`` (~100 MB).
 
     .venv/bin/python bench/bench_batch.py [--mb 100] [--skip-ray]
 
@@ -11,7 +11,7 @@ compared byte for byte. Times include starting the workers (spawned processes im
 load the tokenizer; Ray actors likewise), not starting Ray itself, which is printed on its own.
 Then, for the 2-million-document estimate: the share of the time spent in BPE tokenization
 alone (tiktoken over the same text), the rate of the ``semantic`` strategy, whose embedding model
-dominates, on one copy of sample_docs (model loading included), and the rate of reading the
+dominates, on one copy of chunkviz/sample_docs (model loading included), and the rate of reading the
 files (from the page cache here).
 """
 
@@ -37,7 +37,7 @@ from chunkviz.batch.run import BatchSummary, run_batch
 from chunkviz.config import save_config
 
 REALDOCS = REPO_ROOT.parent / "shared" / "realdocs"
-SAMPLE_DOCS = REPO_ROOT / "sample_docs"
+SAMPLE_DOCS = REPO_ROOT / "chunkviz/sample_docs"
 CONFIG = {
     "version": 1,
     "tokenizer": "cl100k_base",
@@ -57,12 +57,12 @@ def one_set_bytes() -> int:
 
 
 def make_corpus(root: Path, megabytes: float) -> tuple[int, int]:
-    """Copies of realdocs + sample_docs until ``megabytes``; returns (documents, bytes)."""
+    """Copies of realdocs + chunkviz/sample_docs until ``megabytes``; returns (documents, bytes)."""
     per_set = one_set_bytes()
     copies = max(1, round(megabytes * 1e6 / per_set))
     for i in range(copies):
         shutil.copytree(REALDOCS, root / f"copy{i:04d}" / "realdocs")
-        shutil.copytree(SAMPLE_DOCS, root / f"copy{i:04d}" / "sample_docs")
+        shutil.copytree(SAMPLE_DOCS, root / f"copy{i:04d}" / "chunkviz/sample_docs")
     files = expand_inputs([str(root)])
     return len(files), sum(os.path.getsize(f) for f in files)
 
@@ -158,7 +158,7 @@ def main() -> int:
         )
         semantic_config = save_config(SEMANTIC, root / "semantic.json")
         sem = timed_run(
-            "semantic, 1 worker", corpus / "copy0000" / "sample_docs", semantic_config, root / "out-semantic", workers=1
+            "semantic, 1 worker", corpus / "copy0000" / "chunkviz/sample_docs", semantic_config, root / "out-semantic", workers=1
         )
         print(f"reading the files (page cache): {read_rate(corpus):.0f} MB/s")
 

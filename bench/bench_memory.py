@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "sample_docs" / "field_station_handbook.md"
+SAMPLE = ROOT / "chunkviz/sample_docs" / "field_station_handbook.md"
 
 CHILD = r"""
 import io, json, resource, sys, time, tracemalloc, zipfile

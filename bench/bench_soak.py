@@ -4,7 +4,7 @@
 Two clients. ``--client browser`` (the default) drives Chromium, as below. ``--client ws`` speaks
 Streamlit's own websocket protocol (chunkviz.ui.wsclient: no browser, so N sessions cost the
 machine what N students cost the server): N sessions arrive one per ``--arrival`` s, each opens
-the app from a URL (``doc=`` a sample of sample_docs/, three columns: fixed_tokens, a rotating
+the app from a URL (``doc=`` a sample of chunkviz/sample_docs/, three columns: fixed_tokens, a rotating
 second strategy, and a third column that is ``semantic`` for every third session, else
 paragraphs), then every ``--interval`` s for ``--duration`` s changes one parameter in turn:
 column 1's chunk size, column 2's strategy (semantic among them), column 3's semantic percentile
@@ -74,7 +74,7 @@ for _path in (REPO, REPO / "tests"):
 
 from support.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, ServerError, _wait_healthy, free_port, stop  # noqa: E402
 
-SAMPLES = REPO / "sample_docs"
+SAMPLES = REPO / "chunkviz/sample_docs"
 REALDOCS = REPO.parent / "shared" / "realdocs"
 #: Documents longer than this are cut (at a paragraph) so that 30 sessions fit on a small machine.
 MAX_DOCUMENT_CHARS = 40_000

@@ -39,7 +39,7 @@ for _path in (REPO, REPO / "tests"):
 
 from support.browser import CHROMIUM, chromium, streamlit_server  # noqa: E402
 
-SAMPLE = REPO / "sample_docs" / "topic_shifts.txt"
+SAMPLE = REPO / "chunkviz/sample_docs" / "topic_shifts.txt"
 PROSE = [
     "field_station_handbook.md",
     "topic_shifts.txt",
@@ -53,7 +53,7 @@ DEMO = REPO / "tests" / "apps" / "tuning_demo.py"
 
 def big_document(words: int) -> str:
     """The prose samples, concatenated and repeated until ``words`` words (deterministic)."""
-    parts = [(REPO / "sample_docs" / name).read_text(encoding="utf-8").strip() for name in PROSE]
+    parts = [(REPO / "chunkviz/sample_docs" / name).read_text(encoding="utf-8").strip() for name in PROSE]
     out: list[str] = []
     count = 0
     while count < words:

@@ -1,5 +1,5 @@
 """The document view alone, for bench/bench_docview.py: ``?doc=sample`` (the default sample,
-sample_docs/field_station_handbook.md) or ``?doc=big`` (the sample repeated to ``?mb=`` megabytes,
+chunkviz/sample_docs/field_station_handbook.md) or ``?doc=big`` (the sample repeated to ``?mb=`` megabytes,
 5 by default), in ``?columns=`` columns (fixed_tokens, recursive, paragraphs, sentences; 3 by
 default), each with its strategy's default parameters and cl100k_base, rendered as the app renders
 a column; under it, the element count of the columns' whole HTML (the DOM if every page were drawn).
@@ -18,7 +18,7 @@ from chunkviz.palette import column_hue
 from chunkviz.render import RenderOptions, legend_html, marks_present, render_html
 from chunkviz.ui.docview import ColumnView, document_view, ribbon_cuts
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_docs" / "field_station_handbook.md"
+SAMPLE = Path(__file__).resolve().parents[1] / "chunkviz/sample_docs" / "field_station_handbook.md"
 STRATEGIES = ("fixed_tokens", "recursive", "paragraphs", "sentences")
 
 

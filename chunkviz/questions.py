@@ -20,7 +20,7 @@ A reference with both a span and an excerpt (what :func:`save_questions` writes)
 ``corpus[start_index:end_index]`` must equal ``content``.
 
 Document names are matched against the corpus keys exactly, else by file name or stem, so a file
-saying ``"document": "api_guide.md"`` loads against a corpus keyed ``"sample_docs/api_guide.md"``,
+saying ``"document": "api_guide.md"`` loads against a corpus keyed ``"chunkviz/sample_docs/api_guide.md"``,
 and Chroma's ``corpus_id`` ``"pubmed"`` against ``".../corpora/pubmed.md"``. A
 :class:`Reference`'s ``document`` is always the corpus key.
 

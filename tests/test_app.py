@@ -18,7 +18,6 @@ so the marker must be removed then.
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
 import json
@@ -51,43 +50,21 @@ from chunkviz.palette import column_hue
 from chunkviz.strategies.base import ParamInfo, get_strategy, registered
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
+from chunkviz.ui import app as page_module
 from chunkviz.ui.compare import STATISTICS_KEY
 from chunkviz.vocabulary import Flag
 
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "app.py"
-SAMPLES = REPO / "sample_docs"
+SAMPLES = page_module.SAMPLES
 
 
-def _app_constants() -> dict[str, Any]:
-    """The literal module-level constants of app.py (importing app.py would run the page)."""
-    tree = ast.parse(APP.read_text(encoding="utf-8"))
-    found: dict[str, Any] = {}
-    for node in tree.body:
-        target = (
-            node.target
-            if isinstance(node, ast.AnnAssign)
-            else (node.targets[0] if isinstance(node, ast.Assign) else None)
-        )
-        if target is None or node.value is None:
-            continue
-        try:
-            value = ast.literal_eval(node.value)
-        except ValueError:
-            continue
-        if isinstance(target, ast.Name):
-            found[target.id] = value
-        elif isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts):
-            found.update(zip((t.id for t in target.elts), value))
-    return found
-
-
-_CONSTANTS = _app_constants()
-#: The upload/paste size limit of the app (5_000_000 when these tests were written).
-APP_MAX_BYTES: int = _CONSTANTS["APP_MAX_BYTES"]
-MAX_COLUMNS: int = _CONSTANTS["MAX_COLUMNS"]
-DEFAULT_SAMPLE: str = _CONSTANTS["DEFAULT_SAMPLE"]
-DEFAULT_COLUMNS: tuple[str, ...] = tuple(_CONSTANTS["DEFAULT_COLUMNS"])
+#: The upload/paste size limit of the app (5_000_000 when these tests were written), its columns and sample.
+#: (Importing the page module runs nothing: ``main()`` runs only when Streamlit runs a script.)
+APP_MAX_BYTES: int = page_module.APP_MAX_BYTES
+MAX_COLUMNS: int = page_module.MAX_COLUMNS
+DEFAULT_SAMPLE: str = page_module.DEFAULT_SAMPLE
+DEFAULT_COLUMNS: tuple[str, ...] = tuple(page_module.DEFAULT_COLUMNS)
 DEFAULT_TOKENIZER = chunkviz.tokenizers.DEFAULT_TOKENIZER
 #: A small sample on which the values in CHANGING_VALUES are known to change the chunks.
 PARAM_DOC = "api_guide.md"
@@ -96,9 +73,9 @@ PARAM_DOC = "api_guide.md"
 #: its calls (tests/test_app_llm.py drives it through that prompt against the loopback server).
 STRATEGY_NAMES = [s.name for s in registered() if not s.calls_model]
 #: The view switch's options.
-COMPARE: str = _CONSTANTS["COMPARE"]
-TUNE: str = _CONSTANTS["TUNE"]
-EVALUATE: str = _CONSTANTS["EVALUATE"]
+COMPARE: str = page_module.COMPARE
+TUNE: str = page_module.TUNE
+EVALUATE: str = page_module.EVALUATE
 
 HOSTILE = (
     "Intro line.\n\n"
@@ -663,7 +640,7 @@ def test_command_line_file_is_offered_first(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr("sys.argv", [str(APP), str(path)])
     at = new_app()
     options = list(widget(at, "sample").options)
-    assert options == [str(path.resolve()), *sample_names()]
+    assert options == ["given.txt (your file)", *sample_names()]  # the options as shown
     assert widget(at, "sample").value == str(path.resolve())
     assert_columns_match(at, text, [(s, {}) for s in DEFAULT_COLUMNS])
 

@@ -26,8 +26,8 @@ from chunkviz.questions import Question, Reference, load_questions
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "app.py"
 SAMPLE = "field_station_handbook.md"
-SAMPLE_PATH = REPO / "sample_docs" / SAMPLE
-QUESTIONS_PATH = REPO / "sample_docs" / "questions" / "field_station_handbook.jsonl"
+SAMPLE_PATH = REPO / "chunkviz/sample_docs" / SAMPLE
+QUESTIONS_PATH = REPO / "chunkviz/sample_docs" / "questions" / "field_station_handbook.jsonl"
 DOCVIEW = "chunkviz_docview"
 
 

@@ -194,8 +194,8 @@ def test_questions_are_kept_and_downloaded_as_a_file_the_cli_reads(
     assert button.label == "Download 1 question"
     data, mime, file_name = media[button.proto.url]
     assert file_name == "field_station_handbook.questions.jsonl" and mime == "application/jsonl"
-    # chunkviz eval sample_docs/field_station_handbook.md --questions field_station_handbook.questions.jsonl
-    corpus_key = "sample_docs/field_station_handbook.md"
+    # chunkviz eval chunkviz/sample_docs/field_station_handbook.md --questions field_station_handbook.questions.jsonl
+    corpus_key = "chunkviz/sample_docs/field_station_handbook.md"
     assert load_questions(data, {corpus_key: text}) == [
         Question(QUERY, (Reference(corpus_key, start, start + len(EXCERPT)),))
     ]

@@ -34,7 +34,7 @@ from chunkviz.export import chunk_records
 from chunkviz.tokenizers import get_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DOCS = ROOT / "sample_docs"
+SAMPLE_DOCS = ROOT / "chunkviz/sample_docs"
 CONFIG = {
     "version": 1,
     "tokenizer": "cl100k_base",
@@ -70,13 +70,13 @@ CORRUPT = {
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two copies of the real documents and of sample_docs (about 0.8 MB, 40 documents)."""
+    """Two copies of the real documents and of chunkviz/sample_docs (about 0.8 MB, 40 documents)."""
     if not REALDOCS.is_dir():
         pytest.skip(f"shared realdocs folder not found at {REALDOCS}")
     root = tmp_path_factory.mktemp("corpus")
     for copy in ("copy1", "copy2"):
         shutil.copytree(REALDOCS, root / copy / "realdocs")
-        shutil.copytree(SAMPLE_DOCS, root / copy / "sample_docs")
+        shutil.copytree(SAMPLE_DOCS, root / copy / "chunkviz/sample_docs")
     (root / "copy1" / "empty.txt").write_text("")
     return root
 
@@ -288,7 +288,7 @@ def test_parquet_holds_the_jsonl_records(corpus: Path, config_path: Path, refere
 def test_langchain_and_llamaindex_outputs_load(corpus: Path, config_path: Path, tmp_path: Path) -> None:
     documents = pytest.importorskip("langchain_core.documents", reason="langchain-core not installed (extra 'interop')")
     schema = pytest.importorskip("llama_index.core.schema", reason="llama-index-core not installed (extra 'interop')")
-    inputs = [str(corpus / "copy1" / "sample_docs")]
+    inputs = [str(corpus / "copy1" / "chunkviz/sample_docs")]
     run_batch(inputs, config_path, tmp_path / "lc", fmt="langchain", progress=None)
     run_batch(inputs, config_path, tmp_path / "li", fmt="llamaindex", progress=None)
     texts = {s: read_path(s).text for s in expand_inputs(inputs)}

@@ -17,7 +17,7 @@ import chunkviz
 from chunkviz.document.model import Document
 from chunkviz.document.read import read_path
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
+SAMPLES = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
 #: small sizes so that every strategy cuts often (names from each strategy's own parameters)
 SMALL: dict[str, dict[str, Any]] = {
     "fixed_tokens": {"chunk_size": 60, "overlap": 10},

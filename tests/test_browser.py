@@ -137,7 +137,7 @@ def scroll_boxes_to_first_mark(page: Any) -> None:
 
 
 def sample_text(name: str) -> str:
-    return read_bytes((REPO / "sample_docs" / name).read_bytes(), name).text
+    return read_bytes((REPO / "chunkviz/sample_docs" / name).read_bytes(), name).text
 
 
 def app_constant(name: str) -> Any:

@@ -271,7 +271,7 @@ def test_scroll_sync_is_cheap_on_a_300k_character_document(browser: Any, server:
 # ----------------------------------------------------------------------------- retrieval overlay
 #: what tests/apps/docview_demo.py shows with ?overlay=1
 REFERENCE = "a pressure transducer in a stilling well, or a radar sensor on a bracket over the water, for river level"
-SAMPLE_TEXT = (REPO / "sample_docs" / "field_station_handbook.md").read_text(encoding="utf-8")
+SAMPLE_TEXT = (REPO / "chunkviz/sample_docs" / "field_station_handbook.md").read_text(encoding="utf-8")
 
 
 @pytest.fixture

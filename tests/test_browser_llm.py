@@ -84,7 +84,7 @@ def test_an_llm_column_asks_first_then_draws_the_models_cuts(browser: Any, llm_a
     page.get_by_role("button", name="Call the model").click()
     wait_for(lambda: len(column_chunks(page, 0)) > 1, "the llm column to be drawn")
     assert loopback.calls == 1
-    text = (REPO / "sample_docs" / "field_station_handbook.md").read_text(encoding="utf-8")
+    text = (REPO / "chunkviz/sample_docs" / "field_station_handbook.md").read_text(encoding="utf-8")
     spans = column_chunks(page, 0)
     assert spans[0][0] == 0 and spans[-1][1] == len(text)
     assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))  # the model's sections tile the document

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "test-output"
-TEXT = (REPO / "sample_docs" / "field_station_handbook.md").read_text(encoding="utf-8")
+TEXT = (REPO / "chunkviz/sample_docs" / "field_station_handbook.md").read_text(encoding="utf-8")
 QUERY = "How do the readings get from a station to the server?"
 SECOND_QUERY = "Who repairs and calibrates the instruments?"
 EXCERPT = "a cellular modem that sends the readings to our server every ten minutes."

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "test-output"
 TIMEOUT_S = 120
-SAMPLE = REPO / "sample_docs" / "topic_shifts.txt"
+SAMPLE = REPO / "chunkviz/sample_docs" / "topic_shifts.txt"
 PANEL = '[data-testid="cvt-panel"]'
 
 

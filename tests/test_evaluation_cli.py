@@ -13,7 +13,7 @@ from chunkviz.evaluation.report import SweepError, configurations, parse_sweep, 
 from chunkviz.semantic import embedcache
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLES = REPO / "sample_docs"
+SAMPLES = REPO / "chunkviz/sample_docs"
 SAMPLE_FILES = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md")
 
 

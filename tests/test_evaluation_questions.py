@@ -24,7 +24,7 @@ from chunkviz.questions import (
 )
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLES = REPO / "sample_docs"
+SAMPLES = REPO / "chunkviz/sample_docs"
 QUESTIONS = SAMPLES / "questions"
 CHROMA = SHARED / "eval" / "chroma"  # <repo>/../shared/eval/chroma unless $CHUNKVIZ_SHARED says otherwise
 

@@ -561,7 +561,7 @@ def test_eval_json_that_cannot_be_written_is_one_error_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", str(tmp_path / "cache"))
-    samples = REPO_ROOT / "sample_docs"
+    samples = REPO_ROOT / "chunkviz/sample_docs"
     target = tmp_path / "missing-folder" / "scores.json"
     code = cli.main(["eval", str(samples / "topic_shifts.txt"), "--questions", str(samples / "questions" / "topic_shifts.jsonl"),
                      "--k", "3", "--json", str(target)])  # fmt: skip

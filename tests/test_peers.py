@@ -46,7 +46,7 @@ from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Meta, Reason
 
-SAMPLE_DOCS = Path(__file__).resolve().parent.parent / "sample_docs"
+SAMPLE_DOCS = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
 SEMANTIC_PEERS = {"langchain_semantic", "chonkie_semantic"}
 FORMATS = {".md": "markdown", ".py": "python", ".rst": "rst"}
 

@@ -213,7 +213,7 @@ def test_saved_questions_load_back(tmp_path: Path) -> None:
 def test_the_offline_minilm_playground_and_chunkviz_eval_on_saved_questions(tmp_path: Path, capsys) -> None:  # noqa: ANN001
     from chunkviz.semantic.embeddings import DEFAULT_MODEL, default_encoder
 
-    path = REPO / "sample_docs" / "field_station_handbook.md"
+    path = REPO / "chunkviz/sample_docs" / "field_station_handbook.md"
     text = path.read_text(encoding="utf-8")
     chunks = run_strategy(text, "recursive", {"chunk_size": 150, "overlap": 0}, "cl100k_base").chunks
     encode = default_encoder(DEFAULT_MODEL)

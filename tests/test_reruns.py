@@ -20,7 +20,7 @@ from chunkviz import chunk, read_path
 from chunkviz.ui.wsclient import Element, RunResult, Session
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLES = REPO / "sample_docs"
+SAMPLES = REPO / "chunkviz/sample_docs"
 TIMEOUT_S = 240
 T = TypeVar("T")
 pytestmark = pytest.mark.browser

@@ -24,12 +24,11 @@ def test_the_default_pages_and_none() -> None:
 
 def test_the_demo_page_is_the_tune_buttons_target() -> None:
     """The warmed semantic page is the one the Tune view's button opens from the default page."""
-    from test_app import _app_constants
+    from chunkviz.ui import app as page
 
-    constants = _app_constants()
-    columns = "&".join(f"s{i}={name}" for i, name in enumerate(constants["DEFAULT_COLUMNS"]))
-    n = len(constants["DEFAULT_COLUMNS"]) + 1
-    assert serve.WARM_PAGES[1] == f"doc={constants['TUNE_DEMO_SAMPLE']}&n={n}&{columns}&s{n - 1}=semantic"
+    columns = "&".join(f"s{i}={name}" for i, name in enumerate(page.DEFAULT_COLUMNS))
+    n = len(page.DEFAULT_COLUMNS) + 1
+    assert serve.WARM_PAGES[1] == f"doc={page.TUNE_DEMO_SAMPLE}&n={n}&{columns}&s{n - 1}=semantic"
 
 
 @pytest.mark.parametrize(

@@ -69,7 +69,7 @@ def containing(chunks: Sequence[Chunk], start: int, end: int, level: int = 0) ->
 # ============================================================================ exact outputs
 
 
-INVENTORY = (REPO / "sample_docs" / "inventory.py").read_text(encoding="utf-8")
+INVENTORY = (REPO / "chunkviz/sample_docs" / "inventory.py").read_text(encoding="utf-8")
 
 
 def top_level_nodes(text: str) -> list[ast.stmt]:
@@ -243,7 +243,7 @@ def test_syntax_error_falls_back_to_recursive_with_a_note() -> None:
     expected = chunk(text, "recursive", chunk_size=5, overlap=0, separators="python", tokenizer="words")
     assert [(c.start, c.end, c.reason) for c in chunks] == [(c.start, c.end, c.reason) for c in expected]
     assert all(c.metadata["fallback"] == "syntax error at line 1: invalid syntax" for c in chunks)
-    markdown = (REPO / "sample_docs" / "api_guide.md").read_text(encoding="utf-8")
+    markdown = (REPO / "chunkviz/sample_docs" / "api_guide.md").read_text(encoding="utf-8")
     md_chunks = chunk(markdown, "code")
     assert all(c.metadata["fallback"].startswith("syntax error at line ") for c in md_chunks)
     assert_valid_chunking(markdown, md_chunks)

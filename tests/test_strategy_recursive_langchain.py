@@ -26,7 +26,7 @@ from chunkviz.strategies.recursive_langchain import LANGCHAIN_LENGTH, length_fun
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
+SAMPLES = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
 STUDY_SEPARATORS = ["\n\n", "\n", ".", "?", "!", " ", ""]
 
 

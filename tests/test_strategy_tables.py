@@ -236,7 +236,7 @@ def test_find_tables_row_spans() -> None:
 
 def test_sample_markdown_documents_keep_their_tables_whole() -> None:
     for name in ("api_guide.md", "field_station_handbook.md"):
-        text = (REPO / "sample_docs" / name).read_text(encoding="utf-8")
+        text = (REPO / "chunkviz/sample_docs" / name).read_text(encoding="utf-8")
         for rows in (0, 3):
             chunks = chunk(text, "tables", max_tokens=120, rows_per_chunk=rows)
             assert_valid_chunking(text, chunks, allow_added_text=rows > 0)

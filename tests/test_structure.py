@@ -214,7 +214,7 @@ def test_real_documents_structure() -> None:
 def _documents_for_sentence_check() -> list[Document]:
     from chunkviz.document.read import read_path
 
-    samples = Path(__file__).resolve().parent.parent / "sample_docs"
+    samples = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
     paths = [p for p in sorted(samples.iterdir()) if p.is_file() and p.name != "README.md"]
     if REALDOCS.is_dir():
         paths += [REALDOCS / "alice29.txt", REALDOCS / "pep-0008.rst", REALDOCS / "mercury_redstone4_air_to_ground.txt"]
@@ -237,7 +237,7 @@ def test_windowed_sentence_checks_agree_with_the_whole_document(document: Docume
 def test_the_headings_only_parse_finds_the_same_headings() -> None:
     from chunkviz.document.markdown import markdown_blocks
 
-    samples = Path(__file__).resolve().parent.parent / "sample_docs"
+    samples = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
     texts = [MARKDOWN, *(p.read_text(encoding="utf-8") for p in sorted(samples.glob("*.md")))]
     if REALDOCS.is_dir():
         texts.append(read_realdoc(REALDOCS / "ripgrep_README.md"))

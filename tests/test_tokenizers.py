@@ -494,7 +494,7 @@ def test_minilm_encodes_long_texts_in_whitespace_blocks_with_the_same_tokens(tex
 
 def test_minilm_blocks_match_the_whole_text_on_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tokmod, "_HF_BLOCK_CHARS", 64)
-    samples = Path(__file__).resolve().parent.parent / "sample_docs"
+    samples = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
     paths = sorted(p for p in samples.iterdir() if p.is_file() and p.name != "README.md")
     assert paths
     for path in paths:

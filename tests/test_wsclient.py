@@ -20,7 +20,7 @@ from chunkviz.ui.wsclient import RunResult, Session, WsClientError, stream_url, 
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "tests" / "apps" / "wsclient_demo.py"
-SAMPLE = REPO / "sample_docs" / "field_station_handbook.md"  # the app's default sample
+SAMPLE = REPO / "chunkviz/sample_docs" / "field_station_handbook.md"  # the app's default sample
 TIMEOUT_S = 120
 T = TypeVar("T")
 server_test = pytest.mark.browser

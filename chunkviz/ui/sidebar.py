@@ -40,6 +40,11 @@ def sample_names(page: Page) -> list[str]:
     return sorted(p.name for p in page.samples.iterdir() if p.is_file() and p.name != "README.md")
 
 
+def sample_label(name: str) -> str:
+    """How the sample list shows ``name``: a file from the command line (an absolute path) by its name."""
+    return f"{Path(name).name} (your file)" if Path(name).is_absolute() else name
+
+
 def command_line_file(page: Page) -> Path | None:
     """``./dev app FILE`` passes FILE after the script: only trust argv when it is this app's."""
     argv = sys.argv
@@ -63,7 +68,7 @@ def read_input(page: Page) -> tuple[Document | None, str, bool]:
             st.session_state["sample"] = (
                 str(given) if given is not None else page.default_sample if page.default_sample in names else names[0]
             )
-        name = sidebar.selectbox("Sample document", names, key="sample")
+        name = sidebar.selectbox("Sample document", names, key="sample", format_func=sample_label)
         path = Path(name) if Path(name).is_absolute() else page.samples / name
         shown = str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
         return cached_read(path.read_bytes(), path.name, MAX_BYTES), shown, not Path(name).is_absolute()

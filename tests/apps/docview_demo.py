@@ -26,7 +26,7 @@ from chunkviz.render import RenderOptions, legend_html, marks_present, render_ht
 from chunkviz.types import Chunk
 from chunkviz.ui.docview import ColumnView, answer_from_state, document_view, ribbon_cuts
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_docs" / "field_station_handbook.md"
+SAMPLE = Path(__file__).resolve().parents[2] / "chunkviz/sample_docs" / "field_station_handbook.md"
 COLUMNS = (
     ("fixed_tokens", {"chunk_size": 120, "overlap": 20}),
     ("recursive", {"chunk_size": 150, "overlap": 0}),

@@ -19,7 +19,7 @@ from chunkviz.semantic.tuning import tuning_data
 from chunkviz.ui.tuning import pending_amount, selected_chunk, tuning_panel
 
 REPO = Path(__file__).resolve().parents[2]
-DOC = Path(os.environ.get("CHUNKVIZ_DEMO_DOC", REPO / "sample_docs" / "topic_shifts.txt"))
+DOC = Path(os.environ.get("CHUNKVIZ_DEMO_DOC", REPO / "chunkviz/sample_docs" / "topic_shifts.txt"))
 KEY = "tuning"
 TEXT_HEIGHT = int(os.environ.get("CHUNKVIZ_DEMO_TEXT_HEIGHT", "460"))
 
