@@ -158,7 +158,11 @@ def main() -> int:
         )
         semantic_config = save_config(SEMANTIC, root / "semantic.json")
         sem = timed_run(
-            "semantic, 1 worker", corpus / "copy0000" / "chunkviz/sample_docs", semantic_config, root / "out-semantic", workers=1
+            "semantic, 1 worker",
+            corpus / "copy0000" / "chunkviz/sample_docs",
+            semantic_config,
+            root / "out-semantic",
+            workers=1,
         )
         print(f"reading the files (page cache): {read_rate(corpus):.0f} MB/s")
 

@@ -208,13 +208,31 @@ WIDGET_KINDS = (
 )
 
 
+_COLUMN_WIDGET = re.compile(r"col(\d+)\.")
+
+
 def widget(at: AppTest, key: str):  # noqa: ANN201 - a streamlit testing Widget
-    for kind in WIDGET_KINDS:
-        for w in getattr(at, kind):
-            if w.key == key:
-                return w
+    """The widget ``key``; a column's control in a closed column is found as a visitor finds it,
+    by opening the column first (a rerun)."""
+    found = _find_widget(at, key)
+    column = _COLUMN_WIDGET.match(key)
+    if found is None and column and not at.session_state[f"col{column.group(1)}.open"]:
+        open_column(at, int(column.group(1)))
+        found = _find_widget(at, key)
+    if found is not None:
+        return found
     keys = sorted(w.key for kind in WIDGET_KINDS for w in getattr(at, kind) if w.key)
     raise AssertionError(f"no widget with key {key!r}; widgets on the page: {keys}")
+
+
+def _find_widget(at: AppTest, key: str):  # noqa: ANN202 - a streamlit testing Widget or None
+    return next((w for kind in WIDGET_KINDS for w in getattr(at, kind) if w.key == key), None)
+
+
+def open_column(at: AppTest, column: int) -> AppTest:
+    """Open column ``column``'s section in the sidebar (closed, it draws no control), as a click does."""
+    at.session_state[f"col{column}.open"] = True
+    return run(at)
 
 
 def has_widget(at: AppTest, key: str) -> bool:
@@ -684,6 +702,65 @@ def test_unavailable_tokenizer_shows_a_clear_error_and_the_app_keeps_running() -
 
 
 # ----------------------------------------------------------------------------- columns
+
+
+def column_controls_drawn(at: AppTest) -> list[int]:
+    """The columns whose controls the page drew (a closed column draws none)."""
+    return [i for i in range(MAX_COLUMNS) if has_widget(at, f"col{i}.strategy")]
+
+
+def test_a_new_visitor_gets_the_first_columns_controls_only() -> None:
+    """Closed columns draw no control, and their columns are the defaults all the same."""
+    at = new_app()
+    assert column_controls_drawn(at) == [0]
+    assert [e.label for e in at.sidebar.expander][: len(DEFAULT_COLUMNS)] == ["Column 1", "Column 2", "Column 3"]
+    assert_columns_match(at, sample_text(DEFAULT_SAMPLE), [(s, {}) for s in DEFAULT_COLUMNS])
+
+
+def test_a_closed_column_keeps_its_settings_over_runs_and_shows_them_when_reopened() -> None:
+    at = new_app({"doc": PARAM_DOC})
+    set_widget(at, "col1.strategy", "sentences")  # opens column 2 first, as a visitor does
+    set_widget(at, "col1.sentences.max_tokens", 90)
+    set_widget(at, "col2.paragraphs.max_tokens", 80)
+    assert column_controls_drawn(at) == [0, 1, 2]
+    expected = [("fixed_tokens", {}), ("sentences", {"max_tokens": 90}), ("paragraphs", {"max_tokens": 80})]
+    for column in (1, 2):  # close both, and change something else: three more runs
+        at.session_state[f"col{column}.open"] = False
+    run(at)
+    set_widget(at, "col0.fixed_tokens.chunk_size", 200)
+    run(at)
+    assert column_controls_drawn(at) == [0]
+    expected[0] = ("fixed_tokens", {"chunk_size": 200})
+    assert_columns_match(at, sample_text(PARAM_DOC), expected)
+    open_column(at, 1)
+    assert widget(at, "col1.strategy").value == "sentences" and widget(at, "col1.sentences.max_tokens").value == 90
+    assert_columns_match(at, sample_text(PARAM_DOC), expected)
+
+
+def test_a_shared_url_configures_closed_columns() -> None:
+    query = {"n": "2", "s0": "fixed_tokens", "s1": "recursive", "t1": "chars", "p1": json.dumps({"chunk_size": 400})}
+    at = new_app({"doc": PARAM_DOC, **query})
+    assert column_controls_drawn(at) == [0]
+    text = sample_text(PARAM_DOC)
+    assert_view_matches(chunk_views(at)[1], text, engine(text, "recursive", "chars", chunk_size=400), 1)
+    assert (
+        widget(at, "col1.recursive.size_in").value == "chars" and widget(at, "col1.recursive.chunk_size").value == 400
+    )
+
+
+def test_a_closed_columns_list_parameter_keeps_its_custom_list() -> None:
+    separators = ["\n\n", ". "]
+    at = new_app({"doc": PARAM_DOC})
+    set_widget(at, "col1.recursive.separators", "custom…")
+    set_widget(at, "col1.recursive.separators.custom", json.dumps(separators))
+    at.session_state["col1.open"] = False
+    run(at)
+    assert column_controls_drawn(at) == [0]
+    assert_columns_match(
+        at,
+        sample_text(PARAM_DOC),
+        [("fixed_tokens", {}), ("recursive", {"separators": separators}), ("paragraphs", {})],
+    )
 
 
 @pytest.mark.parametrize("n", [1, 2, 4])

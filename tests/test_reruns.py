@@ -126,6 +126,7 @@ def test_the_tune_panel_sets_the_sidebar_control_which_keeps_it_through_later_pa
     async def tune() -> list[Any]:
         async with Session.open(app + "/" + query, timeout_s=TIMEOUT_S) as session:
             await session.run()
+            await session.set("col1.open", True)  # the sidebar draws a column's controls while it is open
             await session.set("view", [TUNE])
             before = run_ids(session, "title", control)
             tuned = await session.set_state("tune.col1", {"amount": 70.0})
@@ -144,3 +145,25 @@ def test_the_tune_panel_sets_the_sidebar_control_which_keeps_it_through_later_pa
     text = read_path(SAMPLES / "topic_shifts.txt")
     assert chunks == [[c.start, c.end] for c in chunk(text, "semantic", percentile=70.0)]
     assert later == "finished" and held_later == 70.0 and amount_later == 70.0
+
+
+@pytest.mark.slow
+def test_the_tune_panel_tunes_a_closed_column_which_shows_the_value_when_opened(app: str) -> None:
+    """A closed column draws no control: the Tune panel's value is kept for it through later page
+    runs, cuts the column, and is what its control shows once the column is opened."""
+    query = "?doc=topic_shifts.txt&n=2&s0=fixed_tokens&s1=semantic"
+
+    async def tune() -> list[Any]:
+        async with Session.open(app + "/" + query, timeout_s=TIMEOUT_S) as session:
+            await session.run()
+            await session.set("view", [TUNE])
+            tuned = await session.set_state("tune.col1", {"amount": 70.0})
+            await session.set("tiny_on", False)  # a run of the whole page
+            panel = json.loads(session.component("tune.col1").payload)["tuning"]
+            await session.set("col1.open", True)
+            return [tuned.status, panel["amount"], panel["chunks"], session.value("col1.semantic.percentile")]
+
+    status, amount, chunks, shown = run(tune())
+    assert status == "fragment finished" and amount == 70.0 and shown == 70.0
+    text = read_path(SAMPLES / "topic_shifts.txt")
+    assert chunks == [[c.start, c.end] for c in chunk(text, "semantic", percentile=70.0)]

@@ -89,9 +89,11 @@ def test_a_new_visitor_receives_every_widget_with_its_value(demo: str) -> None:
     assert result.messages > 0 and result.received_bytes > 0
     assert values == {
         "size": 10, "ratio": 0.5, "colour": "red", "level": 30.0, "name": "ada", "flag": False, "mode": ["one"],
-        "shape": "square", "step": 1, "boom": None, "note": "", "Unkeyed number": 7, "release": None, "hang": False,
+        "shape": "square", "details": False, "step": 1, "boom": None, "note": "", "Unkeyed number": 7,
+        "release": None, "hang": False,
     }  # fmt: skip
     assert kinds["mode"] == "button_group" and kinds["level"] == "slider" and kinds["boom"] == "button"
+    assert kinds["details"] == "expander"
     assert sidebar == ["note", "Unkeyed number", "release", "hang"]
 
 
@@ -138,6 +140,22 @@ def test_values_persist_across_changes_and_every_value_is_sent_each_run(demo: st
     assert run(changes()).startswith(
         "values: size=3 ratio=0.5 colour='green' level=30 name='ada' flag=False mode='two' "
     )
+
+
+@server_test
+def test_an_expander_with_state_opens_and_closes_and_its_content_follows(demo: str) -> None:
+    async def toggle() -> list[Any]:
+        async with Session.open(demo) as session:
+            await session.run()
+            seen = ["details: shown while open" in session.texts()]
+            opened = await session.set("details", True)
+            seen += [opened.status, session.value("details"), "details: shown while open" in session.texts()]
+            await session.set("size", 11)  # the state is sent with every later run
+            seen += [session.value("details"), "details: shown while open" in session.texts()]
+            await session.set("details", False)
+            return [*seen, session.value("details"), "details: shown while open" in session.texts()]
+
+    assert run(toggle()) == [False, "finished", True, True, True, True, False, False]
 
 
 @server_test

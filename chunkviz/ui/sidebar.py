@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -19,7 +20,7 @@ from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import tokenizer_names
 from chunkviz.ui.cached import cached_pasted, cached_read
 from chunkviz.ui.keys import ColumnSettings, Enrichment
-from chunkviz.ui.widgets import column_controls
+from chunkviz.ui.widgets import column_controls, kept
 
 
 @dataclass(frozen=True)
@@ -123,17 +124,35 @@ def choose_columns(page: Page, tokenizer: str) -> list[ColumnConfig]:
         key = f"col{i}.strategy"
         if key not in st.session_state:
             st.session_state[key] = page.default_columns[i] if i < len(page.default_columns) else names[0]
-        with st.expander(f"Column {i + 1}", expanded=i == 0):
-            name = st.selectbox("Strategy", names, key=key, help=get_strategy(st.session_state[key]).description)
+        section = column_section(i)
+        with section:
+            if section.open:
+                name = st.selectbox("Strategy", names, key=key, help=get_strategy(st.session_state[key]).description)
+            else:
+                name = kept(key)
             choice = column_controls(
                 f"col{i}",
                 get_strategy(name),
                 url_params.get(i, {}),
                 tokenizer=tokenizer,
                 given_tokenizer=url_tokenizers.get(i),
+                drawn=section.open,
             )
         columns.append(ColumnConfig(name, choice.params, choice.tokenizer))
     return columns
+
+
+def column_key(i: int) -> str:
+    """The session-state key of column ``i``'s section: ``True`` while it is open."""
+    return f"col{i}.open"
+
+
+def column_section(i: int) -> Any:
+    """Column ``i``'s section in the sidebar, open at first for the first column only. A closed
+    one draws no control (a new visitor's page sends and draws a third of them); its column
+    keeps its settings, and opening it reruns the columns fragment, which draws them."""
+    st.session_state.setdefault(column_key(i), i == 0)
+    return st.expander(f"Column {i + 1}", key=column_key(i), on_change="rerun")
 
 
 def model_settings() -> ColumnSettings:

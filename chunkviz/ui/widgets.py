@@ -104,16 +104,29 @@ def column_controls(
     *,
     tokenizer: str,
     given_tokenizer: str | None = None,
+    drawn: bool = True,
 ) -> ColumnChoice:
     """A column's controls: the size unit (when the strategy counts ``tokenizer`` tokens and that
     is not already characters), then the parameters, checked by the strategy. ``given`` and
-    ``given_tokenizer`` seed them once (a shared URL)."""
-    unit = size_unit_control(prefix, strategy, tokenizer, given_tokenizer)
-    params, problem = _checked_controls(prefix, strategy, given)
+    ``given_tokenizer`` seed them once (a shared URL). ``drawn=False`` (a closed column): no
+    control is drawn, the same choice is read from the values they hold, and those are kept for
+    when they are drawn again."""
+    unit = size_unit_control(prefix, strategy, tokenizer, given_tokenizer, drawn=drawn)
+    params, problem = _checked_controls(prefix, strategy, given, drawn=drawn)
     return ColumnChoice(params, unit, problem)
 
 
-def size_unit_control(prefix: str, strategy: Strategy, tokenizer: str, given: str | None = None) -> str | None:
+def kept(key: str) -> Any:
+    """The value of the widget ``key`` while it is not drawn, kept for when it is drawn again
+    (Streamlit forgets the state of a widget that a run does not draw, unless the run sets it)."""
+    if key in st.session_state:
+        st.session_state[key] = st.session_state[key]
+    return st.session_state.get(key)
+
+
+def size_unit_control(
+    prefix: str, strategy: Strategy, tokenizer: str, given: str | None = None, *, drawn: bool = True
+) -> str | None:
     """ "Size in: tokens / characters" for a strategy with sizes in the page tokenizer's units;
     returns ``chars`` or None (the page's tokenizer). Switching scales the sizes (see
     :data:`CHARS_PER_TOKEN`)."""
@@ -122,6 +135,8 @@ def size_unit_control(prefix: str, strategy: Strategy, tokenizer: str, given: st
     key = widget_key(prefix, strategy.name, "size_in")
     if key not in st.session_state:
         st.session_state[key] = CHARS if given == CHARS else TOKENS
+    if not drawn:
+        return CHARS if kept(key) == CHARS else None
     unit = st.radio(
         "size in",
         [TOKENS, CHARS],
@@ -160,9 +175,9 @@ def param_controls(prefix: str, strategy: Strategy, given: Mapping[str, Any] | N
 
 
 def _checked_controls(
-    prefix: str, strategy: Strategy, given: Mapping[str, Any] | None
+    prefix: str, strategy: Strategy, given: Mapping[str, Any] | None, *, drawn: bool = True
 ) -> tuple[dict[str, Any], str | None]:
-    values, notes = _draw_controls(prefix, strategy, given)
+    values, notes = _draw_controls(prefix, strategy, given) if drawn else (_held_values(prefix, strategy, given), {})
     good_key = widget_key(prefix, strategy.name, "_last_good")
     try:
         strategy.make_params(values)
@@ -244,6 +259,33 @@ def _draw_controls(
     return values, notes
 
 
+def _held_values(prefix: str, strategy: Strategy, given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What :func:`_draw_controls` returns, read from the values its controls hold (none drawn)."""
+    seed_state(prefix, strategy, given or {})
+    values: dict[str, Any] = {}
+    current: dict[str, Any] = {}
+    for info in strategy.params_info():
+        key = widget_key(prefix, strategy.name, info.name)
+        current[info.name] = value = kept(key)
+        if not info.applies(current):
+            continue
+        if info.is_list:
+            value = _list_value(info, value, kept(key + ".custom"))
+        if value != info.default:
+            values[info.name] = value
+    return values
+
+
+def _list_value(info: ParamInfo, choice: Any, raw: Any) -> Any:
+    """A list parameter's value from its select (a preset name or ``custom…``) and its JSON text."""
+    if choice != CUSTOM:
+        return choice
+    try:
+        return json.loads(raw or json.dumps(_default_list(info)))
+    except json.JSONDecodeError:
+        return raw
+
+
 def list_control(key: str, label: str, info: ParamInfo, help_text: str) -> Any:
     """A list parameter: a select over its presets (if any) and ``custom…``, which shows a text
     input for a JSON list. Returns the preset name or the parsed list (or the raw text when it
@@ -255,10 +297,7 @@ def list_control(key: str, label: str, info: ParamInfo, help_text: str) -> Any:
         st.session_state[key + ".custom"] = json.dumps(_default_list(info))
     example = json.dumps(_default_list(info)) or "[]"
     raw = st.text_input(f"{label} (JSON list)", key=key + ".custom", help=f"e.g. {example}")
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
+    return _list_value(info, choice, raw)
 
 
 def _slider_range(info: ParamInfo) -> tuple[float, float] | None:

@@ -65,6 +65,7 @@ VALUE_WIDGETS = frozenset(
         "checkbox",
         "button_group",
         "multiselect",
+        "expander",  # an expander with state (``st.expander(key=..., on_change=...)``): open or closed
     }
 )
 #: Element kinds whose value is a one-shot trigger (sent once, on the click).
@@ -222,6 +223,8 @@ def initial_value(element: Element) -> Any:
         return proto.value if proto.set_value else proto.default
     if kind == "checkbox":
         return bool(proto.value if proto.set_value else proto.default)
+    if kind == "expander":
+        return bool(proto.expanded)
     return None
 
 
@@ -249,7 +252,7 @@ def checked_value(element: Element, value: Any) -> Any:
         return numbers if isinstance(value, (list, tuple)) else numbers[0]
     if kind in ("text_input", "text_area"):
         return str(value)
-    if kind == "checkbox":
+    if kind in ("checkbox", "expander"):
         return bool(value)
     raise WsClientError(f"{name!r} is a {kind}, whose value this client cannot set")
 
@@ -292,7 +295,7 @@ def widget_state(element: Element, value: Any) -> WidgetState:
             state.int_value = int(value)
         else:
             state.double_value = float(value)
-    elif kind == "checkbox":
+    elif kind in ("checkbox", "expander"):
         state.bool_value = bool(value)
     return state
 
@@ -551,6 +554,9 @@ class Session:
         kind = delta.WhichOneof("type")
         if kind == "add_block":
             self._tree.pop(path, None)
+            block = delta.add_block
+            if block.WhichOneof("type") == "expandable" and block.expandable.id:  # one with state: a widget
+                self._element(Element("expander", block.expandable, path, run_id, delta.fragment_id))
             self._blocks[path] = (run_id, delta.fragment_id)
         elif kind == "new_element":
             self._element(Element(*_element_proto(delta.new_element), path, run_id, delta.fragment_id))
@@ -562,7 +568,7 @@ class Session:
         for path in [p for p in self._blocks if p == element.path or _is_under(p, element.path)]:
             del self._blocks[path]
         self._tree[element.path] = element
-        if element.kind in VALUE_WIDGETS and (element.proto.set_value or element.id not in self._values):
+        if element.kind in VALUE_WIDGETS and (_server_set(element) or element.id not in self._values):
             self._values[element.id] = initial_value(element)
         if self._run is not None and element.kind == "exception":
             self._run.exceptions.append(element.text)
@@ -599,6 +605,12 @@ class Session:
 
         self._tree = {p: e for p, e in self._tree.items() if not stale(e.run_id, e.fragment_id)}
         self._blocks = {p: b for p, b in self._blocks.items() if not stale(*b)}
+
+
+def _server_set(element: Element) -> bool:
+    """Whether the value in a widget's message is the one to hold: one the script set, or an
+    expander's state (sent with every run)."""
+    return element.kind == "expander" or bool(element.proto.set_value)
 
 
 def _element_proto(element: ElementProto) -> tuple[str, Any]:

@@ -1,6 +1,6 @@
 """A tiny page for tests/test_wsclient.py: one widget of each kind the websocket client sets, a
 line that echoes every value (so a test reads what the script saw), a fragment with its own
-widget and run counter, an error box on demand, a button that raises and a checkbox that makes
+widget and run counter, an expander drawn only while open, an error box on demand, a button that raises and a checkbox that makes
 the run hang until another session clicks "Release" (the client's timeout is what the test checks)."""
 
 import threading
@@ -27,6 +27,9 @@ st.markdown(
     f"values: size={size!r} ratio={ratio!r} colour={colour!r} level={level!r} name={name!r} flag={flag!r} "
     f"mode={mode!r} shape={shape!r} note={note!r} unkeyed={unkeyed!r} full_runs={st.session_state['full_runs']}"
 )
+details = st.expander("Details", key="details", on_change="rerun")  # an expander with state: a widget
+if details.open:
+    details.markdown("details: shown while open")
 if colour == "blue":
     st.error("blue is not allowed")
 
