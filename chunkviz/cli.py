@@ -33,6 +33,7 @@ from chunkviz.diagnostics import diagnose
 from chunkviz.errors import ChunkvizError, InvalidParamError
 from chunkviz.export import chunk_records, serialize
 from chunkviz.interop import INTEROP_FORMATS, interop_text
+from chunkviz.launch import add_app_parser, cmd_app
 from chunkviz.limits import check_chunk_count, check_chunk_count_bound
 from chunkviz.llm.answers import (
     add_answer_arguments,
@@ -48,7 +49,6 @@ from chunkviz.peers.catalogue import peer_notes
 from chunkviz.strategies import get_strategy, registered
 from chunkviz.strategies.base import integral_number
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
-from chunkviz.ui.launch import add_app_parser, cmd_app
 from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
 PROG = "chunkviz"

@@ -173,6 +173,11 @@ def _ui_target(name: str, modules: set[str]) -> str | None:
     return None
 
 
+#: The one door from the core to the app: ``chunkviz app`` (chunkviz/launch.py) imports the server
+#: module when it serves, inside ``cmd_app``, never at import (tests/test_launch.py checks that).
+STARTS_THE_APP = {("chunkviz.launch", "chunkviz.ui"), ("chunkviz.launch", "chunkviz.ui.serve")}
+
+
 def test_no_core_module_imports_the_ui_streamlit_or_the_app() -> None:
     """Everything outside chunkviz/ui (document, splitting, strategies, semantic, evaluation, llm,
     peers, the CLI ...) works without Streamlit: nothing there imports chunkviz.ui, streamlit or app."""
@@ -187,7 +192,7 @@ def test_no_core_module_imports_the_ui_streamlit_or_the_app() -> None:
             target = _ui_target(name, modules)
             if target is not None:
                 found.add((module, target))
-    assert found == set(), sorted(found)
+    assert found - STARTS_THE_APP == set(), sorted(found - STARTS_THE_APP)
 
 
 #: Packages the evaluation is built on: none of them imports chunkviz.evaluation.

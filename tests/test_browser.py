@@ -8,7 +8,6 @@ is missing. Screenshots go to ``test-output/`` (git-ignored).
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from support.browser import VIEWPORT, animation_frames, box_rect, chunk_rect, js
 
 import chunkviz
 from chunkviz.document.read import read_bytes
+from chunkviz.ui import app as page_module
 from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
 
 pytestmark = pytest.mark.browser
@@ -140,19 +140,12 @@ def sample_text(name: str) -> str:
     return read_bytes((REPO / "chunkviz/sample_docs" / name).read_bytes(), name).text
 
 
-def app_constant(name: str) -> Any:
-    for node in ast.parse((REPO / "app.py").read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == name:
-            return ast.literal_eval(node.value)
-    raise AssertionError(f"{name} not found in app.py")
-
-
 def default_sample() -> str:
-    return app_constant("DEFAULT_SAMPLE")
+    return page_module.DEFAULT_SAMPLE
 
 
 def default_columns() -> tuple[str, ...]:
-    columns = tuple(app_constant("DEFAULT_COLUMNS"))
+    columns = tuple(page_module.DEFAULT_COLUMNS)
     assert columns[0] == "fixed_tokens", (
         f"these tests type into column 1's fixed_tokens 'chunk size'; defaults are now {columns}"
     )

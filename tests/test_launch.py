@@ -1,5 +1,5 @@
 """``chunkviz app``: the Streamlit command line it builds, its settings, its refusals
-(chunkviz/ui/launch.py). Serving from an installed package: tests/test_browser_installed.py."""
+(chunkviz/launch.py). Serving from an installed package: tests/test_browser_installed.py."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from chunkviz import launch
 from chunkviz.cli import build_parser, main
-from chunkviz.ui import launch
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -60,7 +60,7 @@ def test_the_clones_streamlit_config_agrees() -> None:
 
 
 def test_the_page_module_and_its_samples_are_package_files() -> None:
-    assert launch.APP_SCRIPT.is_file() and launch.APP_SCRIPT.parent == Path(launch.__file__).parent
+    assert launch.APP_SCRIPT.is_file() and launch.APP_SCRIPT.parent == Path(launch.__file__).parent / "ui"
     from chunkviz.ui import app as page
 
     assert page.SAMPLES.is_relative_to(Path(launch.__file__).parents[1])
@@ -89,3 +89,14 @@ def test_without_streamlit_it_names_the_extra(
     monkeypatch.setattr(launch.importlib.util, "find_spec", lambda name: None)
     assert main(["app"]) == 2
     assert "pip install 'chunkviz[app]'" in capsys.readouterr().err
+
+
+def test_the_command_line_imports_no_streamlit() -> None:
+    """``chunkviz app --help`` and every other command work without the app extra."""
+    import subprocess
+    import sys
+
+    code = "import sys, chunkviz.cli; chunkviz.cli.build_parser(); print(sorted(m for m in sys.modules if m.startswith('streamlit')))"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    )

@@ -8,7 +8,9 @@ The server's settings are :data:`SERVER_OPTIONS` (the same as the clone's ``.str
 for ``streamlit run app.py``): no file watching, no full garbage collection after each run, uploads
 capped, no usage statistics. It listens on loopback unless ``--address`` says otherwise.
 
-Importing this module imports no Streamlit (the CLI parses its arguments without the app extra).
+It sits outside :mod:`chunkviz.ui` because the CLI imports it: it names the page by its file and
+imports Streamlit (through :mod:`chunkviz.ui.serve`) only when serving, so the CLI parses its
+arguments without the app extra.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from chunkviz.argtypes import whole_number
 from chunkviz.errors import ChunkvizError
 
 #: The page module Streamlit runs (a file inside the installed package).
-APP_SCRIPT = Path(__file__).resolve().with_name("app.py")
+APP_SCRIPT = Path(__file__).resolve().parent / "ui" / "app.py"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 DEFAULT_PORT = 8501
 #: Streamlit options every served app gets (``section.name`` -> value); .streamlit/config.toml agrees.
