@@ -105,7 +105,11 @@ def test_evaluate_the_columns_then_see_a_questions_reference_and_top_k(page: Any
     shot(page, "evaluate_questions_table.png")
 
 
-def test_a_size_sweep_draws_a_line_per_strategy(page: Any) -> None:
+def test_a_size_sweep_draws_a_line_per_strategy(page: Any, server: str) -> None:
+    """On a short sample with its questions (api_guide.md, a quarter of the default one): twelve
+    configurations embed their chunks, and the charts do not depend on the document."""
+    page.goto(server + "/?doc=api_guide.md")
+    page.wait_for_selector("[data-chunk-index]")
     open_evaluate(page)
     page.locator('[role="radiogroup"] label').filter(has_text="A size sweep").click()
     page.get_by_label(re.compile("^Sizes")).wait_for()

@@ -1,5 +1,6 @@
 """What the ``streamlit.testing.v1.AppTest`` runs of the app share: the scan for installed
-Streamlit components (v2) is done once per test session, not once per AppTest.
+Streamlit components (v2) is done once per test session, not once per AppTest, and each run is
+waited for by joining its thread instead of polling.
 
 Each new AppTest builds a component registry that reads the metadata of every installed
 distribution (about 0.4 s of CPU with this virtual environment's ~180 packages, several
@@ -11,7 +12,7 @@ chunkviz declares its components in code (chunkviz/ui), so the scan finds none o
 from __future__ import annotations
 
 import functools
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -33,4 +34,33 @@ def _components_scanned_once() -> Iterator[None]:
     once = functools.cache(scan)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(manifest_scanner, "scan_component_manifests", lambda max_workers=None: list(once(max_workers)))
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _runs_waited_for_without_polling() -> Iterator[None]:
+    """AppTest waits for each script run by polling every millisecond (``require_widgets_deltas``):
+    the polling thread takes the GIL a thousand times a second from the script it waits for
+    (6 % of the CPU time of the AppTest modules went to the loop itself). The run is over when its
+    thread ends (SHUTDOWN is its last event), so this joins the thread, with the same timeout and
+    the same error after it. Without those internals (another Streamlit version), nothing is changed."""
+    try:
+        from streamlit.testing.v1 import local_script_runner
+    except ImportError:
+        yield
+        return
+    polling = getattr(local_script_runner, "require_widgets_deltas", None)
+    if polling is None or not hasattr(local_script_runner.LocalScriptRunner, "script_stopped"):
+        yield
+        return
+
+    def joined(runner: Any, timeout: float = 3) -> None:
+        thread = getattr(runner, "_script_thread", None)
+        if thread is not None:
+            thread.join(timeout)
+        if not runner.script_stopped():
+            polling(runner, 0)  # stops the run and raises AppTest's own timeout error
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(local_script_runner, "require_widgets_deltas", joined)
         yield
