@@ -240,8 +240,8 @@ def _judge(
             flags.append(PeerFlag.TEXT_NOT_IN_SOURCE)
             notes.append("its text does not occur in the document")
     misplaced: str | None = None
-    if exact_anywhere and not at_placement:
-        if s is None or s < 0:
+    if exact_anywhere and not at_placement and s is not None:  # no placement at all: located, not misplaced
+        if s < 0:
             misplaced = "not_found"
             notes.append(f"{where} found nothing ({s})")
         else:
@@ -329,22 +329,21 @@ def summarize(audited: Sequence[AuditedChunk]) -> AuditSummary:
 
 
 def to_chunks(
-    document: Document, audited: Sequence[AuditedChunk], reason: Reason, peer: str, source: str | None = None
+    document: Document, audited: Sequence[AuditedChunk], reason: Reason, peer: str | None, source: str | None = None
 ) -> list[Chunk]:
     """The audited chunks as spans of ``document`` in the peer's order, flags in metadata.
     ``source`` is what the peer was given (the document with lone surrogates replaced, same
-    length): the peer's text is kept when it differs from that."""
+    length): the peer's text is kept when it differs from that. ``peer`` names the peer in
+    ``metadata["peer"]`` (None: chunks loaded from a file, :mod:`chunkviz.external`)."""
     text = document.text
     given = text if source is None else source
     n = len(text)
     boundaries = document.structure.boundaries_at([a.end for a in audited])
     chunks = []
     for index, (a, boundary) in enumerate(zip(audited, boundaries)):
-        metadata: dict[str, object] = {
-            "peer": peer,
-            PEER_INDEX_KEY: a.peer_index,
-            PEER_FLAGS_KEY: [str(f) for f in a.flags],
-        }
+        metadata: dict[str, object] = {} if peer is None else {"peer": peer}
+        metadata[PEER_INDEX_KEY] = a.peer_index
+        metadata[PEER_FLAGS_KEY] = [str(f) for f in a.flags]
         if a.peer_start is not None:
             metadata[PEER_START_KEY] = a.peer_start
         if a.peer_text != given[a.start : a.end]:
