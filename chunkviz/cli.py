@@ -32,6 +32,7 @@ from chunkviz.config import add_config_argument, apply_config, enrich_chunks, me
 from chunkviz.diagnostics import diagnose
 from chunkviz.errors import ChunkvizError, InvalidParamError
 from chunkviz.export import chunk_records, serialize
+from chunkviz.external.cli import add_audit_parser, cmd_audit
 from chunkviz.interop import INTEROP_FORMATS, interop_text
 from chunkviz.limits import check_chunk_count, check_chunk_count_bound
 from chunkviz.llm.answers import (
@@ -47,6 +48,7 @@ from chunkviz.llm.questiongen import add_questions_parser, cmd_questions
 from chunkviz.peers.catalogue import peer_notes
 from chunkviz.strategies import get_strategy, registered
 from chunkviz.strategies.base import integral_number
+from chunkviz.terminal.cli import add_show_parser, cmd_show
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
 from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
@@ -267,6 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_eval_parser(commands)
     add_questions_parser(commands)
     add_batch_parser(commands)
+    add_audit_parser(commands)
+    add_show_parser(commands, _add_chunking_args, _run_chunking)
     return parser
 
 
@@ -552,6 +556,8 @@ _COMMANDS = {
     "eval": _cmd_eval,
     "batch": cmd_batch,
     "questions": cmd_questions,
+    "audit": cmd_audit,
+    "show": cmd_show,
 }
 
 

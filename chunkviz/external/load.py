@@ -21,20 +21,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chunkviz.diagnostics import Diagnostics, diagnose
 from chunkviz.document.model import Document, as_document
 from chunkviz.external.records import ChunkFile, ChunkRecord, read_chunk_file, records_from_objects
 from chunkviz.peers.audit import AuditedChunk, AuditSummary, PeerChunk, PeerOutput, audit, summarize, to_chunks
-from chunkviz.peers.flags import PEER_FLAGS_KEY, PeerFlag
+from chunkviz.peers.flags import PEER_FLAGS_KEY, TRUE_SPAN_KEY, UNCERTAIN_KEY, PeerFlag
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Meta, Reason
 
+if TYPE_CHECKING:  # the diagnostics load on first use: `import chunkviz` stays light
+    from chunkviz.diagnostics import Diagnostics
+
 #: Metadata keys of a loaded chunk besides the audit's (``peer_flags``, ``peer_start`` ...).
 FILE_LINE_KEY = "file_line"  # the line of the chunk file the chunk was read from
 FILE_INDEX_KEY = "file_index"  # its position among the file's records (0-based)
+REASON_UNKNOWN_KEY = "reason_unknown"  # True when the file does not say why the chunk ends (its reason is a stand-in)
 
 #: Flags after which a chunk's place is not known exactly (left out of :meth:`LoadedChunks.placed`).
 _UNPLACED = (PeerFlag.AMBIGUOUS_PLACEMENT, PeerFlag.TEXT_NOT_IN_SOURCE)
@@ -62,11 +65,22 @@ class LoadedChunks:
     tokenizer: str | None = None
 
     def placed(self) -> list[Chunk]:
-        """The chunks whose exact place is known, re-indexed (``parent`` kept when its parent is
-        kept): every chunk but the ambiguous ones and those whose text is not in the document.
-        A misplaced chunk is at the place its order implies; a chunk whose whitespace changed
-        is the document's span of the same text."""
-        kept = [c for c in self.chunks if not any(f in chunk_flags(c) for f in _UNPLACED)]
+        """The chunks whose exact place is known, at that place, re-indexed (``parent`` kept when
+        its parent is kept): a chunk whose text is where it says; a misplaced one at the only
+        place its order allows; one whose whitespace changed as the document's span of the same
+        text. Left out: ambiguous chunks, texts not in the document, and misplaced chunks whose
+        true place is not certain."""
+        text = self.document.text
+        kept: list[Chunk] = []
+        for c in self.chunks:
+            flags = chunk_flags(c)
+            moved = PeerFlag.MISPLACED in flags or PeerFlag.WHITESPACE_CHANGED in flags
+            if any(f in flags for f in _UNPLACED) or (moved and c.metadata.get(UNCERTAIN_KEY)):
+                continue
+            true = c.metadata.get(TRUE_SPAN_KEY)
+            if isinstance(true, list) and len(true) == 2 and (true[0], true[1]) != (c.start, c.end):
+                c = replace(c, start=true[0], end=true[1], text=text[true[0] : true[1]])
+            kept.append(c)
         new_index = {c.index: i for i, c in enumerate(kept)}
         return [
             replace(c, index=i, parent=new_index.get(c.parent) if c.parent is not None else None)
@@ -76,6 +90,8 @@ class LoadedChunks:
     def diagnostics(self, tokenizer: str | Tokenizer | None = None) -> Diagnostics:
         """Coverage (text in no chunk), overlaps, token statistics and every flag of the
         chunks as drawn (:func:`chunkviz.diagnostics.diagnose`)."""
+        from chunkviz.diagnostics import diagnose
+
         tok = tokenizer if tokenizer is not None else (self.tokenizer or DEFAULT_TOKENIZER)
         return diagnose(self.document, list(self.chunks), tokenizer=tok)
 
@@ -190,29 +206,13 @@ def _output(
     return PeerOutput(
         peer_chunks,
         max_tokens,
-        _overlapping(file, records),
+        True,  # each chunk is searched from just after the previous one's start: chunks may overlap
         not file.stated_spans,
         None,
         Reason.UNIT_END,
         0.0,
         file.placement,
     )
-
-
-def _overlapping(file: ChunkFile, records: Sequence[ChunkRecord]) -> bool:
-    """Whether chunks may share text, which widens where the next chunk is searched: LangChain's
-    offsets show it (a start before the previous chunk's end); LlamaIndex searches from the
-    previous start on, and a list of texts does not say, so both are taken to overlap."""
-    if file.format != "langchain":
-        return True
-    previous: tuple[int, int] | None = None
-    for r in records:
-        if r.start is None or r.start < 0:
-            continue
-        if previous is not None and r.start < previous[1]:
-            return True
-        previous = (r.start, r.start + len(r.text))
-    return False
 
 
 def _finish(chunk: Chunk, record: ChunkRecord, position: int, n: int) -> Chunk:
@@ -222,9 +222,19 @@ def _finish(chunk: Chunk, record: ChunkRecord, position: int, n: int) -> Chunk:
     if record.line is not None:
         metadata[FILE_LINE_KEY] = record.line
     reason = record.reason if record.reason is not None else chunk.reason
+    if record.reason is None:
+        metadata[REASON_UNKNOWN_KEY] = True
     if chunk.end >= n:
         reason = Reason.END_OF_DOCUMENT
     return replace(chunk, reason=reason, level=record.level, metadata=metadata)
 
 
-__all__ = ["FILE_INDEX_KEY", "FILE_LINE_KEY", "LoadedChunks", "audit_file", "chunk_flags", "load_chunks"]
+__all__ = [
+    "FILE_INDEX_KEY",
+    "FILE_LINE_KEY",
+    "REASON_UNKNOWN_KEY",
+    "LoadedChunks",
+    "audit_file",
+    "chunk_flags",
+    "load_chunks",
+]

@@ -37,6 +37,7 @@ from chunkviz.peers.flags import (
     PEER_START_KEY,
     PEER_TEXT_KEY,
     TRUE_SPAN_KEY,
+    UNCERTAIN_KEY,
     PeerFlag,
 )
 from chunkviz.types import Chunk, Span
@@ -99,6 +100,8 @@ class AuditedChunk:
     #: ``earlier_copy`` / ``later_copy`` (another copy of its text, before / after where its
     #: sequence puts it), ``other_text`` (the placement points at different text).
     misplacement: str | None = None
+    #: Whether ``true_span`` is certain (an exact reference, or the only copy its order allows).
+    certain: bool = True
 
 
 @dataclass(frozen=True)
@@ -197,7 +200,8 @@ def audit(source: str, output: PeerOutput) -> list[AuditedChunk]:
         else:
             true, certain = src.find_ignoring_whitespace(pc.text, lo, gap_end)
         audited.append(_judge(i, pc, source, output, true, certain, exact_anywhere, src, previous))
-        previous = true if true is not None else (audited[-1].start, audited[-1].end)
+        if true is not None:  # a chunk whose text has no place in the document does not move the sequence
+            previous = true
     return audited
 
 
@@ -280,6 +284,7 @@ def _judge(
         size=pc.size,
         note="; ".join(notes),
         misplacement=misplaced,
+        certain=true is not None and certain,
     )
 
 
@@ -354,6 +359,8 @@ def to_chunks(
             metadata[PEER_SIZE_KEY] = a.size
         if a.misplacement:
             metadata[MISPLACEMENT_KEY] = a.misplacement
+        if not a.certain:
+            metadata[UNCERTAIN_KEY] = True
         if PeerFlag.OVER_PEER_LIMIT in a.flags:
             metadata[str(Meta.OVER_SIZE_LIMIT)] = True
         if a.note:
