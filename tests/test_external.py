@@ -25,6 +25,23 @@ from chunkviz.peers.flags import MISPLACEMENT_KEY, PEER_TEXT_KEY, PeerFlag
 from chunkviz.tokenizers import get_tokenizer
 
 DOC = "one two. one two three. four"
+#: Field names of the chunk formats (for the reader's fuzz test).
+KEYS = [
+    "page_content",
+    "metadata",
+    "start_index",
+    "text",
+    "start",
+    "end",
+    "index",
+    "start_char_idx",
+    "lc",
+    "kwargs",
+    "level",
+    "parent",
+    "nodes",
+    "__data__",
+]
 
 
 def lc_line(text: str, start: int | None) -> str:
@@ -166,6 +183,7 @@ def test_real_llamaindex_nodes() -> None:
         (b"just text\n", "x.jsonl, line 1: not JSON or JSONL; for a text file of chunks, name their separator"),
         (b"  \n", "x.jsonl: is empty"),
         (b"[]", "x.jsonl: holds no chunks"),
+        (b'["", ""]', "x.jsonl: holds no chunks (every chunk is empty)"),
         (b'["a"] x', "x.jsonl, line 1: not valid JSON: text after the end of the list"),
         (b'"\xff"', "x.jsonl, line 1: not UTF-8"),
         (b'{"text": "a", "start": 0, "end": -2, "index": 0}', "x.jsonl, line 1: end must be 0 or more"),
@@ -190,6 +208,32 @@ def test_deep_nesting_inside_strings_is_not_nesting_and_size_limit(tmp_path: Any
         read_chunk_file(big, max_bytes=399)
     with pytest.raises(ChunkFileError, match="file not found"):
         read_chunk_file(tmp_path / "missing.jsonl")
+
+
+@settings(max_examples=examples(150), **SETTINGS)
+@given(
+    body=st.one_of(
+        st.binary(max_size=200),
+        st.recursive(
+            st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=6)),
+            lambda inner: st.one_of(
+                st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS), inner, max_size=5)
+            ),
+            max_leaves=12,
+        ).map(lambda v: json.dumps(v).encode()),
+    ),
+    fmt=st.sampled_from(["auto", "langchain", "llamaindex", "chunkviz", "texts"]),
+)
+def test_any_bytes_read_or_refused_with_a_message(body: bytes, fmt: str) -> None:
+    """Whatever the file holds: records, or a ChunkFileError naming the file (never another error)."""
+    try:
+        file = parse_chunk_data(body, "f.json", format=fmt)
+    except ChunkFileError as exc:
+        assert str(exc).startswith("f.json")
+    else:
+        assert any(r.text for r in file.records)
+        loaded = load_chunks("some text", body, format=fmt, name="f.json")
+        assert loaded.chunks and loaded.diagnostics("chars").summary.chunks == len(loaded.chunks)
 
 
 def test_format_forced_and_delimiter_rules() -> None:

@@ -52,6 +52,7 @@ MAX_DEPTH = 64
 #: records carrying all of them state exact spans.
 _CHUNKVIZ_EXPORT_KEYS = ("chunk_index", "reason", "boundary")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BLOCK = 1 << 20  # bytes counted at once by the nesting check
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\"}
 
 
@@ -179,16 +180,23 @@ def _delimited(text: str, source: str, delimiter: str) -> ChunkFile:
 
 
 def _check_depth(text: str, source: str) -> None:
-    """Refuse JSON nested deeper than :data:`MAX_DEPTH` (strings masked, brackets counted)."""
-    masked = _STRING.sub(lambda m: '""', text) if '"' in text else text
-    raw = np.frombuffer(masked.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    opens = (raw == ord("[")) | (raw == ord("{"))
-    closes = (raw == ord("]")) | (raw == ord("}"))
-    depth = np.cumsum(opens.astype(np.int32) - closes.astype(np.int32))
-    if depth.size and int(depth.max()) > MAX_DEPTH:
-        at = int(np.argmax(depth > MAX_DEPTH))
-        line = masked.encode("utf-8", "surrogatepass")[:at].count(b"\n") + 1
-        raise ChunkFileError(source, line, f"JSON nested deeper than {MAX_DEPTH} levels: a chunk record is flatter")
+    """Refuse JSON nested deeper than :data:`MAX_DEPTH` (strings masked, brackets counted a
+    block at a time, so the memory stays small for a file at the size limit)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    masked = _STRING.sub('""', text) if '"' in text else text
+    raw = masked.encode("utf-8", "surrogatepass")
+    depth = 0
+    for first in range(0, len(raw), _BLOCK):
+        block = np.frombuffer(raw, dtype=np.uint8, count=min(_BLOCK, len(raw) - first), offset=first)
+        delta = ((block == ord("[")) | (block == ord("{"))).astype(np.int32)
+        delta -= (block == ord("]")) | (block == ord("}"))
+        running = np.cumsum(delta) + depth
+        if running.size and int(running.max()) > MAX_DEPTH:
+            at = first + int(np.argmax(running > MAX_DEPTH))
+            line = raw[:at].count(b"\n") + 1
+            raise ChunkFileError(source, line, f"JSON nested deeper than {MAX_DEPTH} levels: a chunk record is flatter")
+        depth = int(running[-1]) if running.size else depth
 
 
 def _json_items(text: str, source: str) -> list[tuple[Any, int]]:
@@ -366,7 +374,7 @@ def _is_chunkviz_export(metadata: Mapping[str, Any]) -> bool:
 
 
 def _check_count(records: Sequence[ChunkRecord], source: str) -> None:
-    if not records:
+    if not any(r.text for r in records):
         raise ChunkFileError(source, None, "holds no chunks (every chunk is empty)")
     if len(records) > MAX_CHUNKS:
         raise ChunkFileError(source, None, f"{len(records):,} chunks: a run may hold at most {MAX_CHUNKS:,}")
