@@ -15,6 +15,13 @@ The audit checks each placed chunk against the document:
   ``misplaced``; a text search with another candidate in order is ``ambiguous_placement``;
 - is it larger than the limit the peer was given, measured as the peer measures it?
 
+The same audit places chunks that exist already (:mod:`chunkviz.external`: a chunk file from
+another pipeline): offsets from a library's search are judged as above, stated spans are
+accepted where their text is, and a chunk with no placement at all is located by the same
+search (never ``misplaced``; ``ambiguous_placement`` when its order allows several copies). A
+chunk whose text is nowhere in the document does not move the sequence for the next one, and
+each audited chunk says whether its true position is certain.
+
 What is drawn is always a span (``text == doc[start:end]``): the placement the users have when
 it points into the document, else the true position when it is known. The peer's own text is
 kept in the chunk's metadata when it differs from the drawn span's text.
