@@ -125,6 +125,20 @@ def test_objects_and_empty_texts() -> None:
     assert loaded.to_dict()["skipped_empty"] == 1
 
 
+def test_a_corpus_export_keeps_the_documents_chunks() -> None:
+    rows = [("one two.", 0, "docs/a.txt"), ("elsewhere", 0, "docs/b.txt"), ("four", 24, "docs/a.txt")]
+    data = "".join(
+        json.dumps({"page_content": t, "metadata": {"start_index": s, "source": src}}) + "\n" for t, s, src in rows
+    ).encode()
+    loaded = load_chunks(chunkviz.Document(DOC, name="a.txt"), data, name="corpus.jsonl")
+    assert summary(loaded) == [(0, 8, []), (24, 28, [])] and loaded.other_documents == 1
+    assert [c.metadata["file_line"] for c in loaded.chunks] == [1, 3]
+    with pytest.raises(
+        ChunkFileError, match=r"corpus.jsonl: holds chunks of 2 documents \(docs/a.txt, docs/b.txt\) and none is c.txt"
+    ):
+        load_chunks(chunkviz.Document(DOC, name="c.txt"), data, name="corpus.jsonl")
+
+
 # ----------------------------------------------------------------------------- the real libraries' shapes
 
 

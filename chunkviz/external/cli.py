@@ -123,6 +123,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def audit_lines(loaded: LoadedChunks) -> list[str]:
     """The text report of the audit: what was read, the counts, the flagged chunks."""
     skipped = f" ({loaded.skipped} empty skipped)" if loaded.skipped else ""
+    if loaded.other_documents:
+        skipped += f" ({loaded.other_documents} of other documents left out)"
     limit = f"; limit {loaded.limit} {loaded.tokenizer} tokens" if loaded.limit is not None else ""
     lines = [
         f"{loaded.audit.chunks} chunks from {loaded.source}{skipped} ({loaded.format}, placed by {loaded.placement}) "

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chunkviz.document.model import Document, as_document
-from chunkviz.external.records import ChunkFile, ChunkRecord, read_chunk_file, records_from_objects
+from chunkviz.external.records import ChunkFile, ChunkRecord, for_document, read_chunk_file, records_from_objects
 from chunkviz.peers.audit import AuditedChunk, AuditSummary, PeerChunk, PeerOutput, audit, summarize, to_chunks
 from chunkviz.peers.flags import PEER_FLAGS_KEY, TRUE_SPAN_KEY, UNCERTAIN_KEY, PeerFlag
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
@@ -51,7 +51,8 @@ class LoadedChunks:
     each with the audit's flags in ``metadata["peer_flags"]`` (see :func:`chunk_flags`), the
     file's text in ``metadata["peer_text"]`` when it differs from the span's, and its line in
     ``metadata["file_line"]``. ``audit`` counts the flags (``audit.describe()``: e.g.
-    ``"3 misplaced chunks"``); ``skipped`` is how many records had an empty text.
+    ``"3 misplaced chunks"``); ``skipped`` is how many records had an empty text,
+    ``other_documents`` how many belong to other documents of a corpus export (left out).
     """
 
     document: Document
@@ -63,6 +64,8 @@ class LoadedChunks:
     skipped: int = 0
     limit: int | None = None
     tokenizer: str | None = None
+    #: Records of other documents left out (a corpus export whose metadata names several sources).
+    other_documents: int = 0
 
     def placed(self) -> list[Chunk]:
         """The chunks whose exact place is known, at that place, re-indexed (``parent`` kept when
@@ -117,6 +120,7 @@ class LoadedChunks:
             "placement": self.placement,
             "chunks": self.audit.chunks,
             "skipped_empty": self.skipped,
+            "other_documents": self.other_documents,
             "flags": dict(self.audit.counts),
             "misplacements": dict(self.audit.misplacements),
             "limit": None if self.limit is None else {"max_tokens": self.limit, "tokenizer": self.tokenizer},
@@ -165,6 +169,7 @@ def audit_file(
 ) -> LoadedChunks:
     """Audit the records of ``file`` against ``document``, each level on its own."""
     text = document.text
+    file, other_documents = for_document(file, document.name)
     kept = [(i, r) for i, r in enumerate(file.records) if r.text]
     by_level: dict[int, list[tuple[int, ChunkRecord]]] = {}
     for i, r in kept:
@@ -194,6 +199,7 @@ def audit_file(
         len(file.records) - len(kept),
         max_tokens,
         tokenizer.name if tokenizer is not None else None,
+        other_documents,
     )
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -479,6 +479,50 @@ def _chunkviz_parents(records: list[ChunkRecord], values: Sequence[Any]) -> list
     return out
 
 
+#: Metadata keys that name a chunk's document: LangChain loaders' ``source``, LlamaIndex's
+#: SimpleDirectoryReader ``file_path`` / ``file_name``.
+SOURCE_KEYS = ("source", "file_path", "file_name")
+
+
+def record_source(record: ChunkRecord) -> str | None:
+    """The document a record names in its metadata, if any."""
+    for key in SOURCE_KEYS:
+        value = record.metadata.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def for_document(file: ChunkFile, document_name: str) -> tuple[ChunkFile, int]:
+    """The records of ``document_name`` in a file of several documents' chunks (a corpus export:
+    their metadata names more than one ``source``), and how many were left out. A file naming
+    one document or none is kept whole; a source matches by path, file name or stem."""
+    sources = {record_source(r) for r in file.records} - {None}
+    if len(sources) < 2:
+        return file, 0
+    wanted = Path(document_name)
+
+    def matches(source: str) -> bool:
+        path = Path(source)
+        return source == document_name or path.name == wanted.name or (path.stem == wanted.stem and not path.suffix)
+
+    positions = [i for i, r in enumerate(file.records) if (src := record_source(r)) is not None and matches(src)]
+    new_position = {old: new for new, old in enumerate(positions)}
+    kept = tuple(_reparented(file.records[i], new_position) for i in positions)
+    if not kept:
+        listed = ", ".join(sorted(str(s) for s in sources)[:5]) + (" ..." if len(sources) > 5 else "")
+        raise ChunkFileError(
+            file.name, None, f"holds chunks of {len(sources)} documents ({listed}) and none is {document_name}"
+        )
+    lines_kept = ChunkFile(file.name, file.format, kept, file.stated_spans, file.placement)
+    return lines_kept, len(file.records) - len(kept)
+
+
+def _reparented(record: ChunkRecord, new_position: Mapping[int, int]) -> ChunkRecord:
+    parent = record.parent
+    return replace(record, parent=None if parent is None else new_position.get(parent))
+
+
 def records_from_objects(objects: Sequence[Any], source: str = "chunks", *, format: str = "auto") -> ChunkFile:
     """Records from Python objects: dicts and strings as in a file, LangChain ``Document`` and
     LlamaIndex node objects (read through their fields, neither library imported)."""
@@ -513,6 +557,9 @@ __all__ = [
     "ChunkFile",
     "ChunkFileError",
     "ChunkRecord",
+    "SOURCE_KEYS",
+    "for_document",
+    "record_source",
     "parse_chunk_data",
     "parse_records",
     "read_chunk_file",
