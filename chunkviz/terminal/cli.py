@@ -34,7 +34,11 @@ def add_show_parser(
     add_chunks_arguments(p, required=False)
     p.add_argument("--no-color", action="store_true", help="plain text: chunk starts and ends as [n> and <n ...]")
     p.add_argument(
-        "--width", type=whole_number(20, 10_000, "a number of columns"), default=None, metavar="N", help="line width"
+        "--width",
+        type=whole_number(20, 10_000, "a number of columns"),
+        default=None,
+        metavar="N",
+        help="line width of the colour output (default: the terminal's; plain text is not wrapped)",
     )
     p.set_defaults(run_chunking=run_chunking)
 
