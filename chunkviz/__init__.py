@@ -4,6 +4,7 @@ from chunkviz.api import chunk, strategies
 from chunkviz.document import Document, read_bytes, read_path
 from chunkviz.enrich import enrich
 from chunkviz.errors import ChunkvizError, DocumentError, InvalidParamError, UnknownStrategyError
+from chunkviz.external import ChunkFileError, LoadedChunks, load_chunks
 from chunkviz.tokenizers import Tokenizer, get_tokenizer
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Boundary, Reason
@@ -11,16 +12,19 @@ from chunkviz.vocabulary import Boundary, Reason
 __all__ = [
     "Boundary",
     "Chunk",
+    "ChunkFileError",
     "ChunkvizError",
     "Document",
     "DocumentError",
     "InvalidParamError",
+    "LoadedChunks",
     "Reason",
     "Tokenizer",
     "UnknownStrategyError",
     "chunk",
     "enrich",
     "get_tokenizer",
+    "load_chunks",
     "read_bytes",
     "read_path",
     "strategies",

@@ -32,6 +32,7 @@ from chunkviz.config import add_config_argument, apply_config, enrich_chunks, me
 from chunkviz.diagnostics import diagnose
 from chunkviz.errors import ChunkvizError, InvalidParamError
 from chunkviz.export import chunk_records, serialize
+from chunkviz.external.cli import add_audit_parser, cmd_audit
 from chunkviz.interop import INTEROP_FORMATS, interop_text
 from chunkviz.launch import add_app_parser, cmd_app
 from chunkviz.limits import check_chunk_count, check_chunk_count_bound
@@ -48,6 +49,7 @@ from chunkviz.llm.questiongen import add_questions_parser, cmd_questions
 from chunkviz.peers.catalogue import peer_notes
 from chunkviz.strategies import get_strategy, registered
 from chunkviz.strategies.base import integral_number
+from chunkviz.terminal.cli import add_show_parser, cmd_show
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
 from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
@@ -269,6 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_questions_parser(commands)
     add_batch_parser(commands)
     add_app_parser(commands)
+    add_audit_parser(commands)
+    add_show_parser(commands, _add_chunking_args, _run_chunking)
     return parser
 
 
@@ -555,6 +559,8 @@ _COMMANDS = {
     "batch": cmd_batch,
     "questions": cmd_questions,
     "app": cmd_app,
+    "audit": cmd_audit,
+    "show": cmd_show,
 }
 
 

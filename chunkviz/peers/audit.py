@@ -15,6 +15,13 @@ The audit checks each placed chunk against the document:
   ``misplaced``; a text search with another candidate in order is ``ambiguous_placement``;
 - is it larger than the limit the peer was given, measured as the peer measures it?
 
+The same audit places chunks that exist already (:mod:`chunkviz.external`: a chunk file from
+another pipeline): offsets from a library's search are judged as above, stated spans are
+accepted where their text is, and a chunk with no placement at all is located by the same
+search (never ``misplaced``; ``ambiguous_placement`` when its order allows several copies). A
+chunk whose text is nowhere in the document does not move the sequence for the next one, and
+each audited chunk says whether its true position is certain.
+
 What is drawn is always a span (``text == doc[start:end]``): the placement the users have when
 it points into the document, else the true position when it is known. The peer's own text is
 kept in the chunk's metadata when it differs from the drawn span's text.
@@ -37,6 +44,7 @@ from chunkviz.peers.flags import (
     PEER_START_KEY,
     PEER_TEXT_KEY,
     TRUE_SPAN_KEY,
+    UNCERTAIN_KEY,
     PeerFlag,
 )
 from chunkviz.types import Chunk, Span
@@ -99,6 +107,8 @@ class AuditedChunk:
     #: ``earlier_copy`` / ``later_copy`` (another copy of its text, before / after where its
     #: sequence puts it), ``other_text`` (the placement points at different text).
     misplacement: str | None = None
+    #: Whether ``true_span`` is certain (an exact reference, or the only copy its order allows).
+    certain: bool = True
 
 
 @dataclass(frozen=True)
@@ -197,7 +207,8 @@ def audit(source: str, output: PeerOutput) -> list[AuditedChunk]:
         else:
             true, certain = src.find_ignoring_whitespace(pc.text, lo, gap_end)
         audited.append(_judge(i, pc, source, output, true, certain, exact_anywhere, src, previous))
-        previous = true if true is not None else (audited[-1].start, audited[-1].end)
+        if true is not None:  # a chunk whose text has no place in the document does not move the sequence
+            previous = true
     return audited
 
 
@@ -240,8 +251,8 @@ def _judge(
             flags.append(PeerFlag.TEXT_NOT_IN_SOURCE)
             notes.append("its text does not occur in the document")
     misplaced: str | None = None
-    if exact_anywhere and not at_placement:
-        if s is None or s < 0:
+    if exact_anywhere and not at_placement and s is not None:  # no placement at all: located, not misplaced
+        if s < 0:
             misplaced = "not_found"
             notes.append(f"{where} found nothing ({s})")
         else:
@@ -280,6 +291,7 @@ def _judge(
         size=pc.size,
         note="; ".join(notes),
         misplacement=misplaced,
+        certain=true is not None and certain,
     )
 
 
@@ -329,22 +341,21 @@ def summarize(audited: Sequence[AuditedChunk]) -> AuditSummary:
 
 
 def to_chunks(
-    document: Document, audited: Sequence[AuditedChunk], reason: Reason, peer: str, source: str | None = None
+    document: Document, audited: Sequence[AuditedChunk], reason: Reason, peer: str | None, source: str | None = None
 ) -> list[Chunk]:
     """The audited chunks as spans of ``document`` in the peer's order, flags in metadata.
     ``source`` is what the peer was given (the document with lone surrogates replaced, same
-    length): the peer's text is kept when it differs from that."""
+    length): the peer's text is kept when it differs from that. ``peer`` names the peer in
+    ``metadata["peer"]`` (None: chunks loaded from a file, :mod:`chunkviz.external`)."""
     text = document.text
     given = text if source is None else source
     n = len(text)
     boundaries = document.structure.boundaries_at([a.end for a in audited])
     chunks = []
     for index, (a, boundary) in enumerate(zip(audited, boundaries)):
-        metadata: dict[str, object] = {
-            "peer": peer,
-            PEER_INDEX_KEY: a.peer_index,
-            PEER_FLAGS_KEY: [str(f) for f in a.flags],
-        }
+        metadata: dict[str, object] = {} if peer is None else {"peer": peer}
+        metadata[PEER_INDEX_KEY] = a.peer_index
+        metadata[PEER_FLAGS_KEY] = [str(f) for f in a.flags]
         if a.peer_start is not None:
             metadata[PEER_START_KEY] = a.peer_start
         if a.peer_text != given[a.start : a.end]:
@@ -355,6 +366,8 @@ def to_chunks(
             metadata[PEER_SIZE_KEY] = a.size
         if a.misplacement:
             metadata[MISPLACEMENT_KEY] = a.misplacement
+        if not a.certain:
+            metadata[UNCERTAIN_KEY] = True
         if PeerFlag.OVER_PEER_LIMIT in a.flags:
             metadata[str(Meta.OVER_SIZE_LIMIT)] = True
         if a.note:

@@ -54,6 +54,7 @@ TRUE_SPAN_KEY = "true_span"  # [start, end) the peer's own sequence implies, whe
 PEER_INDEX_KEY = "peer_index"
 PEER_SIZE_KEY = "peer_size"  # the chunk's size as the peer measures its limit
 MISPLACEMENT_KEY = "misplacement"  # not_found, earlier_copy, later_copy or other_text
+UNCERTAIN_KEY = "placement_uncertain"  # True when the true position is not certain (several copies, or none)
 
 __all__ = [
     "MISPLACEMENT_KEY",
@@ -66,5 +67,6 @@ __all__ = [
     "PEER_START_KEY",
     "PEER_TEXT_KEY",
     "TRUE_SPAN_KEY",
+    "UNCERTAIN_KEY",
     "PeerFlag",
 ]
