@@ -19,6 +19,7 @@ so the marker must be removed then.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -746,6 +747,16 @@ def test_a_shared_url_configures_closed_columns() -> None:
     assert (
         widget(at, "col1.recursive.size_in").value == "chars" and widget(at, "col1.recursive.chunk_size").value == 400
     )
+
+
+def test_the_outline_lists_the_headings_once_opened() -> None:
+    at = new_app()
+    assert [e.label for e in at.sidebar.expander][-1] == "Outline (headings)"
+    assert not any("cv-outline" in h.proto.body for h in at.get("html"))  # closed: not drawn
+    at.session_state["outline"] = True
+    outline = next(h.proto.body for h in run(at).get("html") if "cv-outline" in h.proto.body)
+    titles = [s.heading.title for s in chunkviz.read_path(SAMPLES / DEFAULT_SAMPLE).structure.sections]
+    assert len(titles) > 5 and all(html.escape(t) in outline for t in titles)
 
 
 def test_a_closed_columns_list_parameter_keeps_its_custom_list() -> None:

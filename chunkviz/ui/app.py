@@ -37,6 +37,7 @@ from chunkviz.ui.columns import Column, run_columns, run_time_limit_s
 from chunkviz.ui.compare import show_compare
 from chunkviz.ui.evaluation import EvalColumn, show_evaluate
 from chunkviz.ui.keys import ColumnSettings, Enrichment
+from chunkviz.ui.lazy import opened_section
 from chunkviz.ui.llm import endpoint_controls
 from chunkviz.ui.share import share
 from chunkviz.ui.sidebar import Page, choose_columns, enrichment_controls, init_from_url, model_settings, read_input
@@ -107,9 +108,9 @@ def document_header(document: Document, doc_name: str, tokenizer: str) -> str | 
     """The document's outline, notes and numbers, and the view switch beside them; the view chosen,
     or None when there is nothing to chunk (the reason is shown)."""
     outline = outline_html(document)
-    if outline:
-        with st.sidebar.expander("Outline (headings)", expanded=False):
-            st.html(outline)
+    section = opened_section("Outline (headings)", "outline", parent=st.sidebar) if outline else None
+    if section is not None:
+        section.html(outline)
     for note in document.notes:
         st.info(note)
     try:
