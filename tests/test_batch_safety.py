@@ -29,7 +29,11 @@ from chunkviz.batch.worker import PERCENT_ENCODED, recorded_source
 from chunkviz.cli import main
 from chunkviz.config import save_config
 
-CONFIG = {"version": 1, "tokenizer": "chars", "columns": [{"strategy": "fixed_chars", "params": {"chunk_size": 40, "overlap": 0}}]}
+CONFIG = {
+    "version": 1,
+    "tokenizer": "chars",
+    "columns": [{"strategy": "fixed_chars", "params": {"chunk_size": 40, "overlap": 0}}],
+}
 #: names with other characters than the issue's (spaces, accents, CJK, a leading dash, brackets)
 NAMES = ["notes.md", "a b.txt", "résumé.md", "日本語.md", "-dash.md", "x[1].md", "100%.txt"]
 

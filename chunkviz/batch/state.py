@@ -39,6 +39,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from chunkviz.errors import ChunkvizError
+from chunkviz.jsonl import json_line
 
 STATE_DIR = ".chunkviz-batch"
 MANIFEST = "manifest.jsonl"
@@ -287,9 +288,9 @@ class Manifest:
         """One line, written in one call and flushed (the part it names is already in place)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         new = not self.path.exists() or self.path.stat().st_size == 0
-        line = json.dumps(asdict(entry), ensure_ascii=False, sort_keys=True) + "\n"
+        line = json_line(asdict(entry), sort_keys=True)
         if new:
-            line = json.dumps({"manifest": self.header}, ensure_ascii=False, sort_keys=True) + "\n" + line
+            line = json_line({"manifest": self.header}, sort_keys=True) + line
         with self.path.open("a", encoding="utf-8", errors="surrogateescape") as handle:
             handle.write(line)
             handle.flush()
