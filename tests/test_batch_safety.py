@@ -361,3 +361,24 @@ def test_component_matching_and_would_read() -> None:
     assert pattern_would_read("docs/*", "docs/sub/out.jsonl")  # inside a folder the pattern matches
     assert not pattern_would_read("docs/*.md", "docs/new.jsonl")
     assert not pattern_would_read("docs/*.md", "elsewhere/new.md")
+
+
+@pytest.mark.skipif(sys.platform == "win32" or sys.getfilesystemencoding() != "utf-8", reason="POSIX byte names")
+def test_ray_reports_a_name_it_cannot_read_and_never_starts_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chunkviz.batch import engines
+    from chunkviz.batch.worker import DocResult, Plan
+
+    class NoRay:
+        def is_initialized(self) -> bool:
+            raise AssertionError("Ray must not start for files it cannot read")
+
+    monkeypatch.setattr(engines, "_import_ray", lambda: NoRay())
+    names = [os.fsdecode(os.path.join(os.fsencode(tmp_path), raw)) for raw in _bad_names(4)]
+    results: list[DocResult] = []
+    engines.run_ray(names, Plan({}, None, "jsonl", str(tmp_path)), {}, 1, results.append)
+    assert [r.source for r in results] == names and {r.status for r in results} == {"failed"}
+    for result in results:
+        assert result.error is not None and "is not valid UTF-8" in result.error
+        result.error.encode("utf-8")  # the message itself is valid UTF-8
