@@ -179,3 +179,17 @@ def test_question_files_and_batch_output_escape_line_separators(tmp_path: Path) 
         out = tmp_path / f"{fmt}.jsonl"
         summary = run_batch([str(tmp_path / "in")], config, out, fmt=fmt, progress=None)
         assert len(out.read_text(encoding="utf-8").splitlines()) == summary.chunks > 3
+
+
+@pytest.mark.parametrize("text", ["9" * 31, "9" * 5_000, "-" + "1" * 4_400, "x" * 10_000])
+def test_a_command_line_count_of_thousands_of_digits_is_a_short_error(text: str) -> None:
+    import argparse
+
+    from chunkviz.argtypes import whole_number
+
+    with pytest.raises(argparse.ArgumentTypeError) as error:
+        whole_number(1, 1024, "a number of processes")(text)
+    message = str(error.value)
+    assert len(message) < 120 and text[:35] not in message
+    assert ("digits" if text.lstrip("-").isdigit() else "characters)") in message
+    assert whole_number(1, None)("1" * 30) == int("1" * 30)
