@@ -217,9 +217,13 @@ def check_output(
                 f"--out {out} is where the input pattern {item!r} reads documents: a later run would read the "
                 "output as a document; write the output outside what the pattern matches"
             )
+    try:
+        out_stat = os.stat(output)
+    except OSError:  # no output yet: no input can be it
+        return list(sources)
     kept = []
     for source in sources:
-        if _same_file(source, output):
+        if _is_stat(source, out_stat):
             if not earlier_output:
                 raise BatchInputError(
                     f"--out {out} is the input file {source}: the output would replace it; "
@@ -228,6 +232,14 @@ def check_output(
             continue  # the output of an earlier run to the same place: not a document
         kept.append(source)
     return kept
+
+
+def _is_stat(path: str, wanted: os.stat_result) -> bool:
+    """Whether ``path`` is the file ``wanted`` describes (one stat per source, not two)."""
+    try:
+        return os.path.samestat(os.stat(path), wanted)
+    except OSError:
+        return False
 
 
 def _same_file(a: str | Path, b: str | Path) -> bool:
