@@ -81,8 +81,8 @@ def check_depth(text: str, error: ErrorFactory, *, first_line: int = 1, max_dept
             if depth > max_depth:
                 raise error(
                     _line_at(text, match.start(), first_line),
-                    f"JSON nested more than {max_depth} levels deep (at character {match.start() + 1:,} of the "
-                    "line or file); a valid file needs only a few levels: check for a run of [ or {",
+                    f"JSON nested more than {max_depth} levels deep (at character {match.start() + 1:,}); "
+                    "nothing chunkviz reads needs more than a few levels: check for a run of [ or {",
                 )
         else:
             depth = max(0, depth - 1)

@@ -193,3 +193,16 @@ def test_a_command_line_count_of_thousands_of_digits_is_a_short_error(text: str)
     assert len(message) < 120 and text[:35] not in message
     assert ("digits" if text.lstrip("-").isdigit() else "characters)") in message
     assert whole_number(1, None)("1" * 30) == int("1" * 30)
+
+
+@pytest.mark.parametrize(
+    "value", ["[" * 40, "[" * 100_000, '["a", ' + "[" * 5_000 + "]" * 5_000 + "]", "[" + "7" * 5_000 + "]"]
+)
+def test_a_deep_or_huge_json_list_parameter_on_the_command_line_is_the_parameters_error(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = tmp_path / "d.md"
+    doc.write_text("text\n")
+    assert main(["chunk", str(doc), "-s", "recursive", "-p", f"separators={value}"]) == 2
+    err = capsys.readouterr().err
+    assert "parameter 'separators'" in err and len(err) < 400 and "RecursionError" not in err
