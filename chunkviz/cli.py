@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import errno
+import functools
 import json
 import os
 import sys
@@ -47,8 +48,9 @@ from chunkviz.llm.cli import add_llm_arguments, cli_llm_session
 from chunkviz.llm.client import LLMError
 from chunkviz.llm.questiongen import add_questions_parser, cmd_questions
 from chunkviz.peers.catalogue import peer_notes
+from chunkviz.sidefile import parse_json
 from chunkviz.strategies import get_strategy, registered
-from chunkviz.strategies.base import integral_number
+from chunkviz.strategies.base import integral_number, shown
 from chunkviz.terminal.cli import add_show_parser, cmd_show
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
 from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
@@ -178,14 +180,14 @@ def convert_param_values(strategy: Any, raw: dict[str, str]) -> dict[str, Any]:
         has_list = any(p.startswith("list") for p in parts)
         stripped = text.strip()
         if has_list and (stripped.startswith("[") or parts == [p for p in parts if p.startswith("list")]):
-            try:
-                value = json.loads(stripped)
+            try:  # nesting and number lengths bounded, as in a side file
+                value = parse_json(stripped, functools.partial(_param_error, strategy.name, key))
             except json.JSONDecodeError as exc:
                 raise InvalidParamError(
-                    strategy.name, key, f'must be a JSON list, e.g. \'["\\n\\n", " "]\' ({exc.msg}); got {text!r}'
+                    strategy.name, key, f'must be a JSON list, e.g. \'["\\n\\n", " "]\' ({exc.msg}); got {shown(text)}'
                 ) from None
             if not isinstance(value, list):
-                raise InvalidParamError(strategy.name, key, f"must be a JSON list, got {text!r}")
+                raise InvalidParamError(strategy.name, key, f"must be a JSON list, got {shown(text)}")
             if any(p == "list[str]" for p in parts) and not all(isinstance(v, str) for v in value):
                 raise InvalidParamError(strategy.name, key, f"must be a JSON list of strings, got {text!r}")
             values[key] = value
@@ -198,6 +200,10 @@ def convert_param_values(strategy: Any, raw: dict[str, str]) -> dict[str, Any]:
             continue
         values[key] = text
     return values
+
+
+def _param_error(strategy: str, key: str, line: int | None, problem: str) -> InvalidParamError:
+    return InvalidParamError(strategy, key, problem)
 
 
 def _convert_union(parts: list[str], stripped: str, text: str) -> Any:

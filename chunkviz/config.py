@@ -44,7 +44,9 @@ from chunkviz.argtypes import whole_number
 from chunkviz.compare import ColumnConfig, full_params
 from chunkviz.enrich import PARTS, enrich
 from chunkviz.errors import ChunkvizError, InvalidParamError, UnknownStrategyError
+from chunkviz.limits import MAX_CONFIG_BYTES, MAX_CONFIG_COLUMNS, MAX_CONFIG_TEXT_CHARS
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
+from chunkviz.sidefile import parse_json, read_side_file
 from chunkviz.strategies.base import get_strategy
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, Tokenizer, tokenizer_names
 from chunkviz.types import Chunk
@@ -188,25 +190,35 @@ def save_config(config: ChunkvizConfig | Mapping[str, Any], path: str | Path) ->
 
 
 def load_config(path: str | Path) -> ChunkvizConfig:
-    """Read and validate a configuration file (:class:`ConfigError` saying what to fix)."""
+    """Read and validate a configuration file (:class:`ConfigError` saying what to fix).
+
+    The file is read within the side-file bounds (:mod:`chunkviz.sidefile`: at most
+    :data:`~chunkviz.limits.MAX_CONFIG_BYTES`, nesting and number lengths bounded); a UTF-8 byte
+    order mark is accepted, as it is in documents and question files."""
     name = str(path)
+
+    def error(line: int | None, message: str) -> ConfigError:
+        return ConfigError(f"{name}, line {line}: {message}" if line is not None else f"{name} {message}")
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = read_side_file(path, MAX_CONFIG_BYTES, "a configuration file", error)
     except FileNotFoundError:
         raise ConfigError(
             f"configuration file not found: {name} (the app's 'Download chunkviz.json' writes one)"
         ) from None
     except IsADirectoryError:
         raise ConfigError(f"{name} is a directory; --config expects a chunkviz.json file") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{name} is not UTF-8 text; --config expects a chunkviz.json file") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {name}: {exc.strerror or exc}") from None
     try:
-        data = json.loads(text)
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{name} is not UTF-8 text; --config expects a chunkviz.json file") from None
+    try:
+        parsed = parse_json(text, error)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{name} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    return config_from_dict(data, source=name)
+    return config_from_dict(parsed, source=name)
 
 
 def config_from_dict(data: Any, *, source: str = CONFIG_FILE_NAME) -> ChunkvizConfig:
@@ -242,6 +254,11 @@ def _columns(source: str, data: dict[str, Any]) -> tuple[ColumnConfig, ...]:
         raw = data["columns"]
         if not isinstance(raw, list) or not raw:
             raise ConfigError(f'{source}: columns: expected a non-empty list of {{"strategy": ..., "params": {{...}}}}')
+        if len(raw) > MAX_CONFIG_COLUMNS:
+            raise ConfigError(
+                f"{source}: columns: {len(raw):,} columns; a configuration may have at most {MAX_CONFIG_COLUMNS} "
+                "(save the ones you compare, or split the file)"
+            )
         return tuple(_column(source, f"columns[{i}]", item) for i, item in enumerate(raw))
     if "strategy" not in data:
         raise ConfigError(f'{source}: no "columns" (or top-level "strategy"): say which strategy to run')
@@ -291,6 +308,11 @@ def _enrichment(source: str, raw: Any) -> Enrichment | None:
     for key in ("title", "date"):
         if raw.get(key) is not None and not isinstance(raw[key], str):
             raise ConfigError(f"{source}: enrichment.{key}: expected a string or null, got {_json_type(raw[key])}")
+        if isinstance(raw.get(key), str) and len(raw[key]) > MAX_CONFIG_TEXT_CHARS:
+            raise ConfigError(
+                f"{source}: enrichment.{key}: {len(raw[key]):,} characters; it is added to every chunk, so it may "
+                f"have at most {MAX_CONFIG_TEXT_CHARS:,}"
+            )
     include = raw.get("include", list(PARTS))
     if not isinstance(include, list) or not all(isinstance(p, str) for p in include):
         raise ConfigError(f"{source}: enrichment.include: expected a list of names from: {', '.join(PARTS)}")

@@ -5,7 +5,8 @@ advice): a text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a car
 which a spreadsheet would run as a formula, gets a leading apostrophe; so does a cell that
 already starts with an apostrophe, so that removing the first character of every cell starting
 with ``'`` gives the exact text back. Text cells are always quoted (a chunk may hold a lone
-carriage return). JSON and JSONL are written exactly.
+carriage return). JSON and JSONL are written exactly (JSONL by :mod:`chunkviz.jsonl`: no
+character inside a record ends its line for any reader).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import shlex
 from typing import Any, Mapping, Sequence
 
 from chunkviz.counts import TokenCounter
+from chunkviz.jsonl import to_jsonl as _jsonl
 from chunkviz.tokenizers import Tokenizer
 from chunkviz.types import Chunk
 
@@ -50,7 +52,7 @@ def chunk_records(chunks: Sequence[Chunk], tokenizer: Tokenizer, text: str | Non
 
 
 def to_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
+    return _jsonl(records)
 
 
 def to_json(records: Sequence[Mapping[str, Any]]) -> str:

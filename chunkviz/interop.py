@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chunkviz.document.model import Document
+from chunkviz.jsonl import to_jsonl as jsonl_text
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Meta
 
@@ -167,7 +168,7 @@ def interop_records(
 
 def to_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
     """One JSON object per line (the LangChain export; also what ``batch`` writes for both)."""
-    return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
+    return jsonl_text(records)
 
 
 def to_json(records: Sequence[Mapping[str, Any]]) -> str:

@@ -146,6 +146,12 @@ def check_chunk_count(
 
 __all__ = [
     "MAX_CHUNKS",
+    "MAX_CONFIG_BYTES",
+    "MAX_CONFIG_COLUMNS",
+    "MAX_CONFIG_TEXT_CHARS",
+    "MAX_QUESTION_FILE_BYTES",
+    "MAX_SIDE_FILE_DEPTH",
+    "MAX_SIDE_FILE_DIGITS",
     "ChunkBound",
     "TooManyChunksError",
     "check_chunk_count",
@@ -153,3 +159,23 @@ __all__ = [
     "estimated_chunk_count",
     "size_cap",
 ]
+
+
+# --------------------------------------------------------------------------- side files (issue 23)
+# The files a run reads besides its documents: a configuration (--config, chunkviz.json) and a
+# question file (--questions, JSONL or Chroma's CSV). Each is read through
+# chunkviz.sidefile.read_side_file, which refuses it past these bounds with "FILE, line N: ..."
+# before the work grows with what the file holds.
+
+#: The largest configuration file: a saved one is about 1 kB per column.
+MAX_CONFIG_BYTES = 1_000_000
+#: The most columns a configuration may have (the app shows a handful side by side).
+MAX_CONFIG_COLUMNS = 64
+#: The longest enrichment text (title, date) of a configuration: it is added to every chunk.
+MAX_CONFIG_TEXT_CHARS = 1_000
+#: The largest question file: about 100,000 questions with excerpts.
+MAX_QUESTION_FILE_BYTES = 64_000_000
+#: The deepest nesting of JSON in a side file (a configuration needs 5 levels, a question line 3).
+MAX_SIDE_FILE_DEPTH = 32
+#: The most digits of a whole number in a side file (a character offset of the largest document has 9).
+MAX_SIDE_FILE_DIGITS = 30

@@ -25,7 +25,10 @@ and Chroma's ``corpus_id`` ``"pubmed"`` against ``".../corpora/pubmed.md"``. A
 :class:`Reference`'s ``document`` is always the corpus key.
 
 Every problem raises :class:`QuestionFileError`, whose message names the file, the line and what
-to do. No Streamlit here. The evaluation reads question sets and the LLM question generator
+to do. A file is read within the side-file bounds (:mod:`chunkviz.sidefile`: at most
+:data:`~chunkviz.limits.MAX_QUESTION_FILE_BYTES`, JSON nesting and number lengths bounded), and
+excerpts are located through one index of each document (:class:`_ExcerptIndex`), so a file of
+many excerpts costs about the corpus once plus the excerpts, not their product. No Streamlit here. The evaluation reads question sets and the LLM question generator
 writes them, so they live here, beside both (``llm/`` never imports ``evaluation/``).
 """
 
@@ -41,6 +44,9 @@ from pathlib import Path
 from typing import Any
 
 from chunkviz.errors import ChunkvizError
+from chunkviz.jsonl import json_line
+from chunkviz.limits import MAX_QUESTION_FILE_BYTES
+from chunkviz.sidefile import ErrorFactory, check_side_text, decode_side_file, parse_json, read_side_file
 
 __all__ = [
     "Question",
@@ -138,6 +144,7 @@ def parse_questions(
 ) -> list[Question]:
     """Questions from a question file's text (see :func:`load_questions`)."""
     text = text.removeprefix("\ufeff")
+    check_side_text(text, MAX_QUESTION_FILE_BYTES, "a question file", _errors(name))
     if not corpus:
         raise QuestionFileError(
             name, None, "the corpus is empty; give at least one document to check the questions against"
@@ -168,6 +175,13 @@ def sample_questions_path(document_path: str | Path) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+def _errors(source: str) -> ErrorFactory:
+    def error(line: int | None, message: str) -> QuestionFileError:
+        return QuestionFileError(source, line, message)
+
+    return error
+
+
 def _read_source(path_or_text: str | Path | bytes, name: str | None) -> tuple[str, str, str]:
     """(text, source name for messages, file suffix or '')."""
     if isinstance(path_or_text, bytes):
@@ -185,7 +199,7 @@ def _read_source(path_or_text: str | Path | bytes, name: str | None) -> tuple[st
     path = Path(path_or_text)
     source = name or str(path_or_text)
     try:
-        data = path.read_bytes()
+        data = read_side_file(path, MAX_QUESTION_FILE_BYTES, "a question file", _errors(source))
     except FileNotFoundError:
         raise QuestionFileError(source, None, "file not found; check the path of the question file") from None
     except IsADirectoryError:
@@ -200,11 +214,9 @@ def _read_source(path_or_text: str | Path | bytes, name: str | None) -> tuple[st
 
 
 def _decode(data: bytes, source: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise QuestionFileError(source, line, "is not valid UTF-8; save the question file as UTF-8") from None
+    errors = _errors(source)
+    check_side_text(data, MAX_QUESTION_FILE_BYTES, "a question file", errors)  # an upload's bytes
+    return decode_side_file(data, "the question file", errors)
 
 
 def _format_from_suffix(suffix: str) -> str | None:
@@ -222,7 +234,10 @@ def _sniff(text: str, name: str) -> str:
             continue
         if stripped.startswith("{"):
             return "jsonl"
-        header = [cell.strip().lower() for cell in next(csv.reader([stripped]))]
+        try:
+            header = [cell.strip().lower() for cell in next(csv.reader([stripped]))]
+        except csv.Error:
+            break  # not a CSV header line
         if "question" in header and "references" in header:
             return "csv"
         break
@@ -234,6 +249,84 @@ def _sniff(text: str, name: str) -> str:
     )
 
 
+class _ExcerptIndex:
+    """Where excerpts occur in one document, without scanning the document once per excerpt.
+
+    After a few lookups (a file with a handful of excerpts just scans), the document's
+    :data:`GRAM`-character substrings at every :data:`STEP`-th position are put in a dict once
+    (``len(text) / STEP`` entries). An occurrence at ``p`` of an excerpt of at least
+    ``GRAM + STEP - 1`` characters covers exactly one indexed position ``q`` in ``[p, p + STEP)``,
+    with the excerpt's characters ``q - p ..`` equal to the gram there; so the excerpt's
+    ``STEP`` grams give every position it can occur at, each then checked with ``startswith``.
+    (32-character grams are all but unique in text, so an excerpt has a handful of candidates.)
+    Shorter excerpts (under 47 characters), and those whose grams occur more than
+    :data:`MAX_CANDIDATES` times (long runs of one pattern), are found with ``str.find`` as before. The same excerpt is looked up
+    once. ``work`` counts the characters examined (what the linearity test measures)."""
+
+    GRAM = 32
+    STEP = 16
+    MAX_CANDIDATES = 256
+    SCANS_BEFORE_INDEXING = 4
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.grams: dict[str, int | list[int]] | None = None
+        self.found: dict[str, list[int]] = {}
+        self.scans = 0
+        self.work = 0
+
+    def occurrences(self, excerpt: str, limit: int) -> list[int]:
+        """The first ``limit`` positions where ``excerpt`` starts (overlapping ones included)."""
+        known = self.found.get(excerpt)
+        if known is None:
+            if len(excerpt) >= self.GRAM + self.STEP - 1 and self.scans >= self.SCANS_BEFORE_INDEXING:
+                known = self._indexed(excerpt, limit)
+            if known is None:
+                known = self._scan(excerpt, limit)
+            self.found[excerpt] = known
+        return known[:limit]
+
+    def _scan(self, excerpt: str, limit: int) -> list[int]:
+        self.scans += 1
+        self.work += len(self.text)
+        out: list[int] = []
+        at = self.text.find(excerpt)
+        while at >= 0 and len(out) < limit:
+            out.append(at)
+            at = self.text.find(excerpt, at + 1)
+        return out
+
+    def _build(self) -> dict[str, int | list[int]]:
+        text, gram = self.text, self.GRAM
+        grams: dict[str, int | list[int]] = {}
+        for q in range(0, len(text) - gram + 1, self.STEP):
+            key = text[q : q + gram]
+            seen = grams.get(key)
+            if seen is None:
+                grams[key] = q
+            elif isinstance(seen, int):
+                grams[key] = [seen, q]
+            else:
+                seen.append(q)
+        self.work += len(text)
+        return grams
+
+    def _indexed(self, excerpt: str, limit: int) -> list[int] | None:
+        if self.grams is None:
+            self.grams = self._build()
+        candidates: set[int] = set()
+        for offset in range(self.STEP):
+            seen = self.grams.get(excerpt[offset : offset + self.GRAM])
+            if seen is None:
+                continue
+            positions = (seen,) if isinstance(seen, int) else seen
+            if len(candidates) + len(positions) > self.MAX_CANDIDATES:
+                return None  # a pattern repeated all over the document: str.find
+            candidates.update(q - offset for q in positions if q >= offset)
+        self.work += self.STEP * self.GRAM + len(candidates) * len(excerpt)
+        return sorted(p for p in candidates if self.text.startswith(excerpt, p))[:limit]
+
+
 class _Resolver:
     """Matches a document name from a question file to a corpus key."""
 
@@ -241,6 +334,14 @@ class _Resolver:
         self.corpus = corpus
         self.source = source
         self.keys = list(corpus)
+        self.indexes: dict[str, _ExcerptIndex] = {}
+
+    def index(self, document: str) -> _ExcerptIndex:
+        """The excerpt index of corpus document ``document`` (built on first use)."""
+        found = self.indexes.get(document)
+        if found is None:
+            found = self.indexes[document] = _ExcerptIndex(self.corpus[document])
+        return found
 
     def resolve(self, document: str | None, line: int, what: str) -> str:
         if document is None:
@@ -316,8 +417,8 @@ def _check_span(
 
 def _locate(resolver: _Resolver, document: str, excerpt: str, line: int, what: str) -> tuple[int, int]:
     text = resolver.corpus[document]
-    first = text.find(excerpt)
-    if first < 0:
+    found = resolver.index(document).occurrences(excerpt, 6)
+    if not found:
         hint = ""
         collapsed = re.sub(r"\s+", " ", excerpt).strip()
         if collapsed and collapsed.casefold() in re.sub(r"\s+", " ", text).casefold():
@@ -328,13 +429,9 @@ def _locate(resolver: _Resolver, document: str, excerpt: str, line: int, what: s
             f"{what}: excerpt {_quote(excerpt)} is not in {document!r}{hint}; "
             'copy the excerpt exactly from the document, or give "start" and "end"',
         )
-    offsets = [first]
-    at = text.find(excerpt, first + 1)
-    while at >= 0 and len(offsets) < 5:
-        offsets.append(at)
-        at = text.find(excerpt, at + 1)
+    first, offsets = found[0], found[:5]
     if len(offsets) > 1:
-        more = "" if at < 0 else ", ..."
+        more = ", ..." if len(found) > 5 else ""
         raise QuestionFileError(
             resolver.source,
             line,
@@ -352,7 +449,7 @@ def _parse_jsonl(text: str, resolver: _Resolver, source: str) -> list[Question]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = parse_json(line, _errors(source), first_line=number)
         except json.JSONDecodeError as exc:
             raise QuestionFileError(
                 source,
@@ -457,8 +554,14 @@ def _parse_csv(text: str, resolver: _Resolver, source: str) -> list[Question]:
     columns: dict[str, int] = {}
     questions: list[Question] = []
     previous_end = 0
-    for row in reader:
+    while True:
         line = previous_end + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise QuestionFileError(source, line, _csv_problem(exc)) from None
         previous_end = reader.line_num
         if not row or not any(cell.strip() for cell in row):
             continue
@@ -478,6 +581,16 @@ def _parse_csv(text: str, resolver: _Resolver, source: str) -> list[Question]:
             continue
         questions.append(_csv_question(row, columns, resolver, line))
     return questions
+
+
+def _csv_problem(exc: csv.Error) -> str:
+    text = str(exc)
+    if "field larger than field limit" in text:
+        return (
+            f"a cell of more than {csv.field_size_limit():,} characters, the CSV reader's limit; a reference's "
+            "content is an excerpt: give several shorter references, or check for an unclosed quote"
+        )
+    return f"not valid CSV ({text}); quote cells that hold commas, quotes or line breaks"
 
 
 def _csv_question(row: list[str], columns: dict[str, int], resolver: _Resolver, line: int) -> Question:
@@ -503,7 +616,7 @@ def _csv_question(row: list[str], columns: dict[str, int], resolver: _Resolver, 
     document = resolver.resolve(corpus_id.strip() if corpus_id and corpus_id.strip() else None, line, "corpus_id")
     raw = cell("references") or ""
     try:
-        refs = json.loads(raw)
+        refs = parse_json(raw, _errors(source), first_line=line)
     except json.JSONDecodeError as exc:
         raise QuestionFileError(
             source,
@@ -558,8 +671,8 @@ def questions_to_jsonl(questions: Iterable[Question], corpus: Mapping[str, str] 
             if corpus is not None:
                 item["excerpt"] = r.text(corpus)
             refs.append(item)
-        lines.append(json.dumps({"question": q.question, "references": refs}, ensure_ascii=False))
-    return "".join(line + "\n" for line in lines)
+        lines.append(json_line({"question": q.question, "references": refs}))
+    return "".join(lines)
 
 
 def save_questions(

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from chunkviz.batch.worker import DocResult, DocumentChunker, Plan
+from chunkviz.batch.worker import DocResult, DocumentChunker, Plan, shown_source
 from chunkviz.errors import ChunkvizError, missing_extra
 
 ENGINES = ("local", "ray")
@@ -105,7 +105,16 @@ def run_ray(
     ray = _import_ray()
     readable = []
     for source in sources:
-        if os.access(source, os.R_OK):
+        if not _utf8(source):
+            on_result(
+                DocResult(
+                    source,
+                    "failed",
+                    error=f"the file name {shown_source(source)} is not valid UTF-8, which Ray cannot read; "
+                    "rename it, or run with --engine local (which records such names percent-encoded)",
+                )
+            )
+        elif os.access(source, os.R_OK):
             readable.append(source)
         else:
             on_result(DocResult(source, "failed", error=f"cannot read {source}: permission denied"))
@@ -137,6 +146,14 @@ def run_ray(
     finally:
         if started:
             ray.shutdown()
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _quiet_ray_data() -> None:

@@ -12,18 +12,21 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from chunkviz.batch.engines import ENGINES, EngineUnavailable, run_local, run_ray
-from chunkviz.batch.inputs import expand_inputs
+from chunkviz.batch.inputs import check_output, expand_inputs
 from chunkviz.batch.progress import ProgressLine
 from chunkviz.batch.state import (
     Layout,
     Manifest,
     ManifestEntry,
+    OutputLock,
+    is_earlier_output,
     make_layout,
     output_format,
     part_path,
+    record_output,
     temporary_beside,
 )
-from chunkviz.batch.worker import DocResult, Plan
+from chunkviz.batch.worker import DocResult, Plan, shown_source
 from chunkviz.config import ChunkvizConfig, column_hash, load_config, normalized
 from chunkviz.errors import missing_extra
 from chunkviz.export import RECORD_FIELDS
@@ -79,11 +82,17 @@ def run_batch(
     again (see :mod:`chunkviz.batch.state`); a document that fails is reported on ``progress``
     and left out. The output lists documents in sorted path order, each one's chunks in order,
     so it is the same bytes however the run was split or interrupted, and whichever engine ran it.
+
+    An output that is an input file, would replace one, is the configuration file, or lies where a
+    glob input reads is refused before anything is written (:class:`~chunkviz.batch.inputs.BatchInputError`); while the
+    run lasts it holds the output's lock, and a second run to the same output is refused
+    (:class:`~chunkviz.batch.state.OutputLocked`).
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
+    config_path = None if isinstance(config, ChunkvizConfig) else config
     if not isinstance(config, ChunkvizConfig):
         config = load_config(config)
     config = normalized(config)
@@ -94,7 +103,28 @@ def run_batch(
 
     run_key = column_hash(config, chosen, f"format={fmt}", f"chunkviz={__version__}")
     layout = make_layout(out_text, fmt, run_key)
-    sources = expand_inputs(inputs, exclude=[layout.output, layout.state_root])
+    protected = [("--config file", config_path)] if config_path is not None else []
+    found = expand_inputs(inputs, exclude=[layout.state_root])
+    # before anything is created: the output may be no input (nor the configuration)
+    check_output(inputs, found, layout.output, earlier_output=is_earlier_output(layout), protected=protected)
+    with OutputLock(layout):
+        # again under the lock: the run that held it may have written the output meanwhile
+        sources = check_output(inputs, found, layout.output, earlier_output=is_earlier_output(layout))
+        return _run_locked(sources, config, column, fmt, run_key, layout, workers, engine, ray_address, progress)
+
+
+def _run_locked(
+    sources: Sequence[str],
+    config: ChunkvizConfig,
+    column: int | None,
+    fmt: str,
+    run_key: str,
+    layout: Layout,
+    workers: int,
+    engine: str,
+    ray_address: str | None,
+    progress: TextIO | None,
+) -> BatchSummary:
     manifest = Manifest(layout.manifest, {"run": run_key, "format": fmt, "column": column, "config": config.to_dict()})
     done = manifest.done_parts(layout.parts)
     plan = Plan(config.to_dict(), column, fmt, str(layout.parts))
@@ -119,8 +149,9 @@ def run_batch(
                 )
             )
         if result.status == "failed":
-            summary.failures.append((result.source, result.error or "failed"))
-            meter.note(f"skipped {result.source}: {result.error}")
+            shown = shown_source(result.source)
+            summary.failures.append((shown, result.error or "failed"))
+            meter.note(f"skipped {shown}: {result.error}")
         if result.worker:
             summary.workers[result.worker] = max(result.setups, summary.workers.get(result.worker, 0))
         meter.update(result)
@@ -154,6 +185,7 @@ def assemble(layout: Layout, ordered: Sequence[DocResult], fmt: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    record_output(layout)
 
 
 def _records(parts: Sequence[Path]) -> Iterator[dict[str, Any]]:

@@ -14,7 +14,15 @@ version), so runs of another configuration never mix with it. In the work folder
 
 The output file is assembled from the parts in the order of the sorted inputs, into a
 temporary file renamed over the output, so it is byte-identical however often the run was
-interrupted.
+interrupted. ``<state>/output.json`` then records which file that is (device, inode, size,
+modification time): a later run that finds exactly that file among its inputs (an output inside
+an input folder) leaves it out as its own, while any other file there is an input the output
+may never replace.
+
+A run holds ``<state>/lock`` (an exclusive ``flock``) from before it reads its manifest until the
+output is in place: a second run to the same output, whatever its inputs or configuration, is
+refused at once (:class:`OutputLocked`), naming the process that holds it. The lock ends with
+the process that held it, however it ended.
 """
 
 from __future__ import annotations
@@ -22,15 +30,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import IO, Any
+
+from chunkviz.errors import ChunkvizError
+from chunkviz.jsonl import json_line
 
 STATE_DIR = ".chunkviz-batch"
 MANIFEST = "manifest.jsonl"
 PARTS = "parts"
+LOCK = "lock"
+WRITTEN = "output.json"
 
 #: Output formats and the extension of the file each writes.
 FORMAT_EXTENSIONS = {"jsonl": ".jsonl", "parquet": ".parquet", "langchain": ".jsonl", "llamaindex": ".jsonl"}
@@ -53,6 +68,16 @@ class Layout:
     def parts(self) -> Path:
         return self.work / PARTS
 
+    @property
+    def lock(self) -> Path:
+        """One lock per output (shared by every configuration's work folder)."""
+        return self.state_root / LOCK
+
+    @property
+    def written(self) -> Path:
+        """Which file the last run wrote as the output (see the module docstring)."""
+        return self.state_root / WRITTEN
+
 
 def output_format(fmt: str | None, out: str) -> str:
     """``fmt`` when given, else ``parquet`` for an output named ``*.parquet``, else ``jsonl``."""
@@ -65,8 +90,10 @@ def output_format(fmt: str | None, out: str) -> str:
 
 def is_directory_target(out: str) -> bool:
     """An ``--out`` that names a folder: an existing one, one ending in a separator, or a name
-    without an extension."""
-    return out.endswith(("/", os.sep)) or os.path.isdir(out) or not Path(out).suffix
+    without an extension that is not an existing file."""
+    if out.endswith(("/", os.sep)) or os.path.isdir(out):
+        return True
+    return not Path(out).suffix and not os.path.lexists(out)
 
 
 def make_layout(out: str, fmt: str, run_key: str) -> Layout:
@@ -126,6 +153,94 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def _identity(path: Path) -> list[int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def record_output(layout: Layout) -> None:
+    """Note which file is the output just written (see :func:`is_earlier_output`)."""
+    identity = _identity(layout.output)
+    if identity is not None:
+        write_atomic(layout.written, json.dumps({"output": identity}).encode("utf-8"))
+
+
+def is_earlier_output(layout: Layout) -> bool:
+    """Whether the file at the output path is the very file a batch wrote there last (same
+    device, inode, size and modification time): then it is no input, even inside an input folder."""
+    current = _identity(layout.output)
+    try:
+        recorded = json.loads(layout.written.read_text(encoding="utf-8")).get("output")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return current is not None and recorded == current
+
+
+class OutputLocked(ChunkvizError, RuntimeError):
+    """Another batch run is writing the same output."""
+
+
+class OutputLock:
+    """The exclusive lock of one output for one run (``with OutputLock(layout): ...``)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self._handle: IO[str] | None = None
+
+    def __enter__(self) -> "OutputLock":
+        path = self.layout.lock
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a+", encoding="utf-8")
+        try:
+            _lock_exclusive(handle)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
+            raise OutputLocked(
+                f"another chunkviz batch (process {holder}) is writing {self.layout.output}; wait until it "
+                "ends, or give this run another --out"
+            ) from None
+        except BaseException:
+            handle.close()
+            raise
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            try:
+                handle.seek(0)
+                handle.truncate()
+            finally:
+                handle.close()  # closing releases the lock
+
+
+def _lock_exclusive(handle: IO[str]) -> None:
+    """An exclusive lock that is never waited for: BlockingIOError when another holds it."""
+    if sys.platform == "win32":  # pragma: no cover - the lock of the first byte
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            raise BlockingIOError from None
+    else:
+        import fcntl
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 @dataclass(frozen=True)
 class ManifestEntry:
     """One finished document."""
@@ -173,9 +288,9 @@ class Manifest:
         """One line, written in one call and flushed (the part it names is already in place)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         new = not self.path.exists() or self.path.stat().st_size == 0
-        line = json.dumps(asdict(entry), ensure_ascii=False, sort_keys=True) + "\n"
+        line = json_line(asdict(entry), sort_keys=True)
         if new:
-            line = json.dumps({"manifest": self.header}, ensure_ascii=False, sort_keys=True) + "\n" + line
+            line = json_line({"manifest": self.header}, sort_keys=True) + line
         with self.path.open("a", encoding="utf-8", errors="surrogateescape") as handle:
             handle.write(line)
             handle.flush()
@@ -187,12 +302,16 @@ __all__ = [
     "Layout",
     "Manifest",
     "ManifestEntry",
+    "OutputLock",
+    "OutputLocked",
     "content_hash",
     "is_directory_target",
+    "is_earlier_output",
     "make_layout",
     "output_format",
     "part_key",
     "part_path",
+    "record_output",
     "temporary_beside",
     "write_atomic",
 ]

@@ -6,11 +6,17 @@ loads: spaCy, the embedding model), so nothing is loaded again per document. ``p
 reads a document, chunks it exactly as ``chunkviz chunk --config`` would, enriches it when the
 configuration says so, and writes its output lines as one part (atomically). Any error in one
 document becomes a ``failed`` result naming it; it never ends the run.
+
+A file name that is not valid UTF-8 (POSIX names are bytes; Python holds the undecodable ones
+as lone surrogates, which no UTF-8 writer, JSON reader or Parquet string accepts) is recorded in
+a lossless, valid form (:func:`recorded_source`): its ``source`` percent-encodes each byte that
+is not UTF-8 and each ``%`` (``caf\xe9.md`` -> ``caf%E9.md``), and its records' ``metadata``
+say ``"source_percent_encoded": true``; ``urllib.parse.unquote_to_bytes(source)`` gives the
+name's exact bytes back. Names that are valid UTF-8 are recorded as they are.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +31,7 @@ from chunkviz.document.read import MAX_BYTES, read_bytes
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import chunk_records
 from chunkviz.interop import interop_records
+from chunkviz.jsonl import json_line
 from chunkviz.limits import check_chunk_count, check_chunk_count_bound
 from chunkviz.strategies.base import get_strategy
 from chunkviz.tokenizers import get_tokenizer
@@ -32,6 +39,39 @@ from chunkviz.types import Chunk
 
 #: How many times a DocumentChunker was built in this process (one per worker).
 SETUPS = 0
+
+#: The metadata key that marks a percent-encoded ``source`` (see the module docstring).
+PERCENT_ENCODED = "source_percent_encoded"
+
+
+def recorded_source(source: str) -> tuple[str, bool]:
+    """``(the source as records carry it, whether it is percent-encoded)``: unchanged when the
+    name is valid UTF-8; else each undecodable byte (a surrogate escape U+DC80-U+DCFF) as
+    ``%XX`` and each ``%`` as ``%25``, so that ``unquote_to_bytes`` gives the exact bytes."""
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return source, False
+    out = []
+    for ch in source:
+        code = ord(ch)
+        if ch == "%":
+            out.append("%25")
+        elif 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as os.fsdecode holds it
+            out.append(f"%{code - 0xDC00:02X}")
+        elif 0xD800 <= code <= 0xDFFF:  # any other lone surrogate: its UTF-8 bytes (surrogatepass)
+            out.extend(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
+        else:
+            out.append(ch)
+    return "".join(out), True
+
+
+def shown_source(source: str) -> str:
+    """The source as messages show it (the recorded form)."""
+    return recorded_source(source)[0]
+
 
 _WARM_UP_TEXT = "# Warm-up\n\nA first sentence loads the models. A second one follows.\n"
 
@@ -97,7 +137,7 @@ class DocumentChunker:
             with open(source, "rb") as handle:
                 data = handle.read(MAX_BYTES + 1)
         except OSError as exc:
-            return self._failed(source, None, 0, f"cannot read {source}: {exc.strerror or exc}")
+            return self._failed(source, None, 0, f"cannot read {shown_source(source)}: {exc.strerror or exc}")
         return self.process(source, data)
 
     def process(self, source: str, data: bytes) -> DocResult:
@@ -107,7 +147,7 @@ class DocumentChunker:
         if key in self.done and part_path(self.parts, key).exists():
             return DocResult(source, "kept", digest, key, self.done[key], len(data), worker=self.pid, setups=SETUPS)
         try:
-            document = read_bytes(data, name=source)
+            document = read_bytes(data, name=shown_source(source))
             lines = self._lines(document, source)
         except Exception as exc:  # noqa: BLE001 - one document's failure never ends the run
             return self._failed(source, digest, len(data), _message(exc))
@@ -126,26 +166,20 @@ class DocumentChunker:
 
     def _lines(self, document: Document, source: str) -> list[str]:
         """The document's output lines in the plan's format."""
-        chunks = self._chunks(document, source)
+        recorded, encoded = recorded_source(source)
+        chunks = self._chunks(document, recorded)
         if self.plan.fmt in ("langchain", "llamaindex"):
-            records = interop_records(document, chunks, self.plan.fmt, source=source)
+            records = interop_records(document, chunks, self.plan.fmt, source=recorded)
         else:
-            records = [{"source": source, **r} for r in chunk_records(chunks, self.tokenizer, document.text)]
-        return [_json_line(r) for r in records]
+            records = [{"source": recorded, **r} for r in chunk_records(chunks, self.tokenizer, document.text)]
+        if encoded:
+            for record in records:
+                if isinstance(record.get("metadata"), dict):
+                    record["metadata"] = {**record["metadata"], PERCENT_ENCODED: True}
+        return [json_line(r) for r in records]
 
     def _failed(self, source: str, digest: str | None, size: int, message: str) -> DocResult:
         return DocResult(source, "failed", digest, None, 0, size, message, self.pid, SETUPS)
-
-
-def _json_line(record: Mapping[str, Any]) -> str:
-    """One JSON line; a lone surrogate (text read with undecodable bytes) is written as a
-    ``\\udXXX`` escape, so the line stays valid UTF-8."""
-    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        line = json.dumps(record, ensure_ascii=True, default=str) + "\n"
-    return line
 
 
 def _message(exc: BaseException) -> str:
@@ -158,7 +192,7 @@ def _message(exc: BaseException) -> str:
 def _size_message(source: str, size: int) -> str:
     from chunkviz.document.sizes import format_size
 
-    return f"{source} is too large: {size:,} bytes; the limit is {format_size(MAX_BYTES)} ({MAX_BYTES:,} bytes)"
+    return f"{shown_source(source)} is too large: {size:,} bytes; the limit is {format_size(MAX_BYTES)} ({MAX_BYTES:,} bytes)"
 
 
-__all__ = ["SETUPS", "DocResult", "DocumentChunker", "Plan"]
+__all__ = ["PERCENT_ENCODED", "SETUPS", "DocResult", "DocumentChunker", "Plan", "recorded_source", "shown_source"]

@@ -16,7 +16,15 @@ import sys
 from typing import Iterator, TextIO
 
 from chunkviz.argtypes import whole_number
-from chunkviz.llm.client import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, CallEstimate, LLMSettings
+from chunkviz.llm.client import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_MODEL,
+    CallEstimate,
+    LLMSettings,
+    LLMSettingsError,
+    check_base_url,
+)
 from chunkviz.llm.session import LLMSession, use_llm
 
 
@@ -30,6 +38,17 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _base_url(text: str) -> str:
+    """``--llm-base-url``: checked when the command line is read, before anything is loaded
+    (an empty value clears the environment's)."""
+    if text.strip():
+        try:
+            check_base_url(text.strip())
+        except LLMSettingsError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     """The LLM endpoint flags, in their own help group."""
     defaults = LLMSettings()
@@ -38,6 +57,7 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--llm-base-url",
+        type=_base_url,
         metavar="URL",
         help=f"e.g. http://localhost:11434/v1 for Ollama (default: ${ENV_BASE_URL}, else OpenAI)",
     )

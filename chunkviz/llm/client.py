@@ -168,6 +168,38 @@ class LLMSettings:
         }
 
 
+def check_base_url(url: str) -> None:
+    """Refuse at once a base URL that no request could reach (``notaurl``, ``localhost:11434``
+    without ``http://``, ``http://`` alone, a port that is not a number), instead of retrying a
+    connection that cannot be made. :class:`LLMSettingsError` naming the URL (credentials removed)."""
+    problem = None
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        problem = "it contains a space or a control character"
+    else:
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            parts, port = None, None
+            problem = "it cannot be parsed (a port that is not a number in 0..65535, or a bad [IPv6] host)"
+        if parts is not None:
+            if parts.scheme.lower() not in ("http", "https"):
+                problem = "it does not start with http:// or https://"
+            elif not parts.hostname:
+                problem = "it names no host"
+            elif port == 0:
+                problem = "port 0 is not a port a server listens on"
+    if problem is not None:
+        try:
+            shown = display_url(url)
+        except ValueError:
+            shown = re.sub(r"//[^/@]*@", "//", url)
+        raise LLMSettingsError(
+            f"the LLM base URL {shown!r} is not usable: {problem}; give the server's URL, e.g. "
+            f"http://localhost:11434/v1 for Ollama (--llm-base-url or {ENV_BASE_URL})"
+        )
+
+
 def display_url(url: str) -> str:
     """``url`` without credentials (``http://user:secret@host`` -> ``http://host``)."""
     parts = urlsplit(url)
@@ -259,6 +291,8 @@ class LLMClient:
     def __init__(self, settings: LLMSettings, cache_dir: Path | None = None) -> None:
         if not settings.configured:
             raise LLMNotConfigured(settings.missing())
+        if settings.base_url:
+            check_base_url(settings.base_url)  # before any call: a malformed URL is never retried
         self.settings = settings
         self.cache = AnswerCache(cache_dir if cache_dir is not None else default_cache_dir())
         self.stats = CallStats()
@@ -545,6 +579,7 @@ __all__ = [
     "LLMPackageMissing",
     "LLMSettings",
     "LLMSettingsError",
+    "check_base_url",
     "OLLAMA_EXAMPLE",
     "OPENAI_EXAMPLE",
     "Prompt",

@@ -6,8 +6,9 @@ A strategy is one definition: a frozen params dataclass whose fields are declare
 
 Validation happens once, centrally: :func:`register` installs :func:`validate_fields` into the
 params class, so *every* construction (``Params(...)``, ``dataclasses.replace``, ``make_params``)
-checks the declared types, ranges and choices first and then runs the class's own
-``__post_init__`` (its cross-field checks). We wrap rather than require a base class so that a
+checks the declared types, ranges and choices first, then every ``min_X`` / ``max_X`` pair
+(``min_X <= max_X``; a ``max_X`` of 0, which means "the default limit", is the strategy's own
+check), and then runs the class's own ``__post_init__`` (its other cross-field checks). We wrap rather than require a base class so that a
 strategy's params stay a plain dataclass and no strategy file has to change.
 """
 
@@ -312,22 +313,25 @@ def _coerce(strategy: str, info: ParamInfo, value: Any) -> Any:
             whole = integral_number(value)
             if whole is not None:
                 return whole
-        raise InvalidParamError(strategy, info.name, f"must be an integer ({allowed}), got {value!r}")
+        raise InvalidParamError(strategy, info.name, f"must be an integer ({allowed}), got {shown(value)}")
     if kind == "float":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
+            try:
+                return float(value)
+            except OverflowError:  # a whole number past the largest float
+                raise InvalidParamError(strategy, info.name, f"must be in {allowed}, got {shown(value)}") from None
         if isinstance(value, str):
             try:
                 return float(value.strip())
             except ValueError:
                 pass
-        raise InvalidParamError(strategy, info.name, f"must be a number ({allowed}), got {value!r}")
+        raise InvalidParamError(strategy, info.name, f"must be a number ({allowed}), got {shown(value)}")
     if kind == "bool":
         if isinstance(value, bool):
             return value
         if isinstance(value, str) and value.strip().lower() in {"true", "1", "yes", "on", "false", "0", "no", "off"}:
             return value.strip().lower() in {"true", "1", "yes", "on"}
-        raise InvalidParamError(strategy, info.name, f"must be true or false, got {value!r}")
+        raise InvalidParamError(strategy, info.name, f"must be true or false, got {shown(value)}")
     return value
 
 
@@ -349,7 +353,7 @@ def _check_type(strategy: str, info: ParamInfo, value: Any) -> None:
     """The declared type: int, float, bool, str and list[str] (a union accepts any of its parts)."""
     if not any(_matches(part.strip(), value, info) for part in info.type.split("|")):
         raise InvalidParamError(
-            strategy, info.name, f"must be of type {info.type} ({info.range_text()}), got {value!r}"
+            strategy, info.name, f"must be of type {info.type} ({info.range_text()}), got {shown(value)}"
         )
 
 
@@ -378,18 +382,59 @@ def _check_range(strategy: str, info: ParamInfo, value: Any) -> None:
         raise InvalidParamError(strategy, info.name, f"must be a finite number ({info.range_text()}), got {value!r}")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if (info.minimum is not None and value < info.minimum) or (info.maximum is not None and value > info.maximum):
-            raise InvalidParamError(strategy, info.name, f"must be in {info.range_text()}, got {value!r}")
+            raise InvalidParamError(strategy, info.name, f"must be in {info.range_text()}, got {shown(value)}")
     if info.choices and isinstance(value, str) and value not in info.choices:
-        raise InvalidParamError(strategy, info.name, f"must be {info.range_text()}, got {value!r}")
+        raise InvalidParamError(strategy, info.name, f"must be {info.range_text()}, got {shown(value)}")
 
 
 def validate_fields(strategy: str, params: Any) -> None:
-    """Check every declared field of ``params``: type, then range and choices."""
+    """Check every declared field of ``params``: type, then range and choices, then the
+    ``min_X <= max_X`` pairs (:func:`min_max_pairs`)."""
     params_type: type = type(params)
     for info in _declared(params_type):
         value = getattr(params, info.name)
         _check_type(strategy, info, value)
         _check_range(strategy, info, value)
+    for low, high in min_max_pairs(params_type):
+        lowest, highest = getattr(params, low), getattr(params, high)
+        if _is_number(lowest) and _is_number(highest) and highest > 0 and lowest > highest:
+            raise InvalidParamError(strategy, low, f"must be at most {high} ({shown(highest)}), got {shown(lowest)}")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+@functools.lru_cache(maxsize=None)
+def min_max_pairs(params_type: type) -> tuple[tuple[str, str], ...]:
+    """The ``(min_X, max_X)`` parameter pairs of a params class: a lower and an upper bound of
+    the same quantity, so the lower may not exceed the upper."""
+    names = {info.name for info in _declared(params_type)}
+    return tuple(
+        (name, "max_" + name[4:]) for name in sorted(names) if name.startswith("min_") and "max_" + name[4:] in names
+    )
+
+
+#: The most characters of a value a message quotes (a 1e308 chunk_size has 309 digits).
+_SHOWN_CHARS = 40
+
+
+def shown(value: Any) -> str:
+    """A value as a message quotes it: its ``repr``, a whole number of more than 15 digits in
+    scientific notation and anything longer than 40 characters cut short with its length."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
+        try:
+            return f"{float(value):.3g}"
+        except OverflowError:  # past the largest float: say how long it is (its digits are no help)
+            return (
+                f"a number of {len(str(abs(value))):,} digits"
+                if abs(value) < 10**4000
+                else "a number of over 4,000 digits"
+            )
+    text = repr(value)
+    if len(text) <= _SHOWN_CHARS:
+        return text
+    return f"{text[: _SHOWN_CHARS - 10]}…{text[-6:]} ({len(text):,} characters)"
 
 
 @functools.lru_cache(maxsize=None)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chunkviz.document.model import Document
-from chunkviz.errors import InvalidParamError
 from chunkviz.spancount import shared_counter
 from chunkviz.splitting import PackPolicy, pack_units, to_chunks, unit_cuts
 from chunkviz.strategies.base import param, register
@@ -34,11 +33,7 @@ class ParagraphsParams:
         128, "maximum tokens per chunk", minimum=1, maximum=100_000, unit="tokens", size_target=True
     )
 
-    def __post_init__(self) -> None:
-        if self.min_tokens > self.max_tokens:
-            raise InvalidParamError(
-                "paragraphs", "min_tokens", f"must be at most max_tokens ({self.max_tokens}), got {self.min_tokens}"
-            )
+    # min_tokens <= max_tokens: the registry checks every min_X / max_X pair
 
 
 @register(

@@ -22,6 +22,7 @@ from chunkviz.semantic import (
     semantic_chunking,
     sentence_similarities,
 )
+from chunkviz.semantic.embeddings import DEFAULT_MODEL_LIMIT, canonical_model, size_tokenizer
 from chunkviz.semantic.tuning import CONTROLS, tuning_data
 from chunkviz.strategies.base import TuningAnalysis, param, register
 from chunkviz.tokenizers import Tokenizer
@@ -80,10 +81,11 @@ class SemanticParams:
                 "max_tokens",
                 f"must be 0 (the model's limit) or at least 3 (the model adds 2 special tokens), got {self.max_tokens}",
             )
-        if self.min_tokens and self.max_tokens and self.min_tokens > self.max_tokens:
-            raise InvalidParamError(
-                "semantic", "min_tokens", f"must be at most max_tokens ({self.max_tokens}), got {self.min_tokens}"
-            )
+        # min_tokens <= max_tokens is the registry's check of every min_X / max_X pair; with
+        # max_tokens=0 the maximum is the model's limit, known here for the packaged model (a
+        # model from a folder is checked when it is loaded: check_min_tokens)
+        if self.max_tokens == 0 and canonical_model(self.model) == DEFAULT_MODEL:
+            check_min_tokens(self.min_tokens, DEFAULT_MODEL_LIMIT, self.model)
 
     def amount(self) -> float:
         return {
@@ -128,7 +130,20 @@ def _memory_key(document: Document, params: SemanticParams) -> tuple[Document, S
     return (document, params)
 
 
+def check_min_tokens(min_tokens: int, model_limit: int, model: str) -> None:
+    """``min_tokens`` within the largest chunk when ``max_tokens=0`` (the model's limit)."""
+    if min_tokens > model_limit:
+        raise InvalidParamError(
+            "semantic",
+            "min_tokens",
+            f"must be at most the largest chunk, {model_limit:,} tokens (max_tokens=0: the limit of the model "
+            f"{model!r}), got {min_tokens:,}; lower min_tokens",
+        )
+
+
 def _explained(document: Document, params: SemanticParams) -> SemanticExplanation:
+    if params.max_tokens == 0 and params.min_tokens:
+        check_min_tokens(params.min_tokens, size_tokenizer(params.model).model_limit, params.model)
     return semantic_chunking(
         document,
         model=params.model,
