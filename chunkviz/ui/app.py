@@ -42,6 +42,7 @@ from chunkviz.ui.llm import endpoint_controls
 from chunkviz.ui.share import share
 from chunkviz.ui.sidebar import Page, choose_columns, enrichment_controls, init_from_url, model_settings, read_input
 from chunkviz.ui.tune import show_tune
+from chunkviz.ui.yours import YourFile, your_chunks_upload
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 DEFAULT_SAMPLE = "field_station_handbook.md"
@@ -78,13 +79,16 @@ def main(script: Path | None = None) -> None:
     except ChunkvizError as exc:
         st.error(str(exc))
         return
+    yours = your_chunks_upload(page.max_upload_bytes) if document is not None else None
     st.sidebar.header("Tokenizer")
     st.session_state.setdefault("tokenizer", DEFAULT_TOKENIZER)
     tokenizer = st.sidebar.selectbox("Token counts and sizes use", tokenizer_names(), key="tokenizer")
     strategies = st.sidebar.container()  # the columns fragment draws the column controls here
     settings, enrichment, llm = model_settings(), enrichment_controls(doc_name), endpoint_controls()
     view = document_header(document, doc_name, tokenizer) if document is not None else None
-    workspace(Workspace(page, strategies, document, doc_name, shareable, tokenizer, settings, enrichment, llm, view))
+    workspace(
+        Workspace(page, strategies, document, doc_name, shareable, tokenizer, settings, enrichment, llm, view, yours)
+    )
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ class Workspace:
     enrichment: Enrichment | None
     llm: LLMSettings | None
     view: str | None  # None: nothing to chunk (no document, an empty one, an error shown)
+    yours: YourFile | None = None  # a chunk file of the visitor's, drawn as one more column in Compare
 
 
 def document_header(document: Document, doc_name: str, tokenizer: str) -> str | None:
@@ -146,13 +151,19 @@ def workspace(page: Workspace) -> None:
     columns = [
         Column(i, config, page.tokenizer, page.settings, page.llm, page.enrichment) for i, config in enumerate(configs)
     ]
-    show_view(page.view, columns, page.document, page.doc_name, page.tokenizer, page.llm)
+    show_view(page.view, columns, page.document, page.doc_name, page.tokenizer, page.llm, page.yours)
     share(page.doc_name, page.shareable, page.tokenizer, configs, page.settings.embedding_model, page.enrichment)
 
 
 @st.fragment(key=reruns.VIEW)
 def show_view(
-    view: str, columns: list[Column], document: Document, doc_name: str, tokenizer: str, llm: LLMSettings | None
+    view: str,
+    columns: list[Column],
+    document: Document,
+    doc_name: str,
+    tokenizer: str,
+    llm: LLMSettings | None,
+    yours: YourFile | None = None,
 ) -> None:
     """The chosen view: what happens inside it (a query, a click, the Tune control) reruns only it."""
     if view == TUNE:
@@ -165,7 +176,7 @@ def show_view(
         )
     else:
         run_columns(columns, document)
-        show_compare(columns, document, tokenizer, doc_name, llm, tune_view=TUNE)
+        show_compare(columns, document, tokenizer, doc_name, llm, tune_view=TUNE, yours=yours)
 
 
 if __name__ == "__main__":  # streamlit run chunkviz/ui/app.py (what `chunkviz app` does)

@@ -18,6 +18,7 @@ from chunkviz.compare import StrategyRun, chunk_annotations, document_stats, run
 from chunkviz.document import Document
 from chunkviz.document import read as reading
 from chunkviz.export import chunk_records, serialize
+from chunkviz.external import load_chunks
 from chunkviz.interop import INTEROP_FORMATS, interop_text
 from chunkviz.llm.client import LLMSettings
 from chunkviz.render import RenderOptions, render_html
@@ -102,6 +103,28 @@ def cached_column_html(
     return _rendered(document, run, label, chunking.tokenizer, hue), tuple(ribbon_cuts(run.chunks))
 
 
+#: The name a column of chunks from a file goes by (its runs' ``strategy``).
+YOUR_CHUNKS = "your chunks"
+
+
+@st.cache_data(max_entries=8, show_spinner=False, hash_funcs=HASH_FUNCS)
+def cached_your_chunks(document: Document, data: bytes, name: str, tokenizer: str) -> tuple[StrategyRun, str]:
+    """Chunks from a file (``data``, named ``name``) placed and audited in ``document``, as a run
+    with its diagnostics, and a line saying what the audit found (raises ChunkFileError)."""
+    loaded = load_chunks(document, data, name=name, tokenizer=tokenizer)
+    run = StrategyRun(YOUR_CHUNKS, {}, tokenizer, loaded.chunks, loaded.diagnostics(tokenizer))
+    found = (
+        f"{len(loaded.chunks):,} chunks from {name} ({loaded.format}, {loaded.placement}): {loaded.audit.describe()}"
+    )
+    return run, found
+
+
+@st.cache_data(max_entries=8, show_spinner=False, hash_funcs=HASH_FUNCS)
+def cached_your_html(document: Document, data: bytes, name: str, tokenizer: str, label: str, hue: int) -> str:
+    run, _ = cached_your_chunks(document, data, name, tokenizer)
+    return _rendered(document, run, label, tokenizer, hue)
+
+
 def _rendered(document: Document, run: StrategyRun, label: str, tokenizer: str, hue: int) -> str:
     gaps = run.diagnostics.coverage.content_gaps if run.diagnostics else ()
     return render_html(
@@ -118,5 +141,7 @@ __all__ = [
     "cached_read",
     "cached_run",
     "cached_stats",
+    "cached_your_chunks",
+    "cached_your_html",
     "load_tokenizer",
 ]

@@ -39,6 +39,7 @@ from chunkviz.ui.playground import (
     show_query_forms,
 )
 from chunkviz.ui.tune import open_tuning
+from chunkviz.ui.yours import YourFile, your_column
 
 #: Height of the linked document boxes: with the page header above, they end near the fold at 1100 px.
 VIEW_HEIGHT_PX = 745
@@ -84,9 +85,10 @@ def show_compare(
     llm: LLMSettings | None = None,
     *,
     tune_view: str,
+    yours: YourFile | None = None,
 ) -> None:
     """The Compare view of ``columns`` already run (``tune_view``: the name of the view a
-    column's "Tune" button opens)."""
+    column's "Tune" button opens; ``yours``: a chunk file drawn as one more column)."""
     for column in columns:  # before the views are built: they show the selection of this run
         if column.run is not None:
             forget_stale_selection(column, document)
@@ -101,6 +103,8 @@ def show_compare(
     hits = by_mode.get(drawn) or playground_hits(columns, query, k)
     scores = playground_scores(columns, hits, answer)
     views = [column_view(c, document, hits.get(c.i), scores.get(c.i)) for c in columns]
+    if yours is not None and (view := your_column(document, yours, tokenizer, len(columns))) is not None:
+        views.append(view)  # after the strategies' columns: a click on it selects nothing of theirs
     legend = legend_html(set().union(*(marks_of(c.run) for c in columns if c.run is not None)))
     document_view(
         views,
