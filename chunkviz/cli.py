@@ -48,6 +48,7 @@ from chunkviz.peers.catalogue import peer_notes
 from chunkviz.strategies import get_strategy, registered
 from chunkviz.strategies.base import integral_number
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
+from chunkviz.views.cli import add_report_parser, cmd_report
 from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
 PROG = "chunkviz"
@@ -267,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_eval_parser(commands)
     add_questions_parser(commands)
     add_batch_parser(commands)
+    add_report_parser(commands)
     return parser
 
 
@@ -552,6 +554,7 @@ _COMMANDS = {
     "eval": _cmd_eval,
     "batch": cmd_batch,
     "questions": cmd_questions,
+    "report": cmd_report,
 }
 
 
