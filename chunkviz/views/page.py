@@ -21,6 +21,7 @@ import base64
 import hashlib
 import html
 import json
+import re
 import secrets
 import shlex
 from functools import lru_cache
@@ -36,6 +37,7 @@ from chunkviz.semantic.tuning import CONTROLS
 from chunkviz.views.build import ComparisonView
 from chunkviz.views.docview import view_payload
 
+_SCRIPT_OPEN = re.compile(r"<script", re.IGNORECASE)
 _UI = Path(__file__).resolve().parent.parent / "ui"
 #: The one line of docview.js that Streamlit's components v2 calls; the hosted script names it instead.
 ENTRY = "export default function (component) {"
@@ -72,7 +74,8 @@ def view_css() -> str:
 def script_json(data: Any) -> str:
     """``data`` as JSON that cannot end the ``<script type="application/json">`` it is put in."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("</", "<\\/").replace("<!", "<\\u0021")
+    text = text.replace("</", "<\\/").replace("<!", "<\\u0021")
+    return _SCRIPT_OPEN.sub(lambda m: "\\u003c" + m.group(0)[1:], text)  # no "<script" at all, to any parser
 
 
 def view_data(view: ComparisonView, *, height_px: int) -> dict[str, Any]:
