@@ -4,6 +4,7 @@ from chunkviz.api import chunk, strategies
 from chunkviz.document import Document, read_bytes, read_path
 from chunkviz.enrich import enrich
 from chunkviz.errors import ChunkvizError, DocumentError, InvalidParamError, UnknownStrategyError
+from chunkviz.notebook import ChunkView, show
 from chunkviz.tokenizers import Tokenizer, get_tokenizer
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Boundary, Reason
@@ -11,6 +12,7 @@ from chunkviz.vocabulary import Boundary, Reason
 __all__ = [
     "Boundary",
     "Chunk",
+    "ChunkView",
     "ChunkvizError",
     "Document",
     "DocumentError",
@@ -23,6 +25,7 @@ __all__ = [
     "get_tokenizer",
     "read_bytes",
     "read_path",
+    "show",
     "strategies",
 ]
 __version__ = "0.1.0"
