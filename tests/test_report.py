@@ -135,6 +135,30 @@ def test_a_view_of_chunks_you_already_have() -> None:
         view_from_chunks(text, {"bad": [chunkviz.Chunk(0, 0, 4, "Two.", "size_limit")]})
 
 
+def test_the_apps_download_is_the_report_of_the_runs_it_drew() -> None:
+    from chunkviz.compare import run_strategy  # noqa: PLC0415
+    from chunkviz.models import DEFAULT_EMBEDDING_MODEL  # noqa: PLC0415
+    from chunkviz.ui.share import view_report  # noqa: PLC0415
+
+    document = chunkviz.read_path(SAMPLE)
+    configs = [
+        ColumnConfig("fixed_tokens", {"chunk_size": 64}),
+        ColumnConfig("nope_not_run"),
+        ColumnConfig("paragraphs"),
+    ]
+    drawn = run_strategy(document, "fixed_tokens", {"chunk_size": 64}, "cl100k_base")
+    report = view_report(
+        document, "sample_docs/field_station_handbook.md", "cl100k_base", configs, DEFAULT_EMBEDDING_MODEL, [drawn]
+    )
+    data = payload_of(report)
+    assert [c["label"] for c in data["view"]["columns"]] == ["1. fixed_tokens", "3. paragraphs"]
+    assert "column 2 (nope_not_run) did not run" in report
+    expected = build_view(document, [configs[0], configs[2]], doc_name="sample_docs/field_station_handbook.md")
+    assert [c["page_html"] for c in data["view"]["columns"]] == [
+        c["page_html"] for c in payload_of(page.report_html(expected))["view"]["columns"]
+    ]
+
+
 # ------------------------------------------------------------------------------ the command
 
 
