@@ -307,3 +307,38 @@ def test_slider_recut_is_chunkviz_on_arbitrary_sentences(sentences: list[str]) -
         if data["recut"] is None:
             return  # fewer than two sentences, or sizes that are not arithmetic: the page shows no slider
         check_every_percentile(text, {"model": FAKE_MODEL, "max_tokens": 12}, {"model": FAKE_MODEL, "max_tokens": 12})
+
+
+@pytest.mark.skipif(NODE is None, reason="Node is not installed (./dev installs it for the TypeScript check)")
+def test_a_recut_column_is_drawn_as_render_py_draws_it(fake_model: str) -> None:
+    """The page draws a re-cut column itself (no Python there): the same HTML render.py writes for
+    those chunks, with the model's tokens as their only annotation."""
+    from chunkviz.render import ChunkAnnotation, RenderOptions, render_html  # noqa: PLC0415
+
+    text = "Ünïcode 😀 first line.\r\n\r\n  " + SAMPLE.read_text(encoding="utf-8") + "\n\n  \n"
+    params = {"model": fake_model, "max_tokens": 60}
+    document = chunkviz.Document(text, "doc.txt", "utf-8", ())
+    data = semantic_view_data(document, semantic_chunking(document, **params))
+    harness = (
+        REPORT_JS.read_text(encoding="utf-8")
+        + "\nconst input = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        + "\nconst slice = cvSlicer(input.text);"
+        + "\nprocess.stdout.write(JSON.stringify(input.steps.map((k) => { const r = cvRecut(input.R, k, input.length);"
+        + " const { pages, html } = cvColumnPages(slice, r.chunks, 'col2'); return { pages, html: html.join('') }; })));"
+    )
+    steps = [30, 70, 95]
+    done = subprocess.run(
+        [NODE, "-e", harness],
+        input=json.dumps({"R": data["recut"], "length": len(text), "text": text, "steps": steps}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    for step, got in zip(steps, json.loads(done.stdout)):
+        chunks = semantic_chunking(document, amount=step, **params).chunks
+        notes = {c.index: ChunkAnnotation(embedding_tokens=c.metadata["model_tokens"]) for c in chunks}
+        expected = render_html(text, chunks, RenderOptions("col2", annotations=notes))
+        assert expected[expected.index(">") + 1 : -len("</div>")] == got["html"], f"percentile {step}"
+        starts = [p[0] for p in got["pages"]]
+        assert starts[0] == 0 and [p[1] for p in got["pages"]][-1] == len(text) and starts == sorted(starts)
