@@ -113,7 +113,7 @@ def report_columns(args: argparse.Namespace) -> tuple[list[ColumnConfig], str, s
 def cmd_report(args: argparse.Namespace) -> int:
     from chunkviz.document.read import read_path  # noqa: PLC0415 - the readers only when a report is made
     from chunkviz.views.build import build_view  # noqa: PLC0415
-    from chunkviz.views.page import report_html  # noqa: PLC0415
+    from chunkviz.views.page import fixed_bytes, report_html  # noqa: PLC0415
 
     columns, tokenizer, model = report_columns(args)
     began = time.perf_counter()
@@ -126,10 +126,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     with open(args.output, "w", encoding="utf-8") as out:
         out.write(page)
     size = len(page.encode("utf-8"))
-    chars = max(1, len(document.text))
+    fixed = fixed_bytes()
+    per = (size - fixed) / max(1, len(document.text)) / len(view.columns)
     print(
-        f"wrote {args.output}: {size:,} bytes, {len(view.columns)} column(s) of {len(document.text):,} characters "
-        f"({size / chars / len(view.columns):.2f} bytes per character per column) in {time.perf_counter() - began:.1f} s",
+        f"wrote {args.output}: {size:,} bytes for {len(view.columns)} column(s) of {len(document.text):,} characters "
+        f"({fixed:,} bytes of script and styles, then {per:.2f} bytes per character per column) "
+        f"in {time.perf_counter() - began:.1f} s",
         file=sys.stderr,
     )
     return 0

@@ -170,8 +170,9 @@ def _semantic_section(view: ComparisonView, i: int) -> str:
     return (
         f'<section class="cvr-semantic" data-column="{i}"><h3>{e(column.label)}: similarity of adjacent sentences</h3>'
         f'<div class="cvr-control">{slider}</div><p class="cvr-caption"></p><div class="cvr-plot-box"></div>'
-        f'<p class="cvr-note">{e(str(data.get("summary", "")))}. The slider re-cuts this column from the similarities'
-        " stored in this file (thresholds are arithmetic on them; no model runs here), by the same rules as the app.</p></section>"
+        f'<p class="cvr-note">As written: {e(str(data.get("summary", "")))}. The slider re-cuts this column from the'
+        " similarities stored in this file (thresholds are arithmetic on them; no model runs here), by chunkviz's rules:"
+        " the same chunks as chunkviz at that percentile.</p></section>"
     )
 
 
