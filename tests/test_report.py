@@ -342,3 +342,14 @@ def test_a_recut_column_is_drawn_as_render_py_draws_it(fake_model: str) -> None:
         assert expected[expected.index(">") + 1 : -len("</div>")] == got["html"], f"percentile {step}"
         starts = [p[0] for p in got["pages"]]
         assert starts[0] == 0 and [p[1] for p in got["pages"]][-1] == len(text) and starts == sorted(starts)
+
+
+def test_cli_report_draws_the_configurations_enrichment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from chunkviz.config import config_from_columns, config_json  # noqa: PLC0415
+
+    config = tmp_path / "chunkviz.json"
+    config.write_text(config_json(config_from_columns([ColumnConfig("paragraphs")], {"title": "Field <notes>"})))
+    out = tmp_path / "r.html"
+    assert cli.main(["report", str(SAMPLE), "--config", str(config), "-o", str(out)]) == 0, capsys.readouterr().err
+    body = "".join(h for _, h in payload_of(out.read_text(encoding="utf-8"))["view"]["columns"][0]["page_html"])
+    assert '<ins class="cv-add" data-added-to="0"' in body and "Field &lt;notes&gt;" in body

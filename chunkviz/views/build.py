@@ -104,8 +104,10 @@ def build_view(
     doc_name: str | None = None,
     embedding_model: str = DEFAULT_EMBEDDING_MODEL,
     tiny_fraction: float | None = DEFAULT_TINY_FRACTION,
+    enrichment: Mapping[str, Any] | None = None,
 ) -> ComparisonView:
-    """Run every column on ``document`` (as the app runs it) and draw it."""
+    """Run every column on ``document`` (as the app runs it; ``enrichment``: :func:`chunkviz.enrich.enrich`'s
+    keyword arguments, drawn as added text) and draw it."""
     doc = as_document(document)
     if not columns:
         raise ValueError("a view needs at least one column (a strategy)")
@@ -118,6 +120,7 @@ def build_view(
             config.strategy,
             config.params,
             tokenizer,
+            enrichment,
             embedding_model=embedding_model,
             tiny_fraction=tiny_fraction,
             column_tokenizer=config.tokenizer,

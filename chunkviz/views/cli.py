@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from chunkviz.compare import ColumnConfig
-from chunkviz.config import ConfigError, add_config_argument, load_config
+from chunkviz.config import ConfigError, Enrichment, add_config_argument, load_config
 from chunkviz.errors import ChunkvizError
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.strategies.base import get_strategy
@@ -71,11 +71,12 @@ def _param_pairs(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def report_columns(args: argparse.Namespace) -> tuple[list[ColumnConfig], str, str]:
-    """The columns, tokenizer and embedding model the command line (and ``--config``) ask for."""
+def report_columns(args: argparse.Namespace) -> tuple[list[ColumnConfig], str, str, Enrichment | None]:
+    """The columns, tokenizer, embedding model and enrichment the command line (and ``--config``) ask for."""
     params = _param_pairs(args.param)
     tokenizer = args.tokenizer
     model = DEFAULT_EMBEDDING_MODEL
+    enrichment = None
     if args.config:
         config = load_config(args.config)
         chosen = [config.column(args.column)] if args.column is not None else list(config.columns)
@@ -85,7 +86,8 @@ def report_columns(args: argparse.Namespace) -> tuple[list[ColumnConfig], str, s
             )
         columns = [ColumnConfig(c.strategy, dict(c.params), c.tokenizer) for c in chosen]
         tokenizer = tokenizer or config.tokenizer
-        model = getattr(config, "embedding_model", None) or model
+        model = config.embedding_model or model
+        enrichment = config.enrichment
     else:
         if args.column is not None:
             raise ConfigError("--column chooses a column of --config FILE; give the file too")
@@ -107,7 +109,7 @@ def report_columns(args: argparse.Namespace) -> tuple[list[ColumnConfig], str, s
             f"-p {unknown[0]}: no column's strategy has this parameter ({', '.join(c.strategy for c in columns)}; "
             "see 'chunkviz strategies')"
         )
-    return out, tokenizer or DEFAULT_TOKENIZER, model
+    return out, tokenizer or DEFAULT_TOKENIZER, model, enrichment
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -115,10 +117,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     from chunkviz.views.build import build_view  # noqa: PLC0415
     from chunkviz.views.page import fixed_bytes, report_html  # noqa: PLC0415
 
-    columns, tokenizer, model = report_columns(args)
+    columns, tokenizer, model, enrichment = report_columns(args)
     began = time.perf_counter()
     document = read_path(args.file)
-    view = build_view(document, columns, tokenizer=tokenizer, doc_name=args.file, embedding_model=model)
+    options = None
+    if enrichment is not None:  # the configuration's "Document / Section / Date" prefix, drawn as added text
+        options = {
+            "source": args.file,
+            "title": enrichment.title,
+            "date": enrichment.date,
+            "include": enrichment.include,
+        }
+    view = build_view(
+        document, columns, tokenizer=tokenizer, doc_name=args.file, embedding_model=model, enrichment=options
+    )
     page = report_html(view)
     if args.output == "-":
         sys.stdout.write(page)
