@@ -130,5 +130,9 @@ def test_the_exported_notebook_shows_working_views_offline(executed: Any, browse
         "() => [...document.querySelectorAll('.cvr-view')].some((h) => !h.shadowRoot.querySelector('.cvd-tip').hidden)"
     )
     page.screenshot(path=str(OUTPUT / "notebook.png"))  # docs/notebook.png is this picture
+    # linked scrolling inside the cell: scrolling the first column moves the others to the same offset
+    boxes = "document.querySelector('.cvr-view').shadowRoot.querySelectorAll('.cvd-box')"
+    page.evaluate(f"() => {{ const b = {boxes}[0]; b.scrollTop = b.scrollHeight / 2; }}")
+    page.wait_for_function(f"() => [...{boxes}].slice(1).every((b) => b.scrollTop > 0)")
     assert errors == []
     page.context.close()
