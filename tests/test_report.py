@@ -353,3 +353,15 @@ def test_cli_report_draws_the_configurations_enrichment(tmp_path: Path, capsys: 
     assert cli.main(["report", str(SAMPLE), "--config", str(config), "-o", str(out)]) == 0, capsys.readouterr().err
     body = "".join(h for _, h in payload_of(out.read_text(encoding="utf-8"))["view"]["columns"][0]["page_html"])
     assert '<ins class="cv-add" data-added-to="0"' in body and "Field &lt;notes&gt;" in body
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=30, deadline=None)
+def test_any_text_reaches_the_page_whole_and_only_as_text(text: str) -> None:
+    view = build_view(text, [ColumnConfig("paragraphs")])
+    report = page.report_html(view)
+    assert re.findall(r"<script[^>]*>", report) == ['<script type="application/json">', "<script>"]
+    data = payload_of(report)
+    assert data["text"] == text
+    body = "".join(h for _, h in data["view"]["columns"][0]["page_html"])
+    assert html.unescape(re.sub(r"<[^>]*>", "", body)) == text  # every character, escaped, in order
