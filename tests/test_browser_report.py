@@ -129,6 +129,13 @@ def test_the_slider_recuts_exactly_as_chunkviz(browser: Any, report: Path) -> No
         if p == 60:
             page.locator(".cvr-semantic").scroll_into_view_if_needed()
             page.screenshot(path=str(OUTPUT / "report_slider.png"), full_page=True)
+    # a point of the plot selects the chunk that ends after its first sentence
+    explanation = semantic_chunking(text, amount=95)
+    pair = explanation.threshold.breakpoints[0]
+    target = next(c for c in explanation.chunks if c.metadata["sentences"][1] == pair + 1)
+    page.locator(f"circle.cvr-pt[data-pair='{pair}']").click()
+    wait_for(lambda: f"chunk {target.index}" in page.locator(".cvr-focus").inner_text(), "the point's chunk selected")
+    assert js(page, "return root.querySelectorAll('.cvd-box')[2].querySelectorAll('.cvd-sel').length;") > 0
     # the other columns never changed
     assert spans_shown(page, 0) == [(c.start, c.end) for c in chunkviz.chunk(text, "fixed_tokens")]
     assert page.requests == [] and page.page_errors == []

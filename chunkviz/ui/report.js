@@ -426,6 +426,17 @@ function cvStart(id, mount) {
     redraw(initial);
     let shown = initial;
     new ResizeObserver(() => redraw(shown)).observe(/** @type {Element} */ (svg.parentElement));
+    // a point selects the chunk that ends after its first sentence (as the app's plot does)
+    svg.addEventListener("click", (e) => {
+      const pair = /** @type {Element} */ (e.target).getAttribute("data-pair");
+      if (pair === null) return;
+      const at = S.x[Number(pair)];
+      const index = current.columns[S.column].cuts.findIndex(([end]) => end >= at);
+      if (index < 0) return;
+      current = { ...current, columns: current.columns.map((c, i) => (i === S.column ? { ...c, selected: index } : c)) };
+      draw(current);
+      requestAnimationFrame(() => showFocus(S.column, index));
+    });
     const R = S.recut;
     const control = /** @type {HTMLElement} */ (panel.querySelector(".cvr-control"));
     if (!R) {

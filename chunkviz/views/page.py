@@ -109,7 +109,7 @@ padding:0.4rem 0.6rem;font-size:0.8rem;max-height:16rem;overflow:auto;margin:0.3
 .cvr-control{display:flex;flex-wrap:wrap;align-items:center;gap:0.3rem 1rem;font-size:0.9rem}
 .cvr-control input{width:16rem;vertical-align:middle}.cvr-value{font-weight:600;min-width:2.5rem;display:inline-block}
 .cvr-caption{font-size:0.85rem;margin:0.3rem 0}.cvr-plot-box{width:100%;overflow:hidden}
-.cvr-plot{display:block}
+.cvr-plot{display:block}.cvr-pt{cursor:pointer}
 .cvr table{border-collapse:collapse;font-size:0.8rem;margin:0.3rem 0}
 .cvr th,.cvr td{border:1px solid #dee2e6;padding:0.2rem 0.45rem;text-align:right}
 .cvr th:first-child,.cvr td:first-child,.cvr th:nth-child(2),.cvr td:nth-child(2){text-align:left}
