@@ -184,7 +184,15 @@ def _statistics(view: ComparisonView) -> str:
     e = html.escape
     head = "".join(f"<th>{e(k)}</th>" for k in keys)
     body = "".join("<tr>" + "".join(f"<td>{e(_cell(row.get(k)))}</td>" for k in keys) + "</tr>" for row in rows)
-    return f'<section class="cvr-stats"><h3>Statistics</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>'
+    note = (
+        '<p class="cvr-note">Of the chunks as written (a semantic column re-cut by its slider keeps these numbers).</p>'
+        if any(c.semantic is not None and c.semantic.get("recut") for c in view.columns)
+        else ""
+    )
+    return (
+        f'<section class="cvr-stats"><h3>Statistics</h3>{note}<table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></section>"
+    )
 
 
 def _cell(value: Any) -> str:
