@@ -15,7 +15,8 @@
  * The re-cut tables of a semantic column (chunkviz/views/semantic.py _recut_tables).
  * @typedef {object} Recut
  * @property {number[]} cuts sentence cuts: cuts[k] starts sentence k, cuts[n] is the document's length
- * @property {number[][]} edges per cut: [clean start, head tokens, tokens before, clean end, tail tokens, tokens before]
+ * @property {Array<number | number[]>} edges per cut: [clean start, head tokens, tokens before, clean end, tail tokens,
+ *   tokens before], or, for a clean cut, the tokens before it alone
  * @property {Record<string, number>} direct "a,b": tokens of the short spans counted whole
  * @property {number} budget tokens a chunk's own text may have
  * @property {number} specials the model's special tokens
@@ -27,9 +28,9 @@
  * @property {number[]} step_cuts pairs that cut at each step
  * @property {number[]} step_ties pairs exactly at the threshold at each step
  * @property {string[]} step_values the threshold at each step, 3 decimals
- * @property {Record<string, number[][]>} long word-split pieces [start, end, model tokens] of sentences over the budget
+ * @property {Record<string, number[][]>} long word-split pieces [start, end, model tokens, boundary] of sentences over the budget
  * @property {string[]} boundary_names
- * @property {number[][]} boundary_at [offset, index into boundary_names]
+ * @property {number[]} cut_boundary per sentence cut, the boundary (index into boundary_names) of a chunk ending there
  */
 /**
  * A semantic column's plot and caption (chunkviz/views/semantic.py semantic_view_data).
@@ -99,8 +100,9 @@ function cvSize(R, a, b) {
   if (direct !== undefined) return direct;
   const s = R.cuts[a], e = R.cuts[b];
   if (e <= s) return 0;
-  const [start, head, beforeStart] = R.edges[a];
-  const [end, tail, beforeEnd] = R.edges[b].slice(3);
+  const ea = R.edges[a], eb = R.edges[b];
+  const [start, head, beforeStart] = typeof ea === "number" ? [s, 0, ea] : ea;
+  const [end, tail, beforeEnd] = typeof eb === "number" ? [e, 0, eb] : eb.slice(3);
   if (start < 0 || end < 0) throw new Error(`no size for sentences ${a}..${b}`);
   return head + beforeEnd - beforeStart + (end === e ? 0 : tail);
 }
@@ -143,18 +145,17 @@ function cvRecut(R, step, length) {
   if (R.min_tokens > 0) groups = cvMergeSmall(R, groups, size, R.min_tokens - R.specials);
   const ends = new Set(groups.slice(0, -1).map((g) => g[1] - 1));
   const sizeCuts = [...new Set(forced)].filter((i) => ends.has(i)).sort((p, q) => p - q);
-  const names = new Map(R.boundary_at.map(([at, k]) => [at, R.boundary_names[k]]));
   /** @type {CutChunk[]} */
   const chunks = [];
-  /** @type {(start: number, end: number, reason: string, mtokens: number) => void} */
-  const add = (start, end, reason, mtokens) =>
-    chunks.push({ start, end, reason: end >= length ? "end_of_document" : reason, boundary: names.get(end) || "", mtokens });
+  /** @type {(start: number, end: number, reason: string, mtokens: number, boundary: number) => void} */
+  const add = (start, end, reason, mtokens, boundary) =>
+    chunks.push({ start, end, reason: end >= length ? "end_of_document" : reason, boundary: R.boundary_names[boundary] || "", mtokens });
   for (const [a, b, reason] of groups) {
     const pieces = b - a === 1 ? R.long[String(a)] : undefined;
     if (pieces && size(a, b) > R.budget) {
-      pieces.forEach(([s, e, t], k) => add(s, e, k === pieces.length - 1 ? reason : "size_limit", t));
+      pieces.forEach(([s, e, t, at], k) => add(s, e, k === pieces.length - 1 ? reason : "size_limit", t, at));
     } else {
-      add(R.cuts[a], R.cuts[b], reason, size(a, b) + R.specials);
+      add(R.cuts[a], R.cuts[b], reason, size(a, b) + R.specials, R.cut_boundary[b]);
     }
   }
   const threshold = Number(R.step_values[step]);

@@ -98,8 +98,8 @@ def _recut_tables(document: Document, explanation: SemanticExplanation, sims: np
             long_pieces[k] = [[p.start, p.end, int(p.metadata.get("model_tokens", 0))] for p in pieces]
             ends.update(p.end for p in pieces)
     points = sorted(ends)
-    boundaries = document.structure.boundaries_at(points)
-    names = sorted({str(b) for b in boundaries})
+    boundaries = dict(zip(points, (str(b) for b in document.structure.boundaries_at(points))))
+    names = sorted(set(boundaries.values()))
     control = CONTROLS["percentile"]
     steps = control.steps()
     table = step_table(sims, "percentile", steps)
@@ -107,7 +107,7 @@ def _recut_tables(document: Document, explanation: SemanticExplanation, sims: np
     ranks = np.unique(sims, return_inverse=True)[1]
     return {
         "cuts": cuts,
-        "edges": edges,
+        "edges": [_compact(e, c) for e, c in zip(edges, cuts)],
         "direct": sizes["direct"],
         "budget": setup.budget,
         "specials": setup.special_tokens,
@@ -119,10 +119,18 @@ def _recut_tables(document: Document, explanation: SemanticExplanation, sims: np
         "step_cuts": table["cuts"],
         "step_ties": table["ties"],
         "step_values": values,
-        "long": {str(k): v for k, v in long_pieces.items()},
+        "long": {
+            str(k): [[a, b, t, names.index(boundaries[b])] for a, b, t in pieces] for k, pieces in long_pieces.items()
+        },
         "boundary_names": names,
-        "boundary_at": [[p, names.index(str(b))] for p, b in zip(points, boundaries)],
+        "cut_boundary": [-1, *(names.index(boundaries[c]) for c in cuts[1:])],
     }
+
+
+def _compact(edges: Edges, pos: int) -> int | Edges:
+    """A clean cut's edges as the tokens before it alone (most cuts; the page reads both forms)."""
+    start, head, before, end, tail, _ = edges
+    return before if start == pos == end and head == tail == 0 else edges
 
 
 #: One sentence cut's size facts: ``[clean cut as a start, head tokens, tokens before it,
