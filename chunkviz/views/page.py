@@ -142,8 +142,10 @@ def _fragment(view: ComparisonView, height_px: int, root_id: str) -> tuple[str, 
         f'<div class="cvr" id="{root_id}"><style>{_CSS}</style>',
         head,
         notes,
-        '<div class="cvr-view"></div>',
-        '<noscript><p class="cvr-note">This view needs JavaScript (it runs nothing but its own inline script).</p></noscript>',
+        # the text inside the host shows only until the script gives it a shadow root (an untrusted notebook
+        # strips scripts; a browser may have them off)
+        '<div class="cvr-view"><p class="cvr-note">The document view draws when its own inline script runs'
+        " (in a notebook: run the cell, or trust the notebook).</p></div>",
         '<section class="cvr-focus" aria-live="polite"><p class="cvr-note">Click a chunk to see its text and why it ends where it does.</p></section>',
         *(_semantic_section(view, i) for i, c in enumerate(view.columns) if c.semantic is not None),
         _statistics(view),
