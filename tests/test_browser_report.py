@@ -170,3 +170,17 @@ def test_the_hostile_fixture_shows_as_text_and_runs_nothing(browser: Any, tmp_pa
     assert pwned(page) == [None, None]
     assert page.requests == [] and page.page_errors == [] and page.dialogs == []
     page.screenshot(path=str(OUTPUT / "report_hostile.png"))
+
+
+def test_the_page_reads_the_document_back_whole(browser: Any, tmp_path: Path) -> None:
+    """The text is in the file once (inside the columns): the page reads it back exactly, CRLF, CR,
+    NUL and characters beyond the BMP included, and a click shows a chunk's exact text."""
+    text = "Caf\u00e9 \U0001f600 one.\r\n\r\nTwo\rthree\x00four.\r\n\r\n" + HOSTILE_TEXT
+    view = build_view(
+        text, [ColumnConfig("paragraphs"), ColumnConfig("fixed_tokens", {"chunk_size": 16, "overlap": 4})]
+    )
+    page = open_offline(
+        browser, write_report(view, tmp_path / "text.html"), ".cv-doc[data-strategy='col1'] [data-chunk-index]"
+    )
+    assert page.evaluate("() => document.querySelector('.cvr').__cvr.text") == text
+    assert pwned(page) == [None, None] and page.requests == [] and page.page_errors == []

@@ -80,7 +80,7 @@ def test_report_of_hostile_text_runs_only_its_own_script(tmp_path: Path) -> None
     assert policy is not None and "default-src 'none'" in policy.group(1) and "unsafe-inline'; img" in policy.group(1)
     assert "'unsafe-inline'" not in policy.group(1).split("script-src")[1]
     data = payload_of(report)
-    assert data["text"] == HOSTILE
+    assert data["marks"] == [] and "text" not in data  # the text is in the file once: inside the columns
     for column in data["view"]["columns"]:
         body = "".join(h for _, h in column["page_html"])
         assert "<script" not in body and "<img" not in body and "&lt;script&gt;" in body
@@ -362,6 +362,31 @@ def test_any_text_reaches_the_page_whole_and_only_as_text(text: str) -> None:
     report = page.report_html(view)
     assert re.findall(r"<script[^>]*>", report) == ['<script type="application/json">', "<script>"]
     data = payload_of(report)
-    assert data["text"] == text
+    assert data["marks"] == page.text_marks(text)
     body = "".join(h for _, h in data["view"]["columns"][0]["page_html"])
     assert html.unescape(re.sub(r"<[^>]*>", "", body)) == text  # every character, escaped, in order
+
+
+@pytest.mark.skipif(NODE is None, reason="Node is not installed (./dev installs it for the TypeScript check)")
+def test_the_page_puts_back_what_the_html_parser_changes_in_the_text() -> None:
+    """The page reads the document from a column's HTML; the parser made LF of CRLF and CR and dropped
+    NUL: cvRestore puts them back from the marks (code point offsets, an emoji before them)."""
+    import random  # noqa: PLC0415
+
+    rng = random.Random(21)
+    alphabet = ["a", "\r", "\n", "\x00", "😀", "é", " ", "\r\n"]
+    texts = ["", "\r", "\r\r\n", "\x00\x00", "😀\r\n😀\r"] + [
+        "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40))) for _ in range(300)
+    ]
+    cases = [
+        {"parsed": t.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", ""), "marks": page.text_marks(t)}
+        for t in texts
+    ]
+    harness = (
+        REPORT_JS.read_text(encoding="utf-8")
+        + "\nconst cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        + "\nprocess.stdout.write(JSON.stringify(cases.map((c) => cvRestore(c.parsed, c.marks))));"
+    )
+    done = subprocess.run([NODE, "-e", harness], input=json.dumps(cases), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == texts

@@ -57,7 +57,7 @@
  * @typedef {object} ViewData
  * @property {import("./payload").DocViewPayload} view the document view's payload, every page included
  * @property {string} css the view's stylesheet (render.py's rules, then docview.css)
- * @property {string} text the document
+ * @property {Array<[number, number]>} marks where the HTML parser changes the text (page.py text_marks)
  * @property {string} tokenizer
  * @property {SemanticData[]} semantic
  */
@@ -87,6 +87,42 @@ function cvSlicer(text) {
     at.push(i + 1);
   }
   return (a, b) => text.slice(at[a], at[b]);
+}
+
+/**
+ * The document's text from what the HTML parser made of it (CRLF and CR became LF, NUL was dropped)
+ * and the marks of those places ([code point offset, 0: CR of a CRLF, 1: lone CR, 2: NUL]).
+ * @param {string} parsed
+ * @param {Array<[number, number]>} marks
+ */
+function cvRestore(parsed, marks) {
+  if (!marks.length) return parsed;
+  const cps = Array.from(parsed);
+  const out = [];
+  let i = 0, pos = 0;
+  for (const [at, kind] of marks) {
+    while (pos < at && i < cps.length) {
+      out.push(cps[i++]);
+      pos++;
+    }
+    out.push(kind === 2 ? "\0" : "\r");
+    if (kind === 1) i++; // the LF the parser made of a lone CR
+    pos++;
+  }
+  while (i < cps.length) out.push(cps[i++]);
+  return out.join("");
+}
+
+/**
+ * The document's text read back from a column's pages (render.py's escaped text, added text left out).
+ * @param {import("./payload").DocViewColumn} column
+ * @param {Array<[number, number]>} marks
+ */
+function cvDocumentText(column, marks) {
+  const t = document.createElement("template");
+  t.innerHTML = column.root + column.page_html.map(([, h]) => h).join("") + "</div>"; // render.py output: escaped
+  t.content.querySelectorAll("ins").forEach((n) => n.remove());
+  return cvRestore(t.content.textContent || "", marks);
 }
 
 /**
@@ -355,8 +391,10 @@ function cvStart(id, mount) {
   const style = document.createElement("style");
   style.textContent = data.css;
   shadow.replaceChildren(style, cvEl("div", "cvd-root"));
-  const slice = cvSlicer(data.text);
   const full = data.view;
+  const text = cvDocumentText(full.columns[0], data.marks || []);
+  /** @type {HTMLElement & { __cvr?: object }} */ (root).__cvr = { text }; // for tests
+  const slice = cvSlicer(text);
   // every page of every column, by content id (what a window request is answered from)
   /** @type {Map<string, Array<[number, string]>>} */
   const pagesById = new Map(full.columns.map((c) => [c.id, c.page_html]));

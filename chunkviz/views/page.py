@@ -91,10 +91,23 @@ def view_data(view: ComparisonView, *, height_px: int) -> dict[str, Any]:
     return {
         "view": payload,
         "css": view_css(),
-        "text": view.document.text,
+        "marks": text_marks(view.document.text),
         "tokenizer": view.tokenizer,
         "semantic": semantic,
     }
+
+
+_PARSER_CHANGES = re.compile("\r\n?|\x00")
+
+
+def text_marks(text: str) -> list[list[int]]:
+    """Where the HTML parser changes the document's text: ``[offset, kind]`` with kind 0 for the CR of
+    a CRLF (the parser keeps the LF), 1 for a lone CR (it becomes LF), 2 for a NUL (dropped). The page
+    reads the text back from the first column's HTML and puts these back (report.js ``cvRestore``):
+    the document is in the file once, inside the columns, instead of once more on its own."""
+    return [
+        [m.start(), 0 if m.group() == "\r\n" else 1 if m.group() == "\r" else 2] for m in _PARSER_CHANGES.finditer(text)
+    ]
 
 
 _CSS = """
