@@ -184,3 +184,33 @@ def test_the_page_reads_the_document_back_whole(browser: Any, tmp_path: Path) ->
     )
     assert page.evaluate("() => document.querySelector('.cvr').__cvr.text") == text
     assert pwned(page) == [None, None] and page.requests == [] and page.page_errors == []
+
+
+def test_the_report_from_a_static_host_asks_for_nothing_else(browser: Any, report: Path) -> None:
+    """Served as a plain file by a static web server (on 127.0.0.1), the page works and asks for nothing more."""
+    import functools  # noqa: PLC0415
+    import http.server  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(report.parent))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{report.name}"
+        page = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
+        asked: list[str] = []
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: asked.append(r.url))
+        page.goto(url)
+        page.wait_for_selector(".cv-doc[data-strategy='col2'] [data-chunk-index]")
+        page.locator("input.cvr-range").fill("70")
+        wait_for(
+            lambda: "percentile 70" in js(page, "return root.querySelectorAll('.cvd-summary')[2].textContent;"),
+            "the re-cut",
+        )
+        assert asked == [url] and errors == []
+        page.context.close()
+    finally:
+        server.shutdown()
+        server.server_close()
