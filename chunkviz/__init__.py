@@ -5,6 +5,7 @@ from chunkviz.document import Document, read_bytes, read_path
 from chunkviz.enrich import enrich
 from chunkviz.errors import ChunkvizError, DocumentError, InvalidParamError, UnknownStrategyError
 from chunkviz.external import ChunkFileError, LoadedChunks, load_chunks
+from chunkviz.notebook import ChunkView, show
 from chunkviz.tokenizers import Tokenizer, get_tokenizer
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Boundary, Reason
@@ -13,6 +14,7 @@ __all__ = [
     "Boundary",
     "Chunk",
     "ChunkFileError",
+    "ChunkView",
     "ChunkvizError",
     "Document",
     "DocumentError",
@@ -27,6 +29,7 @@ __all__ = [
     "load_chunks",
     "read_bytes",
     "read_path",
+    "show",
     "strategies",
 ]
 __version__ = "0.1.0"

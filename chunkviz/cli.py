@@ -53,6 +53,7 @@ from chunkviz.strategies import get_strategy, registered
 from chunkviz.strategies.base import integral_number, shown
 from chunkviz.terminal.cli import add_show_parser, cmd_show
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
+from chunkviz.views.cli import add_report_parser, cmd_report
 from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
 PROG = "chunkviz"
@@ -279,6 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_app_parser(commands)
     add_audit_parser(commands)
     add_show_parser(commands, _add_chunking_args, _run_chunking)
+    add_report_parser(commands)
     return parser
 
 
@@ -567,6 +569,7 @@ _COMMANDS = {
     "app": cmd_app,
     "audit": cmd_audit,
     "show": cmd_show,
+    "report": cmd_report,
 }
 
 

@@ -571,7 +571,7 @@ def test_a_new_visitor_gets_the_document_view_and_numbers_and_the_rest_when_open
     at = new_app()
     assert len(at.get("bidi_component")) == 1 and [len(n) for n in column_numbers(at)] == [3] * len(DEFAULT_COLUMNS)
     assert not at.dataframe and not at.get("plotly_chart") and not at.code
-    assert [b.key for b in at.get("download_button")] == ["share.config"]
+    assert [b.key for b in at.get("download_button")] == ["share.report", "share.config"]  # the report: made on click
     labels = [e.label for e in at.expander]
     assert labels.count("Chunk table, selected chunk, downloads") == len(DEFAULT_COLUMNS), labels
     assert "Compare: statistics of every column and their chunk sizes" in labels
@@ -1653,7 +1653,9 @@ def test_download_buttons_serve_the_chunks(media: dict[str, tuple[bytes, str, st
     text = sample_text(DEFAULT_SAMPLE)
     buttons = {b.key: b for b in at.get("download_button")}
     formats = ("jsonl", "json", "csv", "langchain", "llamaindex")
-    assert sorted(buttons) == sorted([*(f"col{i}.download.{fmt}" for i in range(3) for fmt in formats), "share.config"])
+    assert sorted(buttons) == sorted(
+        [*(f"col{i}.download.{fmt}" for i in range(3) for fmt in formats), "share.report", "share.config"]
+    )
     for i, strategy in enumerate(DEFAULT_COLUMNS):
         expected = engine(text, strategy)
         for fmt in ("jsonl", "json", "csv"):

@@ -152,7 +152,16 @@ def workspace(page: Workspace) -> None:
         Column(i, config, page.tokenizer, page.settings, page.llm, page.enrichment) for i, config in enumerate(configs)
     ]
     show_view(page.view, columns, page.document, page.doc_name, page.tokenizer, page.llm, page.yours)
-    share(page.doc_name, page.shareable, page.tokenizer, configs, page.settings.embedding_model, page.enrichment)
+    share(
+        page.doc_name,
+        page.shareable,
+        page.tokenizer,
+        configs,
+        page.settings.embedding_model,
+        page.enrichment,
+        page.document,
+        [c.run for c in columns],
+    )
 
 
 @st.fragment(key=reruns.VIEW)

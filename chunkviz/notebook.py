@@ -1,0 +1,108 @@
+"""chunkviz in a notebook: ``chunkviz.show(text, "recursive", "semantic", chunk_size=200)`` draws the
+app's Compare view inline (Jupyter, JupyterLab, VS Code) through ``_repr_html_``.
+
+The cell's output is :func:`chunkviz.views.page.view_fragment`: the same renderer as the app and the
+report (render.py's HTML, docview.css, docview.js), started on the output's own root by a unique id,
+so several views in one notebook (or each in its own iframe, as VS Code draws outputs) never meet.
+Hover, linked scrolling, ribbon clicks, click to select and the semantic slider work in the cell;
+:meth:`ChunkView.save` writes the same view as a report file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chunkviz.document.model import Document
+    from chunkviz.types import Chunk
+    from chunkviz.views.build import ComparisonView
+
+#: Height of the document boxes in a cell (pixels).
+CELL_HEIGHT_PX = 520
+
+
+class ChunkView:
+    """A comparison shown inline by a notebook (``_repr_html_``); :meth:`save` writes it as a report."""
+
+    def __init__(self, view: ComparisonView, height_px: int = CELL_HEIGHT_PX) -> None:
+        self.view = view
+        self.height_px = height_px
+
+    @classmethod
+    def from_chunks(
+        cls,
+        text_or_document: str | Document,
+        chunks: Sequence[Chunk] | Mapping[str, Sequence[Chunk]],
+        *,
+        tokenizer: str | None = None,
+        height_px: int = CELL_HEIGHT_PX,
+    ) -> ChunkView:
+        """A view of chunks you already have: one list (one column), or ``{label: chunks}`` (a column
+        each). Every chunk must be a span of the document (``chunk.text == text[chunk.start:chunk.end]``)."""
+        from chunkviz.tokenizers import DEFAULT_TOKENIZER  # noqa: PLC0415 - views load on first use
+        from chunkviz.views.build import view_from_chunks  # noqa: PLC0415
+
+        chunkings = dict(chunks) if isinstance(chunks, Mapping) else {"your chunks": list(chunks)}
+        return cls(view_from_chunks(text_or_document, chunkings, tokenizer=tokenizer or DEFAULT_TOKENIZER), height_px)
+
+    @property
+    def chunks(self) -> dict[str, tuple[Chunk, ...]]:
+        """Each column's chunks, by its label."""
+        return {c.label: c.run.chunks for c in self.view.columns}
+
+    def _repr_html_(self) -> str:
+        from chunkviz.views.page import view_fragment  # noqa: PLC0415
+
+        return view_fragment(self.view, height_px=self.height_px)
+
+    def html(self) -> str:
+        """The view as a self-contained report page."""
+        from chunkviz.views.page import report_html  # noqa: PLC0415
+
+        return report_html(self.view)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the view as a report file (opens from ``file://``, asks no host for anything)."""
+        out = Path(path)
+        out.write_text(self.html(), encoding="utf-8")
+        return out
+
+    def __repr__(self) -> str:
+        columns = ", ".join(f"{c.label} ({len(c.run.chunks)} chunks)" for c in self.view.columns)
+        return f"<ChunkView of {self.view.doc_name!r}: {columns}>"
+
+
+def show(
+    text_or_document: str | Document,
+    *strategies: str | tuple[str, Mapping[str, Any]],
+    tokenizer: str | None = None,
+    height_px: int = CELL_HEIGHT_PX,
+    **params: Any,
+) -> ChunkView:
+    """The Compare view of ``strategies`` on a text or Document, for a notebook cell.
+
+    Each strategy is a name or ``(name, {param: value})``; ``params`` go to every strategy that has
+    them (a name no strategy has is an error). Up to four columns, as in the app."""
+    from chunkviz.compare import ColumnConfig  # noqa: PLC0415
+    from chunkviz.errors import InvalidParamError  # noqa: PLC0415
+    from chunkviz.strategies.base import get_strategy  # noqa: PLC0415
+    from chunkviz.tokenizers import DEFAULT_TOKENIZER  # noqa: PLC0415
+    from chunkviz.views.build import build_view  # noqa: PLC0415
+
+    if not strategies:
+        raise ValueError('name at least one strategy, e.g. chunkviz.show(text, "recursive", "semantic")')
+    columns, used = [], set()
+    for item in strategies:
+        name, own = (item, {}) if isinstance(item, str) else (item[0], dict(item[1]))
+        known = {p.name for p in get_strategy(name).params_info()}
+        mine = {k: v for k, v in params.items() if k in known}
+        used |= set(mine)
+        columns.append(ColumnConfig(name, {**mine, **own}))
+    unknown = sorted(set(params) - used)
+    if unknown:
+        names = ", ".join(c.strategy for c in columns)
+        raise InvalidParamError(columns[0].strategy, unknown[0], f"is a parameter of none of the strategies ({names})")
+    view = build_view(text_or_document, columns, tokenizer=tokenizer or DEFAULT_TOKENIZER)
+    return ChunkView(view, height_px)

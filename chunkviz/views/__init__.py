@@ -1,0 +1,9 @@
+"""Portable views of a comparison, without Streamlit: the same renderer (render.py's HTML,
+docview.css, docview.js) in a static report file and in a notebook cell.
+
+- :mod:`~chunkviz.views.docview`: the document view's payload (pure; the app's component sends the same);
+- :mod:`~chunkviz.views.build`: columns run and drawn as the app's Compare view draws them;
+- :mod:`~chunkviz.views.semantic`: a semantic column's plot and the tables its slider re-cuts from;
+- :mod:`~chunkviz.views.page`: the self-contained HTML (report page, notebook fragment);
+- :mod:`~chunkviz.views.cli`: ``chunkviz report``.
+"""

@@ -1,0 +1,149 @@
+"""``chunkviz report DOC -s A -s B [-p k=v ...] [--config chunkviz.json] -o report.html``: the Compare
+view as one self-contained HTML file (:func:`chunkviz.views.page.report_html`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from chunkviz.compare import ColumnConfig
+from chunkviz.config import ConfigError, Enrichment, add_config_argument, load_config
+from chunkviz.errors import ChunkvizError
+from chunkviz.models import DEFAULT_EMBEDDING_MODEL
+from chunkviz.strategies.base import get_strategy
+from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
+from chunkviz.views.build import MAX_COLUMNS
+
+
+def add_report_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "report", help="write the Compare view of a document as one self-contained HTML file (no server, no network)"
+    )
+    p.add_argument("file", metavar="DOC", help="document to read")
+    p.add_argument(
+        "-s",
+        "--strategy",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"a column's strategy; repeat for several (at most {MAX_COLUMNS}); or --config",
+    )
+    p.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="parameter for every column whose strategy has it; repeat. List values as JSON",
+    )
+    p.add_argument(
+        "--tokenizer",
+        default=None,
+        metavar="NAME",
+        help=f"tokenizer for token counts: {', '.join(tokenizer_names())} (default {DEFAULT_TOKENIZER})",
+    )
+    add_config_argument(p)
+    p.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="the HTML file to write ('-': standard output)"
+    )
+
+
+def _param_pairs(pairs: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise ChunkvizError(f"-p expects key=value, got {pair!r} (e.g. -p chunk_size=200)")
+        stripped = value.strip()
+        if stripped.startswith("["):
+            try:
+                out[key] = json.loads(stripped)
+            except json.JSONDecodeError as exc:
+                raise ChunkvizError(
+                    f'-p {key}: a list value must be JSON, e.g. \'["\\n\\n", " "]\' ({exc.msg})'
+                ) from None
+        else:
+            out[key] = value
+    return out
+
+
+def report_columns(args: argparse.Namespace) -> tuple[list[ColumnConfig], str, str, Enrichment | None]:
+    """The columns, tokenizer, embedding model and enrichment the command line (and ``--config``) ask for."""
+    params = _param_pairs(args.param)
+    tokenizer = args.tokenizer
+    model = DEFAULT_EMBEDDING_MODEL
+    enrichment = None
+    if args.config:
+        config = load_config(args.config)
+        chosen = [config.column(args.column)] if args.column is not None else list(config.columns)
+        if args.strategy and [c.strategy for c in chosen] != args.strategy:
+            raise ConfigError(
+                f"{config.source}: its columns run {', '.join(c.strategy for c in chosen)}; drop -s to use the file"
+            )
+        columns = [ColumnConfig(c.strategy, dict(c.params), c.tokenizer) for c in chosen]
+        tokenizer = tokenizer or config.tokenizer
+        model = config.embedding_model or model
+        enrichment = config.enrichment
+    else:
+        if args.column is not None:
+            raise ConfigError("--column chooses a column of --config FILE; give the file too")
+        if not args.strategy:
+            raise ConfigError("choose strategies with -s NAME (repeat for columns), or give --config chunkviz.json")
+        columns = [ColumnConfig(name, {}) for name in args.strategy]
+    if len(columns) > MAX_COLUMNS:
+        raise ConfigError(f"a report shows at most {MAX_COLUMNS} columns, got {len(columns)}")
+    used: set[str] = set()
+    out = []
+    for c in columns:
+        names = {p.name for p in get_strategy(c.strategy).params_info()}  # an unknown strategy fails here
+        mine = {k: v for k, v in params.items() if k in names}
+        used |= set(mine)
+        out.append(ColumnConfig(c.strategy, {**dict(c.params), **mine}, c.tokenizer))
+    unknown = sorted(set(params) - used)
+    if unknown:
+        raise ConfigError(
+            f"-p {unknown[0]}: no column's strategy has this parameter ({', '.join(c.strategy for c in columns)}; "
+            "see 'chunkviz strategies')"
+        )
+    return out, tokenizer or DEFAULT_TOKENIZER, model, enrichment
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from chunkviz.document.read import read_path  # noqa: PLC0415 - the readers only when a report is made
+    from chunkviz.views.build import build_view  # noqa: PLC0415
+    from chunkviz.views.page import fixed_bytes, report_html  # noqa: PLC0415
+
+    columns, tokenizer, model, enrichment = report_columns(args)
+    began = time.perf_counter()
+    document = read_path(args.file)
+    options = None
+    if enrichment is not None:  # the configuration's "Document / Section / Date" prefix, drawn as added text
+        options = {
+            "source": args.file,
+            "title": enrichment.title,
+            "date": enrichment.date,
+            "include": enrichment.include,
+        }
+    view = build_view(
+        document, columns, tokenizer=tokenizer, doc_name=args.file, embedding_model=model, enrichment=options
+    )
+    page = report_html(view)
+    if args.output == "-":
+        sys.stdout.write(page)
+        return 0
+    with open(args.output, "w", encoding="utf-8") as out:
+        out.write(page)
+    size = len(page.encode("utf-8"))
+    fixed = fixed_bytes()
+    per = (size - fixed) / max(1, len(document.text)) / len(view.columns)
+    print(
+        f"wrote {args.output}: {size:,} bytes for {len(view.columns)} column(s) of {len(document.text):,} characters "
+        f"({fixed:,} bytes of script and styles, then {per:.2f} bytes per character per column) "
+        f"in {time.perf_counter() - began:.1f} s",
+        file=sys.stderr,
+    )
+    return 0
