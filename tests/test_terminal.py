@@ -22,6 +22,15 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TEXT = "alpha beta gamma delta"
 
 
+@pytest.fixture(autouse=True)
+def _no_colour_settings_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rich reads FORCE_COLOR (a level: 1 is 16 colours), NO_COLOR and TERM when a Console is made;
+    the tests here set what they test (another library in the same worker may have set FORCE_COLOR)."""
+    for name in ("FORCE_COLOR", "NO_COLOR", "COLORTERM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+
+
 def spans(*pairs: tuple[int, int]) -> list[Chunk]:
     return [
         Chunk.from_span(
