@@ -120,7 +120,7 @@ def read_bytes(data: bytes, name: str = "document", max_bytes: int = MAX_BYTES) 
         )
 
         return read_docx(data, name)
-    document = decode_bytes(data, name)
+    document = decode_bytes(data, name, fmt)  # the format says which declaration to honour
     if fmt is None and looks_like_html(document.text):
         fmt = "html"
     if fmt == "html":
