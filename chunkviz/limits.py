@@ -144,6 +144,18 @@ def check_chunk_count(
     )
 
 
+def refuse_as_counted(strategy: str, at_least: int, what: str, hint: str) -> None:
+    """Refuse a run while it is chunked, as soon as it is known to produce more than
+    :data:`MAX_CHUNKS` chunks: ``at_least`` chunks from ``what`` (e.g. "its 120,000 paragraphs,
+    each a parent with at least one child"). For strategies whose count the size parameters do
+    not bound (``small_to_big``, ``tables``): they call it before the costly steps and as they go,
+    so the refusal comes before the work, not after it."""
+    if at_least > MAX_CHUNKS:
+        raise TooManyChunksError(
+            f"{strategy}: {what} make at least {at_least:,} chunks; a run may produce at most {MAX_CHUNKS:,}. {hint}"
+        )
+
+
 __all__ = [
     "MAX_CHUNKS",
     "MAX_CONFIG_BYTES",
@@ -157,6 +169,7 @@ __all__ = [
     "check_chunk_count",
     "check_chunk_count_bound",
     "estimated_chunk_count",
+    "refuse_as_counted",
     "size_cap",
 ]
 

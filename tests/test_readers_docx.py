@@ -122,7 +122,6 @@ def test_docx_by_magic_bytes_without_a_docx_name() -> None:
         (make_docx()[:400], "broken.docx"),
         (zip_bytes({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"}), "broken.docx"),
         (zip_bytes({"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"}), "broken"),
-        (b"plain text renamed to .docx", "broken.docx"),
     ],
 )
 def test_corrupt_docx_is_a_document_error(data: bytes, name: str) -> None:
@@ -130,6 +129,17 @@ def test_corrupt_docx_is_a_document_error(data: bytes, name: str) -> None:
         read_bytes(data, name)
     assert str(info.value).startswith(f"{name} could not be read as a DOCX (Word) document: ")
     assert "\n" not in str(info.value)
+
+
+def test_plain_text_renamed_to_docx_is_read_as_what_it_is() -> None:
+    """Issue 23 item 14: the content decides, and a note says what the file really is (this
+    was a 'could not be read as a DOCX' error)."""
+    document = read_bytes(b"plain text renamed to .docx", "broken.docx")
+    assert (document.format, document.text) == ("text", "plain text renamed to .docx")
+    assert (
+        document.notes[0]
+        == "broken.docx is named .docx but is plain text, not a Word document (DOCX): read as plain text"
+    )
 
 
 def test_docx_needs_the_formats_extra(monkeypatch) -> None:

@@ -76,62 +76,112 @@ def looks_like_html(text: str) -> bool:
 
 
 def _format_by_magic(data: bytes, name: str) -> str | None:
-    """``pdf`` or ``docx`` when the magic bytes say so (a ZIP holding ``word/document.xml``,
-    or any ZIP named ``.docx``), else None."""
+    """``pdf`` or ``docx`` when the magic bytes say so (a ZIP holding ``word/document.xml``, or a
+    damaged ZIP named ``.docx``), else None."""
     if data.startswith(_PDF_MAGIC):
         return "pdf"
-    if data.startswith(_ZIP_MAGIC) and (name.lower().endswith(".docx") or _zip_has_docx_part(data)):
+    if data.startswith(_ZIP_MAGIC) and _zip_kind(data, name) == "docx":
         return "docx"
     return None
 
 
-def _zip_has_docx_part(data: bytes) -> bool:
+#: (a part only that kind of ZIP holds, what the file is)
+_ZIP_KINDS = (
+    ("xl/workbook.xml", "an Excel workbook (XLSX)"),
+    ("ppt/presentation.xml", "a PowerPoint presentation (PPTX)"),
+    ("META-INF/container.xml", "an EPUB book"),
+)
+_ODF_MIMETYPES = {
+    "application/vnd.oasis.opendocument.text": "an OpenDocument text (ODT)",
+    "application/vnd.oasis.opendocument.spreadsheet": "an OpenDocument spreadsheet (ODS)",
+    "application/vnd.oasis.opendocument.presentation": "an OpenDocument presentation (ODP)",
+}
+
+
+def _zip_kind(data: bytes, name: str) -> str:
+    """``docx`` for a Word document (or a damaged ZIP that names its main part, or any damaged
+    ZIP named ``.docx``: the DOCX reader reports it), else what the ZIP really is."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            return _DOCX_MAIN_PART in archive.namelist()
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
-        return _DOCX_MAIN_PART.encode() in data  # a damaged archive: the DOCX reader reports it
+            names = archive.namelist()
+            mimetype = archive.read("mimetype")[:100].decode("ascii", "replace") if "mimetype" in names else ""
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, KeyError, RuntimeError, NotImplementedError):
+        damaged_docx = _DOCX_MAIN_PART.encode() in data or name.lower().endswith(".docx")
+        return "docx" if damaged_docx else "a damaged ZIP archive"
+    if _DOCX_MAIN_PART in names:
+        return "docx"
+    if mimetype.strip() in _ODF_MIMETYPES:
+        return _ODF_MIMETYPES[mimetype.strip()]
+    for part, kind in _ZIP_KINDS:
+        if part in names:
+            return kind
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"a ZIP archive of {len(names)} file{'s' if len(names) != 1 else ''} ({shown or 'empty'})"
+
+
+_FORMAT_NAMES = {"pdf": "a PDF", "docx": "a Word document (DOCX)", "html": "HTML", "text": "plain text"}
+
+
+def _mislabel_note(name: str, by_name: str | None, actual: str) -> str | None:
+    """A note when the content is another format than the file's extension says."""
+    if by_name is None or by_name == actual or (by_name in ("markdown", "rst", "python", "text") and actual == "text"):
+        return None
+    suffix = Path(name).suffix
+    return (
+        f"{Path(name).name} is named {suffix} but is {_FORMAT_NAMES.get(actual, actual)}, "
+        f"not {_FORMAT_NAMES.get(by_name, by_name)}: read as {_FORMAT_NAMES.get(actual, actual)}"
+    )
+
+
+def _with_note(document: Document, note: str | None) -> Document:
+    return document if note is None else replace(document, notes=(note, *document.notes))
 
 
 def read_bytes(data: bytes, name: str = "document", max_bytes: int = MAX_BYTES) -> Document:
-    """Read raw input into a :class:`Document` with the reader its name or content chooses.
+    """Read raw input into a :class:`Document` with the reader its content, else its name, chooses.
 
-    Input over ``max_bytes`` and binary input that is not PDF or DOCX raise
-    :class:`DocumentError` with a message that says what the input looks like.
+    The content decides when it says something else than the name (a PDF or DOCX by its magic
+    bytes; HTML or text named ``.pdf`` or ``.docx``), with a note saying what the file really is.
+    Input over ``max_bytes``, binary input that is not PDF or DOCX, and a ZIP that is not a Word
+    document named ``.docx`` raise :class:`DocumentError` with a message that says what it is.
     """
     if len(data) > max_bytes:
         raise _too_large(name, len(data), max_bytes)
     by_name = format_for_name(name)
     by_magic = _format_by_magic(data, name)
-    if by_name in ("pdf", "docx") and by_magic is None:
-        kind = binary_kind(data)  # e.g. a PNG or a legacy .doc renamed to .docx
-        if kind is not None:
-            raise DocumentError(f"{name} looks like {kind}")
     fmt = by_magic or by_name
+    if by_name in ("pdf", "docx") and by_magic is None:
+        if data.startswith(_ZIP_MAGIC):  # e.g. an XLSX or an ODT renamed to .docx
+            raise DocumentError(f"{name} is {_zip_kind(data, name)}, not {_FORMAT_NAMES[by_name]}")
+        kind = binary_kind(data)
+        if kind is not None:  # e.g. a PNG or a legacy .doc renamed to .docx
+            raise DocumentError(f"{name} looks like {kind}")
+        fmt = None  # text named .pdf or .docx: what the decoded content is decides
     if fmt == "pdf":
         from chunkviz.document.readers.pdf import (
             read_pdf,  # loads pypdf only for PDF input
         )
 
-        return read_pdf(data, name)
+        return _with_note(read_pdf(data, name), _mislabel_note(name, by_name, "pdf"))
     if fmt == "docx":
         from chunkviz.document.readers.docx import (
             read_docx,  # loads mammoth only for DOCX input
         )
 
-        return read_docx(data, name)
-    document = decode_bytes(data, name)
+        return _with_note(read_docx(data, name), _mislabel_note(name, by_name, "docx"))
+    document = decode_bytes(data, name, fmt)  # the format says which declaration to honour
     if fmt is None and looks_like_html(document.text):
         fmt = "html"
+    note = _mislabel_note(name, by_name, fmt or "text") if by_name in ("pdf", "docx") else None
     if fmt == "html":
         from chunkviz.document.readers.html import (
             html_document,  # loads markdownify only for HTML
         )
 
-        return html_document(document)
+        return _with_note(html_document(document), note)
     if fmt == "python":
         return python_document(document)
-    return replace(document, format=fmt or "text")
+    return _with_note(replace(document, format=fmt or "text"), note)
 
 
 def read_path(path: str | Path, max_bytes: int = MAX_BYTES) -> Document:

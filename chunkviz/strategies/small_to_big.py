@@ -95,6 +95,12 @@ def _children(
     return children
 
 
+_HINT = (
+    "Raise max_parent_tokens and max_child_tokens (fewer splits), or chunk a smaller document: "
+    "paragraphs and sentences set the least small_to_big can make"
+)
+
+
 def _with_token_count(piece: Piece, counter: SpanCounter) -> Piece:
     return replace(piece, metadata={Meta.TOKEN_COUNT: counter.count(piece.start, piece.end), **piece.metadata})
 
@@ -107,14 +113,22 @@ def _with_token_count(piece: Piece, counter: SpanCounter) -> Piece:
     returns_parents=True,
 )
 def small_to_big(document: Document, params: SmallToBigParams, tokenizer: Tokenizer) -> list[Chunk]:
+    from chunkviz.limits import refuse_as_counted  # at run time: chunkviz.limits imports the strategies
+
     text = document.text
     counter = shared_counter(text, tokenizer)
+    paragraphs = _paragraph_spans(document, counter)
+    # every paragraph is a parent with at least one child: refused before the sentences are segmented
+    refuse_as_counted("small_to_big", 2 * len(paragraphs), f"this document's {len(paragraphs):,} paragraphs", _HINT)
     sentence_starts = document.structure.sentence_starts
     splitter = unit_splitter(text, counter, params.max_child_tokens, UNIT_SPLIT_SEPARATORS)
     policy = PackPolicy(params.max_parent_tokens)
     parents: list[Piece] = []
     children: list[Piece] = []
-    for paragraph, (p0, p1) in enumerate(_paragraph_spans(document, counter)):
+    for paragraph, (p0, p1) in enumerate(paragraphs):
+        # as it goes: the chunks so far, and a parent and a child for each paragraph still to come
+        later = 2 * (len(paragraphs) - paragraph)
+        refuse_as_counted("small_to_big", len(parents) + len(children) + later, "its paragraphs and sentences", _HINT)
         cuts = _sentence_cuts(text, p0, p1, sentence_starts, counter)
         split = counter.count(p0, p1) > params.max_parent_tokens
         packed = pack_units(text, cuts, counter, policy) if split else [Piece(p0, p1, Reason.UNIT_END)]
@@ -123,6 +137,7 @@ def small_to_big(document: Document, params: SmallToBigParams, tokenizer: Tokeni
             parent = replace(piece, split_unit=split or not whole, metadata={"paragraph": paragraph})
             children.extend(_children(parent, len(parents), cuts, counter, splitter, params.max_child_tokens))
             parents.append(parent)
+    refuse_as_counted("small_to_big", len(parents) + len(children), "its paragraphs and sentences", _HINT)
     pieces = [_with_token_count(p, counter) for p in parents + children]
     return to_chunks(document, pieces)
 

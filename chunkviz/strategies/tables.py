@@ -208,15 +208,44 @@ def tables(document: Document, params: TablesParams, tokenizer: Tokenizer) -> li
                 p.with_metadata(**{str(Meta.KIND): "text"}) for p in splitter.split_span(start, end, Reason.UNIT_END)
             )
 
+    from chunkviz.limits import refuse_as_counted  # at run time: chunkviz.limits imports the strategies
+
+    found = find_tables(document)
+    # each table is one chunk, or one per rows_per_chunk rows at least: refused before any is cut
+    least = [_fewest_chunks(table, params.rows_per_chunk) for table in found]
+    later = sum(least)
+    what = f"this document's {len(found):,} table{'s' if len(found) != 1 else ''}" + (
+        " and their rows" if params.rows_per_chunk else ""
+    )
+    refuse_as_counted("tables", later, what, _hint(params))
     pos = 0
-    for number, table in enumerate(find_tables(document)):
+    for number, table in enumerate(found):
         text_region(pos, table.start)
         pieces.extend(
             table_chunker.groups(number, table) if params.rows_per_chunk > 0 else table_chunker.whole(number, table)
         )
+        later -= least[number]
+        refuse_as_counted("tables", len(pieces) + later, "its tables and the text around them", _hint(params))
         pos = table.end
     text_region(pos, len(text))
+    refuse_as_counted("tables", len(pieces), "its tables and the text around them", _hint(params))
     return to_chunks(document, pieces)
+
+
+def _fewest_chunks(table: TableRows, rows_per_chunk: int) -> int:
+    """The fewest chunks a table can make: one whole, or one per ``rows_per_chunk`` rows."""
+    if rows_per_chunk <= 0 or not table.rows:
+        return 1
+    return -(-len(table.rows) // rows_per_chunk)
+
+
+def _hint(params: TablesParams) -> str:
+    raise_rows = (
+        f"raise rows_per_chunk (now {params.rows_per_chunk:,}) or set it to 0 to keep tables whole, "
+        if params.rows_per_chunk
+        else ""
+    )
+    return f"Raise max_tokens (now {params.max_tokens:,}), {raise_rows}or chunk a smaller document"
 
 
 __all__ = ["TableRows", "TablesParams", "find_tables", "table_rows", "tables"]

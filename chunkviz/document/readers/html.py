@@ -74,6 +74,17 @@ _TABLE_PARTS = {
     "tfoot": {"tr"},
     "tr": {"td", "th"},
 }
+#: Most HTML elements a page may have (each costs about 1.6 kB and 0.1 ms in the parsed tree and the
+#: conversion); ``<br>`` tags do not count (see :data:`BR_AS_TEXT_FROM`).
+MAX_ELEMENTS = 250_000
+#: Pages with more ``<br>`` tags than this have them read as text (one character each, replaced
+#: by the line break markdownify writes for a ``<br>``) instead of elements: ``"x<br>" * 1_000_000``
+#: was 2 million nodes, 88 s and 1.3 GB.
+BR_AS_TEXT_FROM = 1_000
+_BR_TAG = re.compile(r"<br\b[^<>]*>", re.IGNORECASE)  # lxml ignores "</br>"
+_TAG_STOP = re.compile(r"[>\"']")
+_RAW_TEXT_OPENING = re.compile(r"<(script|style|title|textarea|xmp)\b", re.IGNORECASE)
+_ELEMENT_OPENING = re.compile(r"<[A-Za-z]")
 _CODE_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([\w+#.-]+)")
 _EXTRA_BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
@@ -81,6 +92,15 @@ _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
 class _Converter(MarkdownConverter):
     """markdownify with pipe-safe table cells, safe code fences and no inline image data."""
+
+    #: the character that stands for each ``<br>`` in the text, if any (see :func:`_br_marker`)
+    br_marker: str | None = None
+
+    def process_text(self, el: Any, parent_tags: set[str] | None = None) -> str:
+        text: str = super().process_text(el, parent_tags)  # type: ignore[misc]  # markdownify's stub omits it
+        if self.br_marker is not None and self.br_marker in text:  # what convert_br writes, in place
+            text = text.replace(self.br_marker, " " if "_inline" in (parent_tags or ()) else "  \n")
+        return text
 
     def convert_td(self, el: Any, text: str, parent_tags: set[str]) -> str:
         return super().convert_td(el, _escape_pipes(text), parent_tags)  # type: ignore[misc]  # markdownify's stub omits it
@@ -168,13 +188,19 @@ def _foster_parent_table_content(soup: Any) -> int:
     by_table: dict[int, list[Any]] = {}
     for _part, _index, child, table in sorted(found, key=lambda f: order[id(f[2])]):
         by_table.setdefault(id(table), [table]).append(_as_block(soup, child))
-    by_parent: dict[int, tuple[Any, list[list[Any]]]] = {}
-    for entry in by_table.values():
-        by_parent.setdefault(id(entry[0].parent), (entry[0].parent, []))[1].append(entry)
-    for parent, entries in by_parent.values():
-        where = {id(child): i for i, child in enumerate(parent.contents)}
-        for table, *moved in sorted(entries, key=lambda e: -where[id(e[0])]):
-            parent.insert(where[id(table)], *moved)
+    pending = list(by_table.values())
+    while pending:  # a table that is itself moved (it sat in another's row) has a parent again after
+        ready = [entry for entry in pending if entry[0].parent is not None]
+        pending = [entry for entry in pending if entry[0].parent is None]
+        if not ready:  # pragma: no cover - every moved table is inserted before a table that stays
+            break
+        by_parent: dict[int, tuple[Any, list[list[Any]]]] = {}
+        for entry in ready:
+            by_parent.setdefault(id(entry[0].parent), (entry[0].parent, []))[1].append(entry)
+        for parent, entries in by_parent.values():
+            where = {id(child): i for i, child in enumerate(parent.contents)}
+            for table, *moved in sorted(entries, key=lambda e: -where[id(e[0])]):
+                parent.insert(where[id(table)], *moved)
     return len(found)
 
 
@@ -215,12 +241,91 @@ def _flatten_deep_nesting(soup: Any, limit: int = MAX_NESTING) -> int:
     return flattened
 
 
+def _br_marker(html: str) -> str | None:
+    """A private-use character that does not occur in ``html``, to stand for its ``<br>`` tags
+    when it has more than :data:`BR_AS_TEXT_FROM` of them; None otherwise."""
+    if html.count("<") <= BR_AS_TEXT_FROM or len(_BR_TAG.findall(html)) <= BR_AS_TEXT_FROM:
+        return None
+    return next((chr(c) for c in range(0xE000, 0xF900) if chr(c) not in html), None)
+
+
+def _breaks_as(html: str, marker: str) -> str:
+    """``html`` with every ``<br>`` tag in the page's flow replaced by ``marker``: not those in
+    comments, in attribute values (``alt="a<br>b"``) or in the raw text of scripts, styles,
+    titles and text areas. One pass: every character is looked at once (a tag whose quote or
+    ``>`` never closes ends the replacing; the ``<br>`` tags after it stay elements)."""
+    pieces: list[str] = []
+    done = pos = 0
+    n = len(html)
+    while True:
+        pos = html.find("<", pos)
+        if pos < 0 or pos + 1 >= n:
+            break
+        if html.startswith("!--", pos + 1):
+            close = html.find("-->", pos + 4)
+            if close < 0:
+                break
+            pos = close + 3
+            continue
+        if not (html[pos + 1].isascii() and (html[pos + 1].isalpha() or html[pos + 1] in "/!?")):
+            pos += 1
+            continue
+        end = _tag_end(html, pos + 1)
+        if end < 0:
+            break
+        match = _BR_TAG.match(html, pos, end)
+        if match is not None and match.end() == end:
+            pieces.append(html[done:pos])
+            pieces.append(marker)
+            done = end
+        else:
+            raw = _RAW_TEXT_OPENING.match(html, pos, end)
+            if raw is not None:
+                close_match = re.compile(r"</" + raw.group(1) + r"\b", re.IGNORECASE).search(html, end)
+                if close_match is None:
+                    break
+                end = close_match.start()
+        pos = end
+    pieces.append(html[done:])
+    return "".join(pieces)
+
+
+def _tag_end(html: str, pos: int) -> int:
+    """Just past the ``>`` that closes the tag whose name starts at ``pos`` (quoted attribute
+    values may hold ``>``); -1 when it never closes."""
+    while True:
+        match = _TAG_STOP.search(html, pos)
+        if match is None:
+            return -1
+        if match.group() == ">":
+            return match.end()
+        close = html.find(match.group(), match.end())
+        if close < 0:
+            return -1
+        pos = close + 1
+
+
+def _check_element_count(html: str, name: str) -> None:
+    """Refuse, before parsing, a page of more than :data:`MAX_ELEMENTS` elements (``<br>`` aside)."""
+    elements = len(_ELEMENT_OPENING.findall(html)) - len(_BR_TAG.findall(html))
+    if elements > MAX_ELEMENTS:
+        raise DocumentError(
+            f"{name} has about {elements:,} HTML elements; the limit is {MAX_ELEMENTS:,} (each takes memory "
+            "and time to convert). Split the page, or save it as text first"
+        )
+
+
 def convert_html(html: str, name: str = "the HTML") -> tuple[str, list[str]]:
     """Markdown of an HTML document or fragment (ends with one line break unless empty) and
     notes about anything the conversion left out, moved or flattened."""
     if not HAVE_MARKDOWNIFY:
         raise needs_formats_extra("reading HTML")
-    soup = BeautifulSoup(re.sub(r"\r\n?", "\n", html), _PARSER)
+    html = re.sub(r"\r\n?", "\n", html)
+    _check_element_count(html, name)
+    marker = _br_marker(html)
+    if marker is not None:  # many <br>: text, not elements (linear, no node per tag)
+        html = _breaks_as(html, marker)
+    soup = BeautifulSoup(html, _PARSER)
     notes = _drop_non_text(soup)
     moved = _foster_parent_table_content(soup)
     if moved:
@@ -234,12 +339,15 @@ def convert_html(html: str, name: str = "the HTML") -> tuple[str, list[str]]:
         )
     _captions_before_tables(soup)
     converter = _Converter(heading_style=ATX, bullets="-", wrap=True, wrap_width=None, table_infer_header=True)
+    converter.br_marker = marker
     try:
         converted = converter.convert_soup(soup)
     except RecursionError:  # pragma: no cover - nesting is flattened above
         raise DocumentError(f"the HTML is nested too deeply to convert (over {MAX_NESTING} levels)") from None
     if len(converted) > 2 * MAX_TEXT_CHARS:  # before the clean-up copies, which need more memory
         raise too_much_text(name, len(converted), MAX_TEXT_CHARS)
+    if marker is not None:  # where process_text did not see it (an attribute, e.g. an image's alt text)
+        converted = converted.replace(marker, " ")
     markdown = _EXTRA_BLANK_LINES.sub("\n\n", converted)
     markdown = _LEADING_BLANK_LINES.sub("", markdown).rstrip()
     if len(markdown) > MAX_TEXT_CHARS:

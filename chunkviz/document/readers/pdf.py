@@ -10,12 +10,13 @@ from __future__ import annotations
 import bisect
 import io
 import logging
+import sys
 import threading
 import warnings
 from types import TracebackType
-from typing import Any
+from typing import Any, Callable
 
-from chunkviz.deadline import check_time_now
+from chunkviz.deadline import RunTimeLimitExceeded, check_time, check_time_now
 from chunkviz.document.blocks import Block
 from chunkviz.document.model import Document
 from chunkviz.document.readers import MAX_TEXT_CHARS, needs_formats_extra, one_line, too_much_text
@@ -30,6 +31,11 @@ except ImportError:  # the formats extra is not installed
     HAVE_PYPDF = False
 
 _PAGE_SEPARATOR = "\n\n"
+#: Most characters of text one page may give. pypdf's extraction of a page takes time that grows
+#: with the square of the page's text (it appends to a string attribute), so a page that
+#: expands hugely (a font whose codes each map to many characters: an 81 kB PDF gave 25 million
+#: characters in 470 s) is stopped here, as pypdf goes; a dense printed page holds a few thousand.
+MAX_PAGE_CHARS = 1_000_000
 _PYPDF_LOCK = threading.Lock()  # pypdf's logger is adjusted while reading
 
 
@@ -115,6 +121,58 @@ def _open_pages(data: bytes, name: str, notes: list[str]) -> list[Any]:
         raise DocumentError(f"{name} could not be read as a PDF: {one_line(exc)}") from None
 
 
+class _PageTooLong(Exception):
+    """Raised from inside pypdf's extraction of a page once its text passes the budget."""
+
+    def __init__(self, chars: int) -> None:
+        super().__init__(chars)
+        self.chars = chars
+
+
+def _extraction_progress(frame: Any) -> Callable[[], int] | None:
+    """How many characters pypdf's extraction of a page has produced so far, read from its text
+    extractor (the ``extractor`` of ``PageObject._extract_text``, the frame that calls the operand
+    visitor); None when this pypdf keeps it elsewhere (tests/test_readers_pdf_limits.py checks
+    that the installed pypdf is read)."""
+    extractor: Any = frame.f_locals.get("extractor") if frame is not None else None
+    if extractor is None or not (
+        isinstance(getattr(extractor, "output", None), str) and isinstance(getattr(extractor, "text", None), str)
+    ):
+        return None
+    return lambda: len(extractor.output) + len(extractor.text)
+
+
+def _shown_codes(operator: bytes, operands: Any) -> int:
+    """Bytes of text a text-showing operator draws (at least one character each, usually one)."""
+    if operator not in (b"Tj", b"TJ", b"'", b'"'):
+        return 0
+    items = operands[0] if operator == b"TJ" and operands else operands[-1:] if operands else []
+    return sum(len(item) for item in items if isinstance(item, (bytes, str)))
+
+
+def _extract_within(page: Any, budget: int) -> str:
+    """The page's text (``page.extract_text()``), stopped with :class:`_PageTooLong` as soon as
+    the text pypdf has produced passes ``budget`` characters (see :data:`MAX_PAGE_CHARS`).
+
+    The count is checked before every operator of the page's content: from pypdf's extractor
+    when it can be read (exact: the text so far), else from the bytes the text operators draw."""
+    progress: Callable[[], int] | None = None
+    looked = False
+    drawn = 0
+
+    def before_operator(operator: bytes, operands: Any, *_: Any) -> None:
+        nonlocal progress, looked, drawn
+        if not looked:
+            progress, looked = _extraction_progress(sys._getframe(1)), True
+        drawn += _shown_codes(operator, operands)
+        produced = progress() if progress is not None else drawn
+        if produced > budget:
+            raise _PageTooLong(produced)
+        check_time()  # the app's time limit for reading, within a page too
+
+    return page.extract_text(visitor_operand_before=before_operator) or ""
+
+
 def _page_texts(pages: list[Any], name: str) -> tuple[list[str], list[int]]:
     """Every page's text, and the numbers of the pages whose text could not be extracted."""
     texts: list[str] = []
@@ -123,9 +181,21 @@ def _page_texts(pages: list[Any], name: str) -> tuple[list[str], list[int]]:
     for number, page in enumerate(pages, 1):
         check_time_now()  # the app's time limit for reading (a no-op without one)
         try:
-            page_text = page.extract_text() or ""
+            page_text = _extract_within(page, min(MAX_PAGE_CHARS, MAX_TEXT_CHARS - total))
+        except _PageTooLong as stop:  # stop extracting: the limits are on what the PDF expands to
+            if total + stop.chars > MAX_TEXT_CHARS:
+                raise too_much_text(
+                    f"{name} (by page {number} of {len(pages)})", total + stop.chars, MAX_TEXT_CHARS
+                ) from None
+            raise DocumentError(
+                f"page {number} of {len(pages)} of {name} expands to more than {MAX_PAGE_CHARS:,} characters "
+                f"of text ({stop.chars:,} so far; a dense printed page holds a few thousand): "
+                "re-export the PDF or extract its text another way"
+            ) from None
         except DependencyError:
             raise _aes_error(name) from None
+        except RunTimeLimitExceeded:
+            raise
         except Exception:  # a damaged content stream: keep the other pages
             page_text = ""
             failed.append(number)

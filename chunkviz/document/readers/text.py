@@ -9,7 +9,10 @@ what it looks like.
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
+import tokenize
 
 from chunkviz.document.model import Document
 from chunkviz.errors import DocumentError
@@ -56,25 +59,92 @@ def binary_kind(data: bytes) -> str | None:
     return next((kind for magic, kind in _MAGIC if data.startswith(magic)), None)
 
 
-def decode_bytes(data: bytes, name: str = "document") -> Document:
+#: An HTML ``<meta>`` tag that declares a character set (``<meta charset="...">`` or
+#: ``<meta http-equiv="Content-Type" content="text/html; charset=...">``), in the first bytes.
+_META_CHARSET = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([-\w.:]+)", re.IGNORECASE)
+_HTML_PRESCAN_BYTES = 4096
+_HTML_START = re.compile(
+    rb"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta)[\s>/]", re.I | re.S
+)
+#: Labels the HTML standard reads as windows-1252 (a page that says latin-1 means cp1252).
+_HTML_AS_CP1252 = {"iso-8859-1", "latin-1", "latin1", "l1", "ascii", "us-ascii", "iso8859-1", "cp819", "windows-1252"}
+
+
+def declared_encoding(data: bytes, format: str | None = None) -> tuple[str, str] | None:
+    """The encoding the file declares for itself, and how: a Python coding cookie (PEP 263, read
+    by :func:`tokenize.detect_encoding`) for ``format == "python"``, an HTML ``<meta>`` charset
+    for ``"html"`` (or for content that starts like HTML when the format is unknown). None when
+    it declares none, or a name Python does not know (noted by the caller)."""
+    if format == "python":
+        try:
+            encoding, lines = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError:  # an unknown encoding name, or a cookie that contradicts a BOM
+            return None
+        if not any(_is_cookie(line) for line in lines):
+            return None
+        return encoding, "its PEP 263 coding cookie"
+    head = data[:_HTML_PRESCAN_BYTES]
+    if format == "html" or (format is None and _HTML_START.match(head)):
+        match = _META_CHARSET.search(head)
+        if match is None:
+            return None
+        label = match.group(1).decode("ascii", "replace").lower()
+        whole = head[match.start() : head.find(b">", match.end()) + 1 or len(head)]
+        tag = "<meta http-equiv>" if b"http-equiv" in whole.lower() else "<meta charset>"
+        if label in _HTML_AS_CP1252:
+            label = "cp1252"
+        return label, f"its {tag}"
+    return None
+
+
+def _is_cookie(line: bytes) -> bool:
+    return re.match(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", line) is not None
+
+
+def _decode_declared(data: bytes, declared: tuple[str, str] | None, notes: list[str]) -> tuple[str, str] | None:
+    """``data`` decoded with its declared encoding, with a note; None (and a note why) when the
+    declaration cannot be used, so the caller falls back."""
+    if declared is None:
+        return None
+    label, how = declared
+    try:
+        codec = codecs.lookup(label).name
+    except LookupError:
+        notes.append(f"ignored the encoding {label!r} declared by {how}: Python does not know it")
+        return None
+    if codec.startswith(("utf-16", "utf-32")):  # bytes that spell the declaration are not UTF-16/32
+        notes.append(f"ignored the encoding {label!r} declared by {how}: the bytes are not {codec.upper()}")
+        return None
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError as exc:
+        notes.append(f"ignored the encoding {label!r} declared by {how}: {exc.reason} at byte {exc.start}")
+        return None
+    if codec not in ("utf-8", "ascii") or not data.isascii():
+        notes.append(f"decoded as {codec} (declared by {how})")
+    return text, codec
+
+
+def decode_bytes(data: bytes, name: str = "document", format: str | None = None) -> Document:
     """Decode raw input into a plain-text :class:`Document`, refusing binary input.
 
-    UTF-8 (a leading byte order mark is stripped and noted), UTF-16/UTF-32 with a byte order
-    mark, otherwise cp1252 then latin-1 as noted fallbacks. Line endings are kept as they are.
-    Empty or whitespace-only input is not an error; it is noted.
+    A byte order mark first (UTF-8, UTF-16, UTF-32; stripped and noted); else the encoding the
+    file declares (:func:`declared_encoding`: a Python coding cookie, an HTML ``<meta>``
+    charset; noted); else UTF-8, then cp1252 and latin-1 as noted fallbacks. Line endings are
+    kept as they are. Empty or whitespace-only input is not an error; it is noted.
     """
     kind = binary_kind(data)
     if kind is not None:
         raise DocumentError(f"{name} looks like {kind}")
     notes: list[str] = []
-    text, encoding = _decode(data, name, notes)
+    text, encoding = _decode(data, name, notes, format)
     _refuse_control_characters(text, name)
     notes.extend(_content_notes(text))
     return Document(text=text, name=name, encoding=encoding, notes=tuple(notes))
 
 
-def _decode(data: bytes, name: str, notes: list[str]) -> tuple[str, str]:
-    """(text, encoding): by byte order mark, else UTF-8 with legacy fallbacks."""
+def _decode(data: bytes, name: str, notes: list[str], format: str | None = None) -> tuple[str, str]:
+    """(text, encoding): by byte order mark, else as declared, else UTF-8 with legacy fallbacks."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return _decode_by_bom(data[len(bom) :], encoding, name, notes), encoding
@@ -84,7 +154,8 @@ def _decode(data: bytes, name: str, notes: list[str]) -> tuple[str, str]:
             "(UTF-16/UTF-32 text is read only when it starts with a byte order mark)"
         )
     if not data.startswith(_UTF8_BOM):
-        return _decode_with_fallbacks(data, notes)
+        declared = _decode_declared(data, declared_encoding(data, format), notes)
+        return declared if declared is not None else _decode_with_fallbacks(data, notes)
     notes.append("removed UTF-8 byte order mark")
     text, encoding = _decode_with_fallbacks(data[len(_UTF8_BOM) :], notes)
     return text, "utf-8-sig" if encoding == "utf-8" else encoding
