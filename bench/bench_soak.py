@@ -305,7 +305,9 @@ async def open_app(page: Any, url: str, semantic: bool, session: int) -> None:
 
 async def upload(page: Any, name: str, data: bytes, mime: str) -> None:
     await page.locator('[data-testid="stSidebar"] [role="radiogroup"] label').filter(has_text="Upload").first.click()
-    file_input = page.locator('[data-testid="stSidebar"] input[type="file"]')
+    file_input = page.locator(
+        '[data-testid="stSidebar"] .st-key-upload input[type="file"]'
+    )  # the document's (not "Your chunks")
     await file_input.wait_for(state="attached")
     await file_input.set_input_files({"name": name, "mimeType": mime, "buffer": data})
 

@@ -208,7 +208,9 @@ def test_first_screen_shows_three_cuts_in_every_column_above_the_fold(page: Any)
 
 def test_upload_shows_the_engine_spans_and_follows_a_parameter_change(page: Any) -> None:
     choose_source(page, "Upload")
-    file_input = page.locator('[data-testid="stSidebar"] input[type="file"]')
+    file_input = page.locator(
+        '[data-testid="stSidebar"] .st-key-upload input[type="file"]'
+    )  # the document's (not "Your chunks")
     file_input.wait_for(state="attached")
     file_input.set_input_files(
         {"name": "upload_test.md", "mimeType": "text/markdown", "buffer": UPLOAD_TEXT.encode("utf-8")}
