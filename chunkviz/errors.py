@@ -34,6 +34,18 @@ def install_command(extra: str) -> str:
     return f"pip install 'chunkviz[{extra}]'"
 
 
+class FileLineError(ChunkvizError, ValueError):
+    """A side file (chunk file, question file) that cannot be read: ``FILE, line N: what to fix``
+    (``line`` None: the file as a whole)."""
+
+    def __init__(self, source: str, line: int | None, problem: str) -> None:
+        self.source = source
+        self.line = line
+        self.problem = problem
+        where = f"{source}, line {line}" if line is not None else source
+        super().__init__(f"{where}: {problem}")
+
+
 def missing_extra(what: str, extra: str, packages: str = "") -> str:
     """The one message for a feature whose extra is not installed, naming the extra and the
     command. ``missing_extra("reading PDF", "formats")``: ``"reading PDF needs the formats extra:

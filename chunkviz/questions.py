@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.errors import FileLineError
 from chunkviz.jsonl import json_line
 from chunkviz.limits import MAX_QUESTION_FILE_BYTES
 from chunkviz.sidefile import ErrorFactory, check_side_text, decode_side_file, parse_json, read_side_file
@@ -71,15 +71,8 @@ _CSV_COLUMNS = ("question", "references", "corpus_id")
 _QUOTE_CHARS = 60
 
 
-class QuestionFileError(ChunkvizError, ValueError):
+class QuestionFileError(FileLineError):
     """A question file that cannot be read: the message names the file, the line and the fix."""
-
-    def __init__(self, source: str, line: int | None, message: str) -> None:
-        self.source = source
-        self.line = line
-        self.problem = message
-        where = f"{source}, line {line}" if line is not None else source
-        super().__init__(f"{where}: {message}")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import zlib
 from typing import Any
 
 import pytest
+from support.files import pdf_file
 
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import pdf as pdf_reader
@@ -47,17 +48,7 @@ def expanding_pdf(pages: list[tuple[int, int, int]], letter: str = "é") -> byte
         objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(cmap_z) + cmap_z + b"\nendstream")
         kids.append(f"{first + 1} 0 R")
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>".encode()
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_file(objects)
 
 
 def test_an_expanding_page_reads_when_within_the_limits() -> None:

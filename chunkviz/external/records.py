@@ -39,7 +39,7 @@ import numpy as np
 from chunkviz.document.read import MAX_BYTES
 from chunkviz.document.readers.text import decode_bytes
 from chunkviz.document.sizes import format_size
-from chunkviz.errors import ChunkvizError
+from chunkviz.errors import FileLineError
 from chunkviz.limits import MAX_CHUNKS
 from chunkviz.vocabulary import Reason
 
@@ -56,15 +56,8 @@ _BLOCK = 1 << 20  # bytes counted at once by the nesting check
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\"}
 
 
-class ChunkFileError(ChunkvizError, ValueError):
+class ChunkFileError(FileLineError):
     """A chunk file that cannot be read: ``FILE, line N: what to fix``."""
-
-    def __init__(self, source: str, line: int | None, problem: str) -> None:
-        self.source = source
-        self.line = line
-        self.problem = problem
-        where = f"{source}, line {line}" if line is not None else source
-        super().__init__(f"{where}: {problem}")
 
 
 @dataclass(frozen=True)
