@@ -21,17 +21,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import errno
-import functools
 import json
 import os
 import sys
-from typing import Any, NoReturn, Sequence
+from typing import Any, NoReturn
 
 from chunkviz.api import chunk, strategies
 from chunkviz.batch.cli import add_batch_parser, cmd_batch
+from chunkviz.cliparams import UsageError, convert_param_values, parse_param_args
 from chunkviz.config import add_config_argument, apply_config, enrich_chunks, merged_params
 from chunkviz.diagnostics import diagnose
-from chunkviz.errors import ChunkvizError, InvalidParamError
+from chunkviz.errors import ChunkvizError
 from chunkviz.export import chunk_records, serialize
 from chunkviz.external.cli import add_audit_parser, cmd_audit
 from chunkviz.interop import INTEROP_FORMATS, interop_text
@@ -48,9 +48,7 @@ from chunkviz.llm.cli import add_llm_arguments, cli_llm_session
 from chunkviz.llm.client import LLMError
 from chunkviz.llm.questiongen import add_questions_parser, cmd_questions
 from chunkviz.peers.catalogue import peer_notes
-from chunkviz.sidefile import parse_json
 from chunkviz.strategies import get_strategy, registered
-from chunkviz.strategies.base import integral_number, shown
 from chunkviz.terminal.cli import add_show_parser, cmd_show
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
 from chunkviz.views.cli import add_report_parser, cmd_report
@@ -62,10 +60,6 @@ FORMATS = ("jsonl", "json", "csv", "text", *INTEROP_FORMATS)
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
-
-
-class UsageError(ChunkvizError, ValueError):
-    """A malformed command line (reported as one line, exit status 2)."""
 
 
 class OutputError(ChunkvizError, OSError):
@@ -139,87 +133,6 @@ def _use_utf8(stream: Any) -> None:
             reconfigure(encoding="utf-8")
         except (ValueError, OSError, AttributeError, TypeError):  # pragma: no cover - odd streams
             pass
-
-
-# --------------------------------------------------------------------------- parameters
-
-
-def parse_param_args(pairs: Sequence[str]) -> dict[str, str]:
-    """``["chunk_size=200", "separators=markdown"]`` -> ``{"chunk_size": "200", ...}``.
-
-    The value is everything after the first ``=``; ``-`` in a key is read as ``_``.
-    """
-    raw: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise UsageError(f"-p expects key=value, got {pair!r} (e.g. -p chunk_size=200)")
-        raw[key] = value
-    return raw
-
-
-def _type_parts(type_name: str) -> list[str]:
-    return [part.strip() for part in type_name.split("|")]
-
-
-def convert_param_values(strategy: Any, raw: dict[str, str]) -> dict[str, Any]:
-    """Turn CLI strings into values ``Strategy.make_params`` accepts.
-
-    Scalars stay strings (the registry converts and range-checks them, naming the parameter);
-    for list-typed parameters a value starting with ``[`` is read as JSON; ``none``/``null`` is
-    None for optional parameters, and numbers are converted for union types.
-    """
-    infos = {p.name: p for p in strategy.params_info()}
-    values: dict[str, Any] = {}
-    for key, text in raw.items():
-        info = infos.get(key)
-        if info is None:  # make_params reports the unknown key with the valid ones
-            values[key] = text
-            continue
-        parts = _type_parts(info.type)
-        has_list = any(p.startswith("list") for p in parts)
-        stripped = text.strip()
-        if has_list and (stripped.startswith("[") or parts == [p for p in parts if p.startswith("list")]):
-            try:  # nesting and number lengths bounded, as in a side file
-                value = parse_json(stripped, functools.partial(_param_error, strategy.name, key))
-            except json.JSONDecodeError as exc:
-                raise InvalidParamError(
-                    strategy.name, key, f'must be a JSON list, e.g. \'["\\n\\n", " "]\' ({exc.msg}); got {shown(text)}'
-                ) from None
-            if not isinstance(value, list):
-                raise InvalidParamError(strategy.name, key, f"must be a JSON list, got {shown(text)}")
-            if any(p == "list[str]" for p in parts) and not all(isinstance(v, str) for v in value):
-                raise InvalidParamError(strategy.name, key, f"must be a JSON list of strings, got {text!r}")
-            values[key] = value
-            continue
-        if "None" in parts and stripped.lower() in ("none", "null"):
-            values[key] = None
-            continue
-        if len(parts) > 1:  # e.g. int | None: the registry converts single types only
-            values[key] = _convert_union(parts, stripped, text)
-            continue
-        values[key] = text
-    return values
-
-
-def _param_error(strategy: str, key: str, line: int | None, problem: str) -> InvalidParamError:
-    return InvalidParamError(strategy, key, problem)
-
-
-def _convert_union(parts: list[str], stripped: str, text: str) -> Any:
-    if "int" in parts:
-        whole = integral_number(stripped)  # "2" and "2.0", as make_params reads an int
-        if whole is not None:
-            return whole
-    if "float" in parts:
-        try:
-            return float(stripped)
-        except ValueError:
-            pass
-    if "bool" in parts and stripped.lower() in ("true", "false"):
-        return stripped.lower() == "true"
-    return text
 
 
 # --------------------------------------------------------------------------- commands

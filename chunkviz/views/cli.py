@@ -4,14 +4,13 @@ view as one self-contained HTML file (:func:`chunkviz.views.page.report_html`)."
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Any
 
+from chunkviz.cliparams import convert_param_values, parse_param_args
 from chunkviz.compare import ColumnConfig
 from chunkviz.config import ConfigError, Enrichment, add_config_argument, load_config
-from chunkviz.errors import ChunkvizError
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.strategies.base import get_strategy
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
@@ -51,29 +50,9 @@ def add_report_parser(commands: Any) -> None:
     )
 
 
-def _param_pairs(pairs: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise ChunkvizError(f"-p expects key=value, got {pair!r} (e.g. -p chunk_size=200)")
-        stripped = value.strip()
-        if stripped.startswith("["):
-            try:
-                out[key] = json.loads(stripped)
-            except json.JSONDecodeError as exc:
-                raise ChunkvizError(
-                    f'-p {key}: a list value must be JSON, e.g. \'["\\n\\n", " "]\' ({exc.msg})'
-                ) from None
-        else:
-            out[key] = value
-    return out
-
-
 def report_columns(args: argparse.Namespace) -> tuple[list[ColumnConfig], str, str, Enrichment | None]:
     """The columns, tokenizer, embedding model and enrichment the command line (and ``--config``) ask for."""
-    params = _param_pairs(args.param)
+    params = parse_param_args(args.param)
     tokenizer = args.tokenizer
     model = DEFAULT_EMBEDDING_MODEL
     enrichment = None
@@ -99,8 +78,9 @@ def report_columns(args: argparse.Namespace) -> tuple[list[ColumnConfig], str, s
     used: set[str] = set()
     out = []
     for c in columns:
-        names = {p.name for p in get_strategy(c.strategy).params_info()}  # an unknown strategy fails here
-        mine = {k: v for k, v in params.items() if k in names}
+        strategy = get_strategy(c.strategy)  # an unknown strategy fails here
+        names = {p.name for p in strategy.params_info()}
+        mine = convert_param_values(strategy, {k: v for k, v in params.items() if k in names})
         used |= set(mine)
         out.append(ColumnConfig(c.strategy, {**dict(c.params), **mine}, c.tokenizer))
     unknown = sorted(set(params) - used)

@@ -1,0 +1,98 @@
+"""``-p key=value`` on the command line: read into a strategy's parameter values, for every command
+that takes them (``chunkviz chunk``, ``diagnose``, ``eval``, ``report`` ...).
+
+Scalars stay strings (the registry converts and range-checks them, naming the parameter); a list
+parameter's value is JSON, read within the bounds of a side file (:func:`chunkviz.sidefile.parse_json`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any, Sequence
+
+from chunkviz.errors import ChunkvizError, InvalidParamError
+from chunkviz.sidefile import parse_json
+from chunkviz.strategies.base import integral_number, shown
+
+
+class UsageError(ChunkvizError, ValueError):
+    """A malformed command line (reported as one line, exit status 2)."""
+
+
+def parse_param_args(pairs: Sequence[str]) -> dict[str, str]:
+    """``["chunk_size=200", "separators=markdown"]`` -> ``{"chunk_size": "200", ...}``.
+
+    The value is everything after the first ``=``; ``-`` in a key is read as ``_``.
+    """
+    raw: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise UsageError(f"-p expects key=value, got {pair!r} (e.g. -p chunk_size=200)")
+        raw[key] = value
+    return raw
+
+
+def _type_parts(type_name: str) -> list[str]:
+    return [part.strip() for part in type_name.split("|")]
+
+
+def convert_param_values(strategy: Any, raw: dict[str, str]) -> dict[str, Any]:
+    """Turn CLI strings into values ``Strategy.make_params`` accepts.
+
+    Scalars stay strings (the registry converts and range-checks them, naming the parameter);
+    for list-typed parameters a value starting with ``[`` is read as JSON; ``none``/``null`` is
+    None for optional parameters, and numbers are converted for union types.
+    """
+    infos = {p.name: p for p in strategy.params_info()}
+    values: dict[str, Any] = {}
+    for key, text in raw.items():
+        info = infos.get(key)
+        if info is None:  # make_params reports the unknown key with the valid ones
+            values[key] = text
+            continue
+        parts = _type_parts(info.type)
+        has_list = any(p.startswith("list") for p in parts)
+        stripped = text.strip()
+        if has_list and (stripped.startswith("[") or parts == [p for p in parts if p.startswith("list")]):
+            try:  # nesting and number lengths bounded, as in a side file
+                value = parse_json(stripped, functools.partial(_param_error, strategy.name, key))
+            except json.JSONDecodeError as exc:
+                raise InvalidParamError(
+                    strategy.name, key, f'must be a JSON list, e.g. \'["\\n\\n", " "]\' ({exc.msg}); got {shown(text)}'
+                ) from None
+            if not isinstance(value, list):
+                raise InvalidParamError(strategy.name, key, f"must be a JSON list, got {shown(text)}")
+            if any(p == "list[str]" for p in parts) and not all(isinstance(v, str) for v in value):
+                raise InvalidParamError(strategy.name, key, f"must be a JSON list of strings, got {text!r}")
+            values[key] = value
+            continue
+        if "None" in parts and stripped.lower() in ("none", "null"):
+            values[key] = None
+            continue
+        if len(parts) > 1:  # e.g. int | None: the registry converts single types only
+            values[key] = _convert_union(parts, stripped, text)
+            continue
+        values[key] = text
+    return values
+
+
+def _param_error(strategy: str, key: str, line: int | None, problem: str) -> InvalidParamError:
+    return InvalidParamError(strategy, key, problem)
+
+
+def _convert_union(parts: list[str], stripped: str, text: str) -> Any:
+    if "int" in parts:
+        whole = integral_number(stripped)  # "2" and "2.0", as make_params reads an int
+        if whole is not None:
+            return whole
+    if "float" in parts:
+        try:
+            return float(stripped)
+        except ValueError:
+            pass
+    if "bool" in parts and stripped.lower() in ("true", "false"):
+        return stripped.lower() == "true"
+    return text
