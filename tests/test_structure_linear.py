@@ -38,9 +38,8 @@ def html_pre(n: int) -> Document:
     return read_bytes(("<html><body><h1>T</h1><pre>" + "a b\n" * n + "</pre></body></html>").encode(), "p.html")
 
 
-def work(document: Document, strategy: str, params: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
-    """(lines of chunkviz code run, characters read by the underline search) to chunk ``document``."""
-    clear_shared_counters()
+def count_underline_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A one-item list that counts, from now on, the characters the underline search reads."""
     scanned = [0]
     scan = structure.UnderlinesBelow._scan
 
@@ -50,6 +49,13 @@ def work(document: Document, strategy: str, params: dict[str, Any], monkeypatch:
         return stop, value
 
     monkeypatch.setattr(structure.UnderlinesBelow, "_scan", counting_scan)
+    return scanned
+
+
+def work(document: Document, strategy: str, params: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
+    """(lines of chunkviz code run, characters read by the underline search) to chunk ``document``."""
+    clear_shared_counters()
+    scanned = count_underline_scans(monkeypatch)
     lines = [0]
 
     def local(frame: Any, event: str, arg: Any) -> Any:

@@ -15,9 +15,9 @@ from typing import Any, Callable
 
 import pytest
 from test_linearity import NOT_MEASURED, CountingTokenizer
+from test_structure_linear import count_underline_scans
 
 import chunkviz
-from chunkviz.document import structure
 from chunkviz.document.model import Document
 from chunkviz.document.read import read_bytes
 from chunkviz.semantic import cache as semantic_cache
@@ -42,15 +42,7 @@ def work(
     """(calls of chunkviz functions, characters the underline search read, characters tokenized)."""
     clear_shared_counters()
     semantic_cache.clear_memory_cache()
-    scanned = [0]
-    scan = structure.UnderlinesBelow._scan
-
-    def counting_scan(self: structure.UnderlinesBelow, line: int, known_from: int) -> tuple[int | None, bool]:
-        stop, value = scan(self, line, known_from)
-        scanned[0] += (min(known_from, len(self.text)) if stop is None else min(stop, len(self.text))) - line
-        return stop, value
-
-    monkeypatch.setattr(structure.UnderlinesBelow, "_scan", counting_scan)
+    scanned = count_underline_scans(monkeypatch)
     calls = [0]
 
     def profile(frame: Any, event: str, arg: Any) -> None:
