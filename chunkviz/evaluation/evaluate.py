@@ -41,6 +41,7 @@ from chunkviz.evaluation.metrics import (
 )
 from chunkviz.evaluation.placement import check_placement, place
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
+from chunkviz.evaluation.retrievers import check_retriever
 from chunkviz.llm.client import CallEstimate
 from chunkviz.llm.contextual import (
     DEFAULT_CONTEXT_TOKENS,
@@ -77,9 +78,12 @@ class Configuration:
     query: str = "raw"
     #: a summary per chunk searched instead of it (the chunk returned): None, "extractive" or "llm"
     summaries: str | None = None
+    #: how chunks are ranked for a question (:data:`chunkviz.evaluation.retrievers.RETRIEVERS`)
+    retriever: str = "dense"
 
     def __post_init__(self) -> None:
         check_placement(self.placement)
+        check_retriever(self.retriever)
         check_enrichment(self.enrich)
         check_query_mode(self.query)
         if self.summaries is not None:
@@ -95,6 +99,8 @@ class Configuration:
     def tags(self) -> list[str]:
         """What this configuration adds to plain retrieval, e.g. ``["enrich: contextual"]``."""
         tags = [] if self.placement == "exact" else [self.placement]
+        if self.retriever != "dense":
+            tags.append(self.retriever)
         if self.summaries:
             tags.append(f"summaries: {self.summaries}")
         if self.enrich:
@@ -182,6 +188,7 @@ class Result:
             "enrich": self.configuration.enrich,
             "query": self.configuration.query,
             "summaries": self.configuration.summaries,
+            "retriever": self.configuration.retriever,
             "label": self.configuration.label(),
             "k": self.k,
             "chunks": self.chunks,
@@ -344,6 +351,8 @@ def _evaluate_one(
     config: Configuration,
     settings: _Settings,
 ) -> Result:
+    if config.retriever != "dense":
+        raise NotImplementedError(f"the {config.retriever} retriever is not implemented yet")
     parents = returns_parents(config)
     chunked = {
         name: configured_chunks(
