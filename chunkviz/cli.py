@@ -322,6 +322,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"{len(questions)} questions on {len(corpus)} document(s), top {args.k} chunks each; mean ± std in %")
     print(with_answer_columns(table(results), qualities) if qualities else table(results))
+    print_question_set(questions, corpus)
     if args.json:
         try:
             with open(args.json, "w", encoding="utf-8") as out:
@@ -329,6 +330,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         except OSError as exc:  # a full disk, a missing folder: one line, not "a bug in chunkviz"
             raise OutputError(f"cannot write {args.json}: {exc.strerror or exc}") from None
     return EXIT_OK
+
+
+def print_question_set(questions: Any, corpus: Any) -> None:
+    """What the question file itself says about these scores (overlaps, duplicates, word reuse)."""
+    from chunkviz.evaluation.questionset import question_set_report
+
+    print()
+    print("\n".join(question_set_report(questions, {name: doc.text for name, doc in corpus.items()}).lines()))
 
 
 def _cmd_strategies(args: argparse.Namespace) -> int:

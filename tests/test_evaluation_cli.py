@@ -58,7 +58,11 @@ def test_table_and_json_for_a_sweep(capsys: pytest.CaptureFixture[str], tmp_path
     lines = out.splitlines()
     assert lines[0].startswith("26 questions on 1 document(s), top 3 chunks each")
     assert lines[1].split()[:3] == ["configuration", "chunks", "mean"]
-    labels = [line.split()[0] for line in lines[3:]]
+    blank = lines.index("")
+    labels = [line.split()[0] for line in lines[3:blank]]
+    # after the table, what the question file says about itself
+    assert lines[blank + 1].startswith("question set: 26 questions; 0 with overlapping references;")
+    assert lines[blank + 2].startswith("question words found in their references: 43% on average")
     assert labels == [
         "recursive(chunk_size=64)",
         "recursive(chunk_size=128)",
