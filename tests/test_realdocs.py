@@ -24,27 +24,25 @@ DOC_IDS = [p.name for p in DOCS]
 #: the span strategies whose size limits and flatness this file checks; any other registered
 #: strategy (semantic, structural, multi-level ...) gets the generic contract with its defaults
 KNOWN = {"fixed_tokens", "fixed_chars", "recursive", "sentences", "paragraphs"}
-#: strategies that run a neural model over the whole document: marked slow
-MODEL_STRATEGIES = {"semantic"}  # (the peers' semantic chunkers: test_peers)
+#: strategies that embed the document with a sentence-embedding model (they declare a ``model``
+#: parameter and call no language model): they embed with the cheap stand-in (``fake_model``: the
+#: MiniLM tokenizer and limit, hashed words for vectors) on the whole document, so the span contract
+#: is checked on all of it; :func:`test_model_strategies_with_the_real_model` runs the real model once.
+MODEL_STRATEGIES = {
+    s["name"]
+    for s in chunkviz.strategies()
+    if not is_peer(s["name"]) and not s["calls_model"] and any(p["name"] == "model" for p in s["params"])
+}
 #: every registered strategy but the peers: their chunks are another library's, placed as its users
 #: place them and audited (test_peers runs them on these documents, flags and all)
-STRATEGY_NAMES = [
-    pytest.param(s["name"], marks=pytest.mark.slow) if s["name"] in MODEL_STRATEGIES else s["name"]
-    for s in chunkviz.strategies()
-    if not is_peer(s["name"])
-]
-
-#: Of a longer document, a model strategy reads its first lines up to this many characters: the span
-#: contract on CRLF prose, tables and code holds on any stretch of them, and alice29.txt whole
-#: (152 kB) took 32 s of embedding (bench/bench_engine.py and bench_peers.py measure whole documents).
-MODEL_TEXT_CHARS = 40_000
+STRATEGY_NAMES = [s["name"] for s in chunkviz.strategies() if not is_peer(s["name"])]
+#: the real document the real embedding model reads (17 kB of CRLF transcript)
+REAL_MODEL_DOC = "mercury_redstone4_air_to_ground.txt"
 
 
-def text_for(name: str, text: str) -> str:
-    """The text strategy ``name`` is tested on: a model strategy's is at most :data:`MODEL_TEXT_CHARS`, cut after a line."""
-    if name not in MODEL_STRATEGIES or len(text) <= MODEL_TEXT_CHARS:
-        return text
-    return text[: text.rfind("\n", 0, MODEL_TEXT_CHARS) + 1]
+def model_params(name: str, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """``{"model": <stand-in>}`` for a model strategy, else nothing."""
+    return {"model": request.getfixturevalue("fake_model")} if name in MODEL_STRATEGIES else {}
 
 
 pytestmark = pytest.mark.skipif(not DOCS, reason=f"shared realdocs not found at {REALDOCS} (set CHUNKVIZ_SHARED)")
@@ -98,21 +96,19 @@ def doc(request: pytest.FixtureRequest) -> tuple[Path, str]:
 
 
 @pytest.mark.parametrize("name", STRATEGY_NAMES)
-def test_default_params(doc: tuple[Path, str], name: str) -> None:
-    path, whole = doc
-    text = text_for(name, whole)
-    chunks = chunk(text, name)
+def test_default_params(doc: tuple[Path, str], name: str, request: pytest.FixtureRequest) -> None:
+    path, text = doc
+    chunks = chunk(text, name, **model_params(name, request))
     assert_valid_chunking(
         text, chunks, tokenizer="cl100k_base", allow_added_text=name not in KNOWN, **limit_check(name, {})
     )
 
 
 @pytest.mark.parametrize("name", STRATEGY_NAMES)
-def test_small_sizes(doc: tuple[Path, str], name: str) -> None:
-    path, whole = doc
-    text = text_for(name, whole)
+def test_small_sizes(doc: tuple[Path, str], name: str, request: pytest.FixtureRequest) -> None:
+    path, text = doc
     params = stress_params(name, path)
-    chunks = chunk(text, name, **params)
+    chunks = chunk(text, name, **params, **model_params(name, request))
     assert_valid_chunking(
         text,
         chunks,
@@ -123,6 +119,23 @@ def test_small_sizes(doc: tuple[Path, str], name: str) -> None:
     )
     if len(text) > 5_000 and name in KNOWN:
         assert len(chunks) > 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(MODEL_STRATEGIES))
+def test_model_strategies_with_the_real_model(name: str) -> None:
+    """The real embedding model on a real document, default parameters."""
+    path = next((p for p in DOCS if p.name == REAL_MODEL_DOC), None)
+    if path is None:
+        pytest.skip(f"{REAL_MODEL_DOC} is not in the shared folder")
+    text = read_realdoc(path)
+    chunks = chunk(text, name)
+    assert_valid_chunking(text, chunks, tokenizer="cl100k_base", allow_added_text=True)
+    assert len(chunks) > 3
+
+
+def test_model_strategies_are_found_by_their_declaration() -> None:
+    assert "semantic" in MODEL_STRATEGIES and "llm" not in MODEL_STRATEGIES
 
 
 @pytest.mark.parametrize("tokenizer", ["words", "minilm"])
