@@ -48,6 +48,20 @@ from chunkviz.vocabulary import Meta, Reason
 
 SAMPLE_DOCS = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
 SEMANTIC_PEERS = {"langchain_semantic", "chonkie_semantic"}
+#: The peers' semantic chunkers embed every sentence window themselves (Chonkie: 20-40 s for 5-16 kB on
+#: this machine under load): here on documents up to this size; bench/bench_peers.py --semantic runs
+#: them on every document.
+SEMANTIC_PEER_MAX_BYTES = 10_000
+
+
+def skip_a_long_semantic_run(name: str, path: Path) -> None:
+    if name in SEMANTIC_PEERS and path.stat().st_size > SEMANTIC_PEER_MAX_BYTES:
+        pytest.skip(
+            f"a semantic peer over a document over {SEMANTIC_PEER_MAX_BYTES:,} bytes: covered by "
+            "bench/bench_peers.py --semantic"
+        )
+
+
 FORMATS = {".md": "markdown", ".py": "python", ".rst": "rst"}
 
 
@@ -327,6 +341,7 @@ def test_a_semantic_peer_rerun_with_other_parameters_embeds_nothing_again(
 @pytest.mark.parametrize("name", ALL_PEERS)
 @pytest.mark.parametrize("path", sample_paths(), ids=lambda p: p.name)
 def test_peer_on_sample_docs(name: str, path: Path, semantic_cache_dir: Any) -> None:
+    skip_a_long_semantic_run(name, path)
     document = document_of(path)
     chunks = chunkviz.chunk(document, name)
     check_drawn(document.text, chunks)
@@ -342,10 +357,7 @@ REALDOC_PATHS = realdoc_paths()
 @pytest.mark.parametrize("name", ALL_PEERS)
 @pytest.mark.parametrize("path", REALDOC_PATHS, ids=lambda p: p.name)
 def test_peer_on_real_documents(name: str, path: Path, semantic_cache_dir: Any) -> None:
-    if name in SEMANTIC_PEERS and path.stat().st_size > 20_000:
-        pytest.skip(
-            "a semantic peer over a document over 20 kB (10-40 s of embedding each): covered by bench/bench_peers.py --semantic"
-        )
+    skip_a_long_semantic_run(name, path)
     document = document_of(path)
     run = run_peer(document, name)
     check_drawn(document.text, run.chunks)
