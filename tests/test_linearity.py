@@ -132,18 +132,32 @@ class CountingTokenizer(Tokenizer):
 
 
 class LineCounter:
-    """``sys.settrace`` hook counting the line events of chunkviz's code only."""
+    """``sys.settrace`` hook counting the line events of chunkviz's code only (:attr:`trace`).
+
+    The local trace function is a closure over a one-item list (no attribute lookups: it runs for
+    every line), and whether a code object is chunkviz's is decided once per code object."""
 
     def __init__(self) -> None:
-        self.lines = 0
+        count = [0]
+        ours: dict[Any, bool] = {}
 
-    def _local(self, frame: Any, event: str, arg: Any) -> Any:
-        if event == "line":
-            self.lines += 1
-        return self._local
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            if event == "line":
+                count[0] += 1
+            return local
 
-    def __call__(self, frame: Any, event: str, arg: Any) -> Any:
-        return self._local if frame.f_code.co_filename.startswith(CHUNKVIZ_DIR) else None
+        def trace(frame: Any, event: str, arg: Any) -> Any:
+            code = frame.f_code
+            mine = ours.get(code)
+            if mine is None:
+                mine = ours[code] = code.co_filename.startswith(CHUNKVIZ_DIR)
+            return local if mine else None
+
+        self._count, self.trace = count, trace
+
+    @property
+    def lines(self) -> int:
+        return self._count[0]
 
 
 def work(text: str, name: str, params: dict[str, Any], tokenizer: str) -> tuple[int, int]:
@@ -152,7 +166,7 @@ def work(text: str, name: str, params: dict[str, Any], tokenizer: str) -> tuple[
     semantic_cache.clear_memory_cache()
     counting = CountingTokenizer(get_tokenizer(tokenizer))
     lines = LineCounter()
-    sys.settrace(lines)
+    sys.settrace(lines.trace)
     try:
         chunks = chunkviz.chunk(Document(text), name, tokenizer=counting, **params)  # a fresh structure
     finally:
@@ -246,7 +260,7 @@ def test_the_measures_count_what_they_say() -> None:
     counting.boundaries("hello world")
     assert counting.chars == 3 + 11
     lines = LineCounter()
-    sys.settrace(lines)
+    sys.settrace(lines.trace)
     try:
         sum(range(10))  # not chunkviz code
         from_here = lines.lines
