@@ -8,8 +8,8 @@ should be read, above all a comparison of dense and keyword (BM25, hybrid) retri
   was probably not built with that in mind);
 - **duplicates**: two questions with the same wording (case, spacing and punctuation aside), or
   with the same references, weigh one need twice in every mean;
-- **lexical closeness**: the share of a question's words (lowercased, stop words removed) that
-  occur in its references. Questions written by reading the reference (most generated sets)
+- **lexical closeness**: the share of a question's terms (BM25's: lowercased, stop words removed,
+  stemmed) that occur in its references. Questions written by reading the reference (most generated sets)
   reuse its words, which is what BM25 matches on, so keyword retrieval looks better on them than
   on questions real users phrase in their own words. The same share against a passage of the
   same length elsewhere in the same document is the baseline it should be compared with.
@@ -22,23 +22,16 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from chunkviz.evaluation.retrievers import tokenize
 from chunkviz.questions import Question, Reference
 
-#: Common English function words, left out of the lexical comparison (they match everywhere).
-STOP_WORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below between
-    both but by can could did do does doing down during each few for from further had has have having he her here
-    hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
-    off on once only or other our ours ourselves out over own same she should so some such than that the their
-    theirs them themselves then there these they this those through to too under until up very was we were what
-    when where which while who whom why will with would you your yours yourself yourselves""".split()
-)
 _WORD = re.compile(r"\w+")
 
 
 def content_words(text: str) -> set[str]:
-    """The distinct lowercased words of ``text`` that are not stop words."""
-    return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}
+    """The distinct terms BM25 matches in ``text`` (:func:`chunkviz.evaluation.retrievers.tokenize`:
+    lowercased, stop words dropped, stemmed)."""
+    return set(tokenize(text))
 
 
 @dataclass(frozen=True)
