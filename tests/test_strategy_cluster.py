@@ -196,3 +196,15 @@ def test_the_tune_view_shows_the_heat_map_of_a_cluster_column() -> None:
     expected = chunk(sample_text("topic_shifts.txt"), "cluster")
     assert [(s["x0"] + 0.5, s["x1"] + 0.5) for s in spec["layout"]["shapes"]] == [c.metadata[PIECES] for c in expected]
     assert any("outlined block" in c.value for c in at.caption), [c.value for c in at.caption]
+
+
+def test_too_many_pieces_are_refused_before_embedding(fake_model: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import chunkviz.limits as limits
+
+    monkeypatch.setattr(limits, "MAX_CHUNKS", 3)
+    before = ENCODE_CALLS["count"]
+    with pytest.raises(
+        limits.TooManyChunksError, match="4 pieces to embed; a run may embed at most 3. Raise min_tokens"
+    ):
+        cut(FRUIT_AND_SEA, fake_model, min_tokens=8, max_tokens=100)
+    assert ENCODE_CALLS["count"] == before

@@ -273,6 +273,20 @@ def piece_vectors(
     return embed_texts([text[a:b] for a, b in pieces], name, encode, progress)
 
 
+def check_piece_count(pieces: int, params: ClusterParams) -> None:
+    """Refuse, before embedding, more pieces than :data:`~chunkviz.limits.MAX_CHUNKS` (each is a
+    vector in memory, as a chunk is a Chunk); the chunks, never more than the pieces, are then
+    within the limit too."""
+    from chunkviz.limits import MAX_CHUNKS, TooManyChunksError  # at run time: chunkviz.limits imports the strategies
+
+    if pieces > MAX_CHUNKS:
+        raise TooManyChunksError(
+            f"{NAME}: pieces of {params.min_tokens} tokens cut this document into {pieces:,} pieces to embed; "
+            f"a run may embed at most {MAX_CHUNKS:,}. Raise min_tokens (now {params.min_tokens}), "
+            "or chunk a smaller document"
+        )
+
+
 def longest_chunks(pieces: Sequence[tuple[int, int]], counter: Any, max_tokens: int, max_pieces: int) -> list[int]:
     """``longest[b]``: the most pieces (at most ``max_pieces``) a chunk ending at piece ``b`` may hold
     within ``max_tokens`` tokens (at least 1: a piece is never split further)."""
@@ -299,6 +313,7 @@ def cluster_chunking(
             text, (), (), model, tokenizer.name, params.min_tokens, params.max_tokens, params.max_pieces, 0.0,
             empty, np.zeros((0, 0)),
         )  # fmt: skip
+    check_piece_count(len(pieces), params)
     vectors = piece_vectors(text, pieces, model, progress)
     max_pieces = params.max_pieces
     band = band_similarities(vectors, max_pieces)
@@ -344,7 +359,7 @@ def cluster_chunking(
 
 #: Explanations kept in memory per (document, params, tokenizer): the app asks for a column's chunks
 #: and for their explanation with the same settings.
-EXPLANATIONS: BoundedLRU[tuple[Document, ClusterParams, str], ClusterExplanation] = BoundedLRU(max_entries=4)
+EXPLANATIONS: BoundedLRU[tuple[Document, ClusterParams, Tokenizer], ClusterExplanation] = BoundedLRU(max_entries=4)
 
 
 def explain_cluster(document: Document | str, params: ClusterParams, tokenizer: Tokenizer) -> ClusterExplanation:
@@ -352,7 +367,7 @@ def explain_cluster(document: Document | str, params: ClusterParams, tokenizer: 
     require_semantic_extra()
     document = as_document(document)
     try:
-        key: tuple[Document, ClusterParams, str] | None = (document, params, tokenizer.name)
+        key: tuple[Document, ClusterParams, Tokenizer] | None = (document, params, tokenizer)
         hash(key)
     except TypeError:  # a reader's unhashable extra blocks: explained every time
         key = None
