@@ -24,23 +24,23 @@ NEG_INF = float("-inf")
 
 def band_similarities(vectors: np.ndarray, max_pieces: int) -> np.ndarray:
     """``band[i, d] = vectors[i] · vectors[i + d]`` for ``0 <= d < max_pieces`` (0 past the end)."""
-    vectors = np.asarray(vectors, dtype=np.float64)
+    vectors = np.asarray(vectors)  # float32 from the model: summed in float64, never copied as float64
     n = len(vectors)
     band = np.zeros((n, max(1, max_pieces)), dtype=np.float64)
     for d in range(min(max(1, max_pieces), n)):
-        band[: n - d, d] = np.einsum("ij,ij->i", vectors[: n - d], vectors[d:])
+        band[: n - d, d] = np.einsum("ij,ij->i", vectors[: n - d], vectors[d:], dtype=np.float64)
     return band
 
 
 def offdiagonal_mean(vectors: np.ndarray) -> float:
     """The mean of ``vectors[i] · vectors[j]`` over all pairs ``i != j`` (Chroma's mean of the strict
     upper triangle: the matrix is symmetric), in ``O(n · d)``; 0 for fewer than two vectors."""
-    vectors = np.asarray(vectors, dtype=np.float64)
+    vectors = np.asarray(vectors)
     n = len(vectors)
     if n < 2:
         return 0.0
-    total = vectors.sum(axis=0)
-    pairs_twice = float(total @ total) - float(np.einsum("ij,ij->", vectors, vectors))
+    total = vectors.sum(axis=0, dtype=np.float64)
+    pairs_twice = float(total @ total) - float(np.einsum("ij,ij->", vectors, vectors, dtype=np.float64))
     return pairs_twice / (n * (n - 1))
 
 
