@@ -238,9 +238,8 @@ def matrix_figure(explanation: ClusterExplanation, chunks: Sequence[Chunk]) -> A
             type="rect", x0=a - 0.5, x1=b - 0.5, y0=a - 0.5, y1=b - 0.5, line={"color": "#212529", "width": 2}
         )
     fig.update_layout(
-        xaxis_title="piece",
-        yaxis_title="piece",
-        yaxis={"autorange": "reversed", "scaleanchor": "x"},
+        xaxis={"title": {"text": "piece"}, "range": [-0.5, drawn - 0.5], "constrain": "domain"},
+        yaxis={"title": {"text": "piece"}, "range": [drawn - 0.5, -0.5], "scaleanchor": "x", "constrain": "domain"},
         height=460,
         margin={"l": 40, "r": 10, "t": 30, "b": 40},
         template="plotly_white",
