@@ -9,7 +9,8 @@ per chunk text (a second run embeds nothing). Retrieval: exact cosine, top 5, ov
 Rows: RecursiveCharacterTextSplitter = chunkviz ``recursive_langchain`` (LangChain's algorithm,
 placed exactly) with the study's separators ``["\\n\\n", "\\n", ".", "?", "!", " ", ""]`` and
 the separator kept at the start of each split; TokenTextSplitter = ``fixed_tokens`` in cl100k
-tokens. ``--length`` is what the Recursive rows' length function counts: ``cl100k`` tokens (the
+tokens; ClusterSemanticChunker = ``cluster`` (max_tokens = the row's size, 50-token pieces in
+cl100k, pieces embedded with the same MiniLM). ``--length`` is what the Recursive rows' length function counts: ``cl100k`` tokens (the
 study's stated setting) or ``minilm`` wordpieces with [CLS]/[SEP] added to every measured piece
 (``len(minilm_tokenizer.encode(piece))``; chunk_size 250/200 as published). Every row is scored
 under both span mappings (``--mapping``): ``exact`` spans, and Chroma's ``first_find`` placement
@@ -19,7 +20,7 @@ of each chunk's text. Printed: ours (mean ± std, %) next to the published numbe
 fusions, rrf and weighted with ``--alpha``), and prints the cold and warm time of the row's BM25
 index build (cold: no index and no stem cached; warm: the same texts again, from the index cache).
 
-    .venv/bin/python bench/bench_chroma.py [--rows recursive|token|all] [--length cl100k|minilm] [--mapping exact|first_find|both]
+    .venv/bin/python bench/bench_chroma.py [--rows recursive|token|cluster|all] [--length cl100k|minilm] [--mapping exact|first_find|both]
                                            [--retriever dense,bm25,hybrid] [--alpha 0.5]
 """
 
@@ -40,6 +41,9 @@ DATA = REPO.parent / "shared" / "eval" / "chroma"
 SEPARATORS = ["\n\n", "\n", ".", "?", "!", " ", ""]
 RECURSIVE = "recursive_langchain"
 TOKEN = "fixed_tokens"
+CLUSTER = "cluster"
+#: The Cluster rows' pieces: Chroma's min_chunk_size (50 cl100k tokens); max_tokens is the row's size.
+CLUSTER_PIECE_TOKENS = 50
 #: (label, strategy, chunk_size, overlap, published recall, precision, precision_Ω, IoU, published mean size).
 ROWS = [
     ("Recursive 250/125", RECURSIVE, 250, 125, (78.7, 4.9, 21.9, 4.9), 180),
@@ -48,13 +52,19 @@ ROWS = [
     ("TokenText 250/0", TOKEN, 250, 0, (77.1, 3.3, 16.4, 3.3), 250),
     ("Recursive 200/0", RECURSIVE, 200, 0, (75.7, 6.5, 31.2, 6.5), 128),
     ("TokenText 200/0", TOKEN, 200, 0, (76.6, 4.1, 19.1, 4.1), 200),
+    ("Cluster 250", CLUSTER, 250, 0, (77.3, 6.1, 28.6, 6.0), 168),
+    ("Cluster 200", CLUSTER, 200, 0, (75.2, 7.2, 33.6, 7.2), 102),
 ]
+#: ``--rows`` choice -> the strategy of its rows.
+ROW_STRATEGIES = {"recursive": RECURSIVE, "token": TOKEN, "cluster": CLUSTER}
 SHOWN = ("recall", "precision", "precision_omega", "iou")
 MAPPINGS = ("exact", "first_find")
 
 
 def row_setting(strategy: str, size: int, overlap: int, length: str) -> tuple[dict[str, Any], str]:
     """The strategy's params and tokenizer for one row."""
+    if strategy == CLUSTER:  # ClusterSemanticChunker(max_chunk_size=size, min_chunk_size=50): no overlap
+        return {"max_tokens": size, "min_tokens": CLUSTER_PIECE_TOKENS}, "cl100k_base"
     params: dict[str, Any] = {"chunk_size": size, "overlap": overlap}
     if strategy != RECURSIVE:
         return params, "cl100k_base"
@@ -83,7 +93,7 @@ def load_average() -> str:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rows", choices=("recursive", "token", "all"), default="all")
+    parser.add_argument("--rows", choices=("recursive", "token", "cluster", "all"), default="all")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument(
         "--length",
@@ -155,7 +165,7 @@ def main() -> int:
     corpus = {path.stem: read_path(path) for path in sorted((DATA / "corpora").glob("*.md"))}
     questions = load_questions(DATA / "questions_df.csv", {name: doc.text for name, doc in corpus.items()})
     mappings = MAPPINGS if args.mapping == "both" else (args.mapping,)
-    rows = [r for r in ROWS if args.rows == "all" or (r[1] == RECURSIVE) == (args.rows == "recursive")]
+    rows = [r for r in ROWS if args.rows == "all" or r[1] == ROW_STRATEGIES[args.rows]]
     print(
         f"{len(questions)} questions, {len(corpus)} corpora ({sum(len(d.text) for d in corpus.values()):,} characters), "
         f"top {args.k}, all-MiniLM-L6-v2; Recursive sizes in "

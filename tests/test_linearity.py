@@ -89,6 +89,7 @@ SMALLEST: dict[str, list[dict[str, Any]]] = {
     ],
     "recursive_langchain": [{"chunk_size": 1, "overlap": 0}, {"chunk_size": 2, "overlap": 2}],
     "semantic": [{"max_tokens": 3}, {"max_tokens": 3, "min_tokens": 3, "buffer_size": 5}],
+    "cluster": [{"max_tokens": 1, "min_tokens": 1}, {"max_tokens": 6, "min_tokens": 2}],
     "headings": [{"max_tokens": 1}, {"max_tokens": 5, "merge_small": 4}],
     "hierarchical": [{"depth": 6, "max_tokens": 1, "split_oversized": True}],
     "tables": [{"max_tokens": 1, "rows_per_chunk": 1, "text_overlap": 0}, {"max_tokens": 2, "text_overlap": 1}],
@@ -102,6 +103,8 @@ SMALLEST: dict[str, list[dict[str, Any]]] = {
 #: ``llm``: its work is the model's answers, measured by its own tests; the peers (LangChain,
 #: semchunk, Chonkie) run another library's code as its users run it, which is theirs to make linear.
 NOT_MEASURED = {"llm"} | set(PEER_NAMES)
+#: Strategies that embed (a stand-in model here: the chunking work is what is measured).
+EMBEDS = {"semantic", "cluster"}
 
 
 class CountingTokenizer(Tokenizer):
@@ -210,7 +213,7 @@ def _cases() -> list[Any]:
     for name in names:
         for params in [*SMALLEST.get(name, []), {}]:
             for kind in TEXTS:
-                if name == "semantic" and kind not in ("prose", "blank_lines_around_a_word", "one_long_line"):
+                if name in EMBEDS and kind not in ("prose", "blank_lines_around_a_word", "one_long_line"):
                     continue  # embedding a stand-in: three texts show the chunking work
                 label = f"{name}-{'default' if not params else 'small' + str(SMALLEST[name].index(params))}-{kind}"
                 cases.append(pytest.param(name, params, kind, id=label))
@@ -225,7 +228,7 @@ def test_every_strategy_has_smallest_limits_here() -> None:
 
 @pytest.mark.parametrize(("name", "params", "text_kind"), _cases())
 def test_work_is_near_linear(name: str, params: dict[str, Any], text_kind: str, request: pytest.FixtureRequest) -> None:
-    if name == "semantic":
+    if name in EMBEDS:
         params = {**params, "model": request.getfixturevalue("fake_model")}
         request.getfixturevalue("semantic_cache_dir")
     assert_near_linear(name, params, text_kind)

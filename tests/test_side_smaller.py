@@ -41,7 +41,7 @@ def test_every_min_above_its_max_is_refused_naming_the_min(
     infos = {p.name: p for p in spec.params_info()}
     top = int(infos[high].maximum or 100_000)
     high_value = data.draw(st.integers(max(3, int(infos[high].minimum or 1)), min(top, int(infos[low].maximum or top))))
-    low_value = data.draw(st.integers(0, int(infos[low].maximum or top)))
+    low_value = data.draw(st.integers(int(infos[low].minimum or 0), int(infos[low].maximum or top)))
     if low_value > high_value:
         with pytest.raises(InvalidParamError) as error:
             spec.make_params({low: low_value, high: high_value})

@@ -1,10 +1,12 @@
 """The app's *Tune* view: the tuning panel of a column whose strategy declares a tuning analysis
 (:class:`~chunkviz.strategies.base.TuningAnalysis`): its control beside its plot, the chunks right
-below; moving the control sets the sidebar's parameter (and reruns the columns fragment, not the page)."""
+below; moving the control sets the sidebar's parameter (and reruns the columns fragment, not the page).
+A column whose strategy explains itself without a tuning analysis shows its explanation's caption
+and figures there instead, its chunks right below (its parameters are set in the sidebar)."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import streamlit as st
 
@@ -13,6 +15,7 @@ from chunkviz.document import Document
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.ui.cached import cached_explanation, cached_html
 from chunkviz.ui.columns import Column, run_columns
+from chunkviz.ui.docview import ColumnView, document_view, ribbon_cuts
 from chunkviz.ui.reruns import rerun_columns, rerun_page
 from chunkviz.ui.widgets import widget_key
 
@@ -66,6 +69,7 @@ def show_tune(columns: list[Column], document: Document, max_columns: int, demo_
     from chunkviz.ui.tuning import tuning_panel  # noqa: PLC0415
 
     tunable = [c for c in columns if get_strategy(c.config.strategy).tuning is not None]
+    tunable += [c for c in columns if c not in tunable and get_strategy(c.config.strategy).explain is not None]
     if not tunable:
         offer_a_tunable_column(max_columns, demo_sample)
         return
@@ -85,7 +89,9 @@ def show_tune(columns: list[Column], document: Document, max_columns: int, demo_
     html = cached_html(document, column.run_key, column.key, column.hue)
     spec = get_strategy(column.config.strategy)
     tuning = spec.tuning
-    assert tuning is not None
+    if tuning is None:
+        show_explanation(column, explanation, html, len(document.text))
+        return
     widget = widget_key(column.key, spec.name, tuning.parameter(spec.make_params(column.config.params)))
     tuning_panel(
         tuning.data(explanation, column.run.chunks),
@@ -94,6 +100,19 @@ def show_tune(columns: list[Column], document: Document, max_columns: int, demo_
         on_change=_copy_amount_to(widget, f"tune.{column.key}"),
     )
     st.caption(flag_summary(column.run))
+
+
+def show_explanation(column: Column, explanation: Any, html: str, length: int) -> None:
+    """A strategy's explanation without a tuning analysis: its caption and figures, its chunks below."""
+    run = column.run
+    assert run is not None
+    st.caption(explanation.summary())
+    for item in explanation.figures(run.chunks):
+        if item.caption:
+            st.caption(item.caption)
+        st.plotly_chart(item.figure, key=f"tune.{column.key}.{item.name}")
+    view = ColumnView(column.label, html, column.hue, flag_summary(run), ribbon_cuts(run.chunks))
+    document_view([view], length=length, key=f"tune.{column.key}.docview", sync=False)
 
 
 def _copy_amount_to(widget: str, component_key: str) -> Callable[[], None]:
