@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from support.paths import realdoc_paths
+from support.semantic import embedding_strategies
 
 import chunkviz
 from chunkviz.document.model import Document
@@ -39,11 +40,7 @@ SLOW = {"langchain_semantic", "chonkie_semantic"}
 SLOW_SAMPLES = ("topic_shifts.txt", "api_guide.md")
 #: chunkviz's strategies that embed the document (a ``model`` parameter, no language model) embed with
 #: the stand-in (``fake_model``): where a cut falls in the structure does not depend on the vectors
-MODEL_STRATEGIES = {
-    s["name"]
-    for s in chunkviz.strategies()
-    if s["name"] not in SLOW and not s["calls_model"] and any(p["name"] == "model" for p in s["params"])
-}
+MODEL_STRATEGIES = embedding_strategies()
 
 
 def documents(include_realdocs: bool) -> list[Document]:

@@ -24,6 +24,7 @@ import sys
 from typing import Any, Callable
 
 import pytest
+from support.semantic import embedding_strategies
 
 import chunkviz
 from chunkviz.document.model import Document
@@ -104,7 +105,7 @@ SMALLEST: dict[str, list[dict[str, Any]]] = {
 #: semchunk, Chonkie) run another library's code as its users run it, which is theirs to make linear.
 NOT_MEASURED = {"llm"} | set(PEER_NAMES)
 #: Strategies that embed (a stand-in model here: the chunking work is what is measured).
-EMBEDS = {"semantic", "cluster"}
+EMBEDS = embedding_strategies()
 
 
 class CountingTokenizer(Tokenizer):

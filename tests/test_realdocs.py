@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from support.chunking import assert_valid_chunking
 from support.paths import REALDOCS, read_realdoc, realdoc_paths
+from support.semantic import embedding_strategies
 
 import chunkviz
 from chunkviz import chunk
@@ -28,11 +29,7 @@ KNOWN = {"fixed_tokens", "fixed_chars", "recursive", "sentences", "paragraphs"}
 #: parameter and call no language model): they embed with the cheap stand-in (``fake_model``: the
 #: MiniLM tokenizer and limit, hashed words for vectors) on the whole document, so the span contract
 #: is checked on all of it; :func:`test_model_strategies_with_the_real_model` runs the real model once.
-MODEL_STRATEGIES = {
-    s["name"]
-    for s in chunkviz.strategies()
-    if not is_peer(s["name"]) and not s["calls_model"] and any(p["name"] == "model" for p in s["params"])
-}
+MODEL_STRATEGIES = embedding_strategies()
 #: every registered strategy but the peers: their chunks are another library's, placed as its users
 #: place them and audited (test_peers runs them on these documents, flags and all)
 STRATEGY_NAMES = [s["name"] for s in chunkviz.strategies() if not is_peer(s["name"])]
@@ -135,7 +132,8 @@ def test_model_strategies_with_the_real_model(name: str) -> None:
 
 
 def test_model_strategies_are_found_by_their_declaration() -> None:
-    assert "semantic" in MODEL_STRATEGIES and "llm" not in MODEL_STRATEGIES
+    assert {"semantic", "cluster"} <= MODEL_STRATEGIES and "llm" not in MODEL_STRATEGIES
+    assert not any(is_peer(name) for name in MODEL_STRATEGIES)
 
 
 @pytest.mark.parametrize("tokenizer", ["words", "minilm"])

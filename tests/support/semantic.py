@@ -20,6 +20,20 @@ SPECIALS = 2  # [CLS] and [SEP] of the MiniLM tokenizer
 MINILM_LIMIT = 256
 
 
+def embedding_strategies() -> set[str]:
+    """chunkviz's strategies that embed the document with a sentence-embedding model, by what they
+    declare: a ``model`` parameter, and no language model called (``llm`` has neither; the peers'
+    semantic chunkers load their model themselves and take no ``model``). Tests give them the stand-in
+    (``fake_model``) where the vectors do not matter."""
+    import chunkviz
+
+    return {
+        s["name"]
+        for s in chunkviz.strategies()
+        if not s["calls_model"] and any(p["name"] == "model" for p in s["params"])
+    }
+
+
 @pytest.fixture(scope="module")
 def semantic_cache_dir(tmp_path_factory: pytest.TempPathFactory):
     """Point the semantic disk cache at a temporary folder for a whole module (never ~/.cache);
