@@ -36,6 +36,7 @@ from chunkviz.evaluation.playground import (
     search_variants,
     trim_span,
 )
+from chunkviz.evaluation.retrievers import DEFAULT_ALPHA
 from chunkviz.llm.client import LLMSettings
 from chunkviz.llm.queries import QUERY_MODE_LABELS, QUERY_MODES
 from chunkviz.questions import Question
@@ -93,8 +94,9 @@ def playground_row(document: Document, doc_name: str, docview_key: str) -> tuple
     )
     st.session_state.setdefault(RETRIEVER_KEY, "dense")
     pick.selectbox(
-        "Retriever", list(RETRIEVER_CHOICES), key=RETRIEVER_KEY, label_visibility="collapsed", help=RETRIEVER_HELP
-    )
+        "Retriever", list(RETRIEVER_CHOICES), key=RETRIEVER_KEY, label_visibility="collapsed",
+        help=RETRIEVER_HELP + f" Here the weighted fusion uses alpha = {DEFAULT_ALPHA}.",
+    )  # fmt: skip
     right.text_input(
         "Expected answer", key="playground.paste", label_visibility="collapsed", on_change=take_pasted_answer, args=(text,),
         placeholder="Expected answer: select it in the document, or paste it here",
