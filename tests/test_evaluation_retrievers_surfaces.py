@@ -47,7 +47,8 @@ def test_eval_bm25_rows_show_the_retriever_in_the_table_and_the_json(
         capsys, "-s", "paragraphs", "--retriever", "bm25", "--k", "3", "--rerank-candidates", "7", "--json", str(out_json)
     )  # fmt: skip
     assert code == 0, err
-    rows = out.splitlines()[3:]
+    lines = out.splitlines()
+    rows = lines[3 : lines.index("")]  # the table, then what the question set says about itself
     assert [row.split("  ")[0] for row in rows] == ["paragraphs [bm25]"]
     data = json.loads(out_json.read_text())
     assert [(d["retriever"], d["fusion"], d["alpha"], d["rerank"]) for d in data] == [("bm25", None, None, None)]

@@ -280,13 +280,13 @@ def test_cli_eval_query_modes_side_by_side(
     ]
     code, out, err = run_cli(capsys, *argv)
     assert code == 0, err
-    rows = [line.split("  ")[0] for line in out.splitlines()[3:]]
+    rows = [line.split("  ")[0] for line in out.split("\n\n")[0].splitlines()[3:]]
     assert rows == [
         "paragraphs(min_tokens=1)",
         "paragraphs(min_tokens=1) [query: rewrite]",
         "paragraphs(min_tokens=1) [query: hyde]",
     ]
-    recall = [re.split(r"\s{2,}", line)[3] for line in out.splitlines()[3:]]
+    recall = [re.split(r"\s{2,}", line)[3] for line in out.split("\n\n")[0].splitlines()[3:]]
     assert recall == ["0.0 ± 0.0", "100.0 ± 0.0", "100.0 ± 0.0"]
     assert "llm: query rewrite of 1 questions: 1 call" in err
     assert "llm: 2 calls made, 0 from the cache" in err

@@ -329,7 +329,10 @@ def test_cli_llm_summaries_second_run_makes_no_call(
     argv = ["eval", str(doc), "--questions", str(questions), "-s", "headings", "--k", "1", "--summaries", "llm"]
     code, out, err = run_cli(capsys, *argv)
     assert code == 0, err
-    assert [line.split("  ")[0] for line in out.splitlines()[3:]] == ["headings", "headings [summaries: llm]"]
+    assert [line.split("  ")[0] for line in out.split("\n\n")[0].splitlines()[3:]] == [
+        "headings",
+        "headings [summaries: llm]",
+    ]
     assert f"llm: summaries for headings [summaries: llm] of {doc}: 2 calls" in err
     assert llm_endpoint_env.calls == 2
     clear_memory()
