@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from test_evaluation_tune import encode_words
 
 from chunkviz import cli
 from chunkviz.config import load_config
 from chunkviz.evaluation import evaluate as evaluate_module
-from test_evaluation_tune import encode_words
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "chunkviz/sample_docs"
