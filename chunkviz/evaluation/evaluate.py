@@ -1,9 +1,11 @@
 """Evaluate chunking configurations on a corpus and its questions.
 
 For each configuration: chunk every document, embed the chunks a retriever searches (cached per
-text), rank them for every question by exact cosine similarity across the whole corpus, keep the
-top k, map matched children to the parents a strategy returns, and score the returned spans
-against the question's references (:mod:`chunkviz.evaluation.metrics`).
+text), rank them for every question across the whole corpus by the configuration's retriever
+(exact cosine, BM25 over the same texts, or both fused, optionally reranked:
+:mod:`chunkviz.evaluation.retrievers`), keep the top k, map matched children to the parents a
+strategy returns, and score the returned spans against the question's references
+(:mod:`chunkviz.evaluation.metrics`).
 
 A configuration may also name the techniques of seed 000 §13.7 and §13.9.3, so that the same
 chunks are scored with and without them (:func:`with_variants` pairs each configuration with
@@ -25,6 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,7 +44,18 @@ from chunkviz.evaluation.metrics import (
 )
 from chunkviz.evaluation.placement import check_placement, place
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
-from chunkviz.evaluation.retrievers import check_retriever
+from chunkviz.evaluation.retrievers import (
+    DEFAULT_ALPHA,
+    DEFAULT_RERANK_CANDIDATES,
+    Ranked,
+    Reranker,
+    check_alpha,
+    check_fusion,
+    check_rerank_candidates,
+    check_retriever,
+    load_reranker,
+    retrieve,
+)
 from chunkviz.llm.client import CallEstimate
 from chunkviz.llm.contextual import (
     DEFAULT_CONTEXT_TOKENS,
@@ -80,10 +94,29 @@ class Configuration:
     summaries: str | None = None
     #: how chunks are ranked for a question (:data:`chunkviz.evaluation.retrievers.RETRIEVERS`)
     retriever: str = "dense"
+    #: how ``hybrid`` fuses its two rankings: "rrf" or "weighted" (reset to "rrf" for other retrievers)
+    fusion: str = "rrf"
+    #: the dense weight of the "weighted" fusion, 0..1 (reset to the default unless it is used)
+    alpha: float = DEFAULT_ALPHA
+    #: a local cross-encoder folder that re-scores the first stage's best ``rerank_candidates`` (None: no rerank)
+    rerank: str | None = None
+    rerank_candidates: int = DEFAULT_RERANK_CANDIDATES
 
     def __post_init__(self) -> None:
         check_placement(self.placement)
         check_retriever(self.retriever)
+        check_fusion(self.fusion)
+        check_rerank_candidates(self.rerank_candidates)
+        object.__setattr__(self, "alpha", check_alpha(self.alpha))
+        # settings that do not apply take their defaults, so equal behaviour is one configuration
+        if self.retriever != "hybrid":
+            object.__setattr__(self, "fusion", "rrf")
+        if self.retriever != "hybrid" or self.fusion != "weighted":
+            object.__setattr__(self, "alpha", DEFAULT_ALPHA)
+        if self.rerank is None:
+            object.__setattr__(self, "rerank_candidates", DEFAULT_RERANK_CANDIDATES)
+        elif not isinstance(self.rerank, str) or not self.rerank.strip():
+            raise ValueError(f"rerank must be a local cross-encoder folder (or None), got {self.rerank!r}")
         check_enrichment(self.enrich)
         check_query_mode(self.query)
         if self.summaries is not None:
@@ -99,8 +132,7 @@ class Configuration:
     def tags(self) -> list[str]:
         """What this configuration adds to plain retrieval, e.g. ``["enrich: contextual"]``."""
         tags = [] if self.placement == "exact" else [self.placement]
-        if self.retriever != "dense":
-            tags.append(self.retriever)
+        tags += self.retrieval_tags()
         if self.summaries:
             tags.append(f"summaries: {self.summaries}")
         if self.enrich:
@@ -108,6 +140,29 @@ class Configuration:
         if self.query != "raw":
             tags.append(f"query: {self.query}")
         return tags
+
+    def retrieval_tags(self) -> list[str]:
+        """How this configuration retrieves, when not plain dense: ``["hybrid: weighted alpha=0.3",
+        "rerank: ms-marco top 20"]``."""
+        tags = []
+        if self.retriever == "hybrid":
+            tags.append("hybrid: rrf" if self.fusion == "rrf" else f"hybrid: weighted alpha={self.alpha:g}")
+        elif self.retriever != "dense":
+            tags.append(self.retriever)
+        if self.rerank is not None:
+            tags.append(f"rerank: {Path(self.rerank).name or self.rerank} top {self.rerank_candidates}")
+        return tags
+
+    def retrieval_dict(self) -> dict[str, Any]:
+        """The retrieval settings as JSON: retriever, fusion and alpha (None unless hybrid / weighted), rerank."""
+        hybrid = self.retriever == "hybrid"
+        return {
+            "retriever": self.retriever,
+            "fusion": self.fusion if hybrid else None,
+            "alpha": self.alpha if hybrid and self.fusion == "weighted" else None,
+            "rerank": self.rerank,
+            "rerank_candidates": self.rerank_candidates if self.rerank is not None else None,
+        }
 
     @property
     def uses_llm(self) -> bool:
@@ -138,16 +193,28 @@ def with_variants(
     enrich: Sequence[str | None] = (None,),
     query: Sequence[str] = ("raw",),
     summaries: Sequence[str | None] = (None,),
+    retriever: Sequence[str] | None = None,
+    fusion: Sequence[str] | None = None,
 ) -> list[Configuration]:
-    """Each configuration followed by its twins: every combination of ``summaries``, ``enrich``
-    and ``query`` on the same chunking (the plain one first when the lists start with None /
-    "raw"), so a table compares them row by row. Repeated values are taken once."""
+    """Each configuration followed by its twins: every combination of ``summaries``, ``enrich``,
+    ``query`` and ``retriever`` on the same chunking (the plain one first when the lists start
+    with None / "raw" / "dense"), so a table compares them row by row; ``fusion`` lists the
+    fusions of each ``hybrid`` twin. Without ``retriever`` / ``fusion`` each configuration keeps
+    its own. Repeated values are taken once, and so are twins that come out equal."""
     out: list[Configuration] = []
     for config in configurations:
+        twins: list[Configuration] = []
+        retrievers = dict.fromkeys(retriever) if retriever is not None else [config.retriever]
         for s in dict.fromkeys(summaries):
             for e in dict.fromkeys(enrich):
                 for q in dict.fromkeys(query):
-                    out.append(replace(config, summaries=s, enrich=e, query=q))
+                    for r in retrievers:
+                        fusions = dict.fromkeys(fusion) if fusion is not None and r == "hybrid" else [config.fusion]
+                        for f in fusions:
+                            twin = replace(config, summaries=s, enrich=e, query=q, retriever=r, fusion=f)
+                            if twin not in twins:
+                                twins.append(twin)
+        out.extend(twins)
     return out
 
 
@@ -188,7 +255,7 @@ class Result:
             "enrich": self.configuration.enrich,
             "query": self.configuration.query,
             "summaries": self.configuration.summaries,
-            "retriever": self.configuration.retriever,
+            **self.configuration.retrieval_dict(),
             "label": self.configuration.label(),
             "k": self.k,
             "chunks": self.chunks,
@@ -214,12 +281,14 @@ def evaluate(
     progress: Callable[[str, int, int], None] | None = None,
     context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     summary_sentences: int = DEFAULT_SUMMARY_SENTENCES,
+    reranker: Reranker | None = None,
 ) -> list[Result]:
     """Score every configuration on ``corpus`` (name -> document) and ``questions`` (each with
     ``question`` and ``references``: spans with ``document``, ``start``, ``end``).
 
-    ``encode`` replaces the embedding model (tests); ``progress(what, done, total)`` reports
-    embedding progress. ``context_tokens`` is the model context the LLM techniques plan their
+    ``encode`` replaces the embedding model (tests); ``reranker`` the cross-encoder of every
+    configuration with a ``rerank`` folder (tests: a scoring function instead of a model);
+    ``progress(what, done, total)`` reports embedding progress. ``context_tokens`` is the model context the LLM techniques plan their
     prompts for (contextual retrieval windows the document into it); ``summary_sentences`` the
     sentences of an extractive summary. LLM calls report through the active session (estimate
     before, progress during).
@@ -233,8 +302,9 @@ def evaluate(
     session = active_session()
     if any(c.uses_llm for c in configurations):
         session.client()  # no endpoint: LLMNotConfigured now, before anything is embedded
+    rerankers = {c.rerank: reranker or load_reranker(c.rerank) for c in configurations if c.rerank is not None}
     queries = _Queries(questions, model, encode, session, progress)
-    settings = _Settings(k, model, encode, progress, context_tokens, summary_sentences, session)
+    settings = _Settings(k, model, encode, progress, context_tokens, summary_sentences, session, rerankers)
     return [_evaluate_one(documents, questions, queries, config, settings) for config in configurations]
 
 
@@ -247,6 +317,7 @@ class _Settings:
     context_tokens: int
     summary_sentences: int
     session: LLMSession
+    rerankers: Mapping[str, Reranker]
 
 
 class _Queries:
@@ -257,10 +328,20 @@ class _Queries:
     ) -> None:
         self.questions = [q.question for q in questions]
         self.model, self.encode, self.session, self.progress = model, encode, session, progress
-        self._done: dict[str, tuple[tuple[str, ...], np.ndarray]] = {}
+        self._texts: dict[str, tuple[str, ...]] = {}
+        self._vectors: dict[str, np.ndarray] = {}
 
-    def get(self, mode: str) -> tuple[tuple[str, ...], np.ndarray]:
-        if mode not in self._done:
+    def vectors(self, mode: str) -> np.ndarray:
+        """The vectors of :meth:`texts` (embedded once per mode)."""
+        if mode not in self._vectors:
+            what = "questions" if mode == "raw" else f"questions ({mode})"
+            texts = list(self.texts(mode))
+            self._vectors[mode] = embed_texts(texts, self.model, self.encode, _step(self.progress, what))
+        return self._vectors[mode]
+
+    def texts(self, mode: str) -> tuple[str, ...]:
+        """What is searched with for each question in query ``mode`` (the model asked once per mode)."""
+        if mode not in self._texts:
             client = None
             if mode != "raw":
                 client = self.session.client()
@@ -269,10 +350,8 @@ class _Queries:
                     f"query {mode} of {len(self.questions)} questions",
                     estimate_queries(client, self.questions, mode),
                 )
-            texts = tuple(query_texts(client, self.questions, mode, self.session.progress))
-            what = "questions" if mode == "raw" else f"questions ({mode})"
-            self._done[mode] = (texts, embed_texts(list(texts), self.model, self.encode, _step(self.progress, what)))
-        return self._done[mode]
+            self._texts[mode] = tuple(query_texts(client, self.questions, mode, self.session.progress))
+        return self._texts[mode]
 
 
 def _announce(session: LLMSession, what: str, estimate: CallEstimate) -> None:
@@ -351,8 +430,6 @@ def _evaluate_one(
     config: Configuration,
     settings: _Settings,
 ) -> Result:
-    if config.retriever != "dense":
-        raise NotImplementedError(f"the {config.retriever} retriever is not implemented yet")
     parents = returns_parents(config)
     chunked = {
         name: configured_chunks(
@@ -372,9 +449,17 @@ def _evaluate_one(
     search: list[tuple[str, Chunk]] = [(name, c) for name, chunks in per_document.items() for c in searchable(chunks)]
     embedded = [embedding_text(c) for chunks in chunked.values() for c in searchable(chunks)]
     units = {name: [_span(name, c) for c in _units(chunks, parents)] for name, chunks in per_document.items()}
-    vectors = embed_texts(embedded, settings.model, settings.encode, _step(settings.progress, config.label()))
-    query_texts_, query_vectors = queries.get(config.query)
-    ranking = top_k(query_vectors, vectors, settings.k) if search else None
+    query_texts_ = queries.texts(config.query)
+
+    def dense(n: int) -> Any:  # embedded only when the retriever reads it (not for bm25 alone)
+        vectors = embed_texts(embedded, settings.model, settings.encode, _step(settings.progress, config.label()))
+        return top_k(queries.vectors(config.query), vectors, n)
+
+    ranking = retrieve(
+        config.retriever, embedded, query_texts_, settings.k, dense=dense, fusion=config.fusion, alpha=config.alpha,
+        reranker=settings.rerankers.get(config.rerank) if config.rerank is not None else None,
+        rerank_queries=queries.texts("raw"), rerank_candidates=config.rerank_candidates,
+    ) if search else None  # fmt: skip
     scores, hits_all = [], []
     for q, question in enumerate(questions):
         hits = _hits(per_document, search, ranking, q, parents)
@@ -404,7 +489,7 @@ def _units(chunks: Sequence[Chunk], returns_parents: bool) -> list[Chunk]:
 def _hits(
     per_document: Mapping[str, Sequence[Chunk]],
     search: Sequence[tuple[str, Chunk]],
-    ranking: Any,
+    ranking: Sequence[Ranked] | None,
     q: int,
     returns_parents: bool,
 ) -> list[Retrieved]:
@@ -412,7 +497,7 @@ def _hits(
         return []
     out: list[Retrieved] = []
     seen: set[tuple[str, int]] = set()
-    for position, score in zip(ranking.indices[q], ranking.scores[q]):
+    for position, score in zip(ranking[q].positions, ranking[q].scores):
         name, matched = search[int(position)]
         unit = returned(per_document[name], [matched], returns_parents)[0]
         if (name, unit.index) in seen:  # a parent already returned for a better child
