@@ -436,30 +436,43 @@ def duration(seconds: float) -> str:
 
 class _Clock:
     """Elapsed time and the ETA: the mean time of the chunkings done × those left, less the
-    part of the current one already embedded."""
+    part of the current one already embedded. Chunkings whose chunks were all cached already
+    (nothing to embed) are left out of the mean while any other has been timed: they would make
+    the rest look instant."""
 
     def __init__(self, budget: int, report: Callable[[TuneProgress], None] | None) -> None:
         self.began = time.monotonic()
         self.budget, self.report = budget, report
-        self.durations: list[float] = []
+        self.durations: list[tuple[float, bool]] = []  # (seconds, whether it embedded anything)
         self.current_began = self.began
+        self.current_embedded = False
 
     def start(self) -> None:
         self.current_began = time.monotonic()
+        self.current_embedded = False
 
     def finish(self) -> None:
-        self.durations.append(time.monotonic() - self.current_began)
+        self.durations.append((time.monotonic() - self.current_began, self.current_embedded))
+
+    def mean(self) -> float:
+        fresh = [d for d, embedded in self.durations if embedded]
+        timed = fresh or [d for d, _ in self.durations]
+        return sum(timed) / len(timed)
 
     def tell(self, done: int, label: str, embedded: int = 0, to_embed: int = 0, running: bool = True) -> None:
         if self.report is None:
             return
         now = time.monotonic()
+        self.current_embedded = self.current_embedded or to_embed > 0
         eta = None
+        spent = now - self.current_began
+        # the current chunking at its embedding rate so far, when it has embedded something
+        projected = spent * to_embed / embedded if to_embed and embedded else None
         if not running:
             eta = 0.0
-        elif self.durations:
-            mean = sum(self.durations) / len(self.durations)
-            current = mean * (1 - embedded / to_embed) if to_embed else max(0.0, mean - (now - self.current_began))
+        elif self.durations or projected is not None:
+            mean = self.mean() if self.durations else float(projected or 0.0)
+            current = projected - spent if projected is not None else max(0.0, mean - spent)
             eta = mean * max(0, self.budget - done - 1) + current
         self.report(TuneProgress(done, self.budget, label, embedded, to_embed, now - self.began, eta))
 
