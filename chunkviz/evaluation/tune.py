@@ -778,6 +778,7 @@ def frontier_figure(
                 y=[_shown(y, marked.value(y))],
                 mode="markers",
                 name="chosen",
+                customdata=[i for i, p in enumerate(study.points) if p is marked][:1],
                 hoverinfo="skip",
                 marker={"size": 20, "color": "rgba(0,0,0,0)", "line": {"color": "#e03131", "width": 3}},
             )
