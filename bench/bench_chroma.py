@@ -15,7 +15,12 @@ study's stated setting) or ``minilm`` wordpieces with [CLS]/[SEP] added to every
 under both span mappings (``--mapping``): ``exact`` spans, and Chroma's ``first_find`` placement
 of each chunk's text. Printed: ours (mean ± std, %) next to the published numbers.
 
+``--retriever dense,bm25,hybrid`` (default dense) scores every row with each retriever (hybrid: both
+fusions, rrf and weighted with ``--alpha``), and prints the cold and warm time of the row's BM25
+index build (cold: no index and no stem cached; warm: the same texts again, from the index cache).
+
     .venv/bin/python bench/bench_chroma.py [--rows recursive|token|all] [--length cl100k|minilm] [--mapping exact|first_find|both]
+                                           [--retriever dense,bm25,hybrid] [--alpha 0.5]
 """
 
 from __future__ import annotations
@@ -93,7 +98,48 @@ def parse_args() -> argparse.Namespace:
         default="both",
         help="span mapping: exact spans, Chroma's first find of each chunk's text, or both",
     )
+    parser.add_argument(
+        "--retriever",
+        default="dense",
+        help="comma-separated retrievers to score every row with: dense, bm25, hybrid (hybrid: rrf and weighted fusion)",
+    )
+    parser.add_argument("--alpha", type=float, default=0.5, help="the dense weight of the weighted hybrid fusion")
     return parser.parse_args()
+
+
+def retrieval_configs(configs: list[Any], retriever: str, alpha: float) -> list[Any]:
+    """Each configuration with every retriever asked for (hybrid: both fusions)."""
+    from dataclasses import replace
+
+    from chunkviz.evaluation.evaluate import with_variants
+    from chunkviz.evaluation.report import variant_options
+
+    options = variant_options(retriever=retriever, fusion="rrf,weighted" if "hybrid" in retriever else None)
+    twins = with_variants(configs, retriever=options["retriever"], fusion=options["fusion"])
+    return [replace(c, alpha=alpha) for c in twins]
+
+
+def index_times(corpus: dict[str, Any], strategy: str, params: dict[str, Any], tokenizer: str) -> str:
+    """The cold and warm time of the BM25 index of one row's chunks (as evaluate indexes them)."""
+    from chunkviz import chunk
+    from chunkviz.evaluation import retrievers
+    from chunkviz.evaluation.retrieval import searchable
+    from chunkviz.llm.summaries import embedding_text
+
+    texts = [
+        embedding_text(c)
+        for doc in corpus.values()
+        for c in searchable(chunk(doc, strategy, tokenizer=tokenizer, **params))
+    ]
+    retrievers.INDEXES.clear()
+    retrievers.STEMS.clear()
+    began = time.perf_counter()
+    retrievers.bm25_index(texts)
+    cold = time.perf_counter() - began
+    began = time.perf_counter()
+    retrievers.bm25_index(texts)
+    warm = time.perf_counter() - began
+    return f"bm25 index of {len(texts):,} chunks: cold {cold:.2f} s, warm {1000 * warm:.1f} ms"
 
 
 def main() -> int:
@@ -116,7 +162,7 @@ def main() -> int:
         f"{'cl100k tokens' if args.length == 'cl100k' else 'MiniLM wordpieces + [CLS]/[SEP] per piece'}; {load_average()}"
     )
     print(
-        f"{'row':<18} {'chunks':>6} {'~cl100k':>12}  {'mapping':<10} "
+        f"{'row':<18} {'chunks':>6} {'~cl100k':>12}  {'mapping, retrieval':<10} "
         + "  ".join(f"{m:>20}" for m in SHOWN)
         + "  seconds"
     )
@@ -125,16 +171,21 @@ def main() -> int:
         params, tokenizer = row_setting(strategy, size, overlap, args.length)
         chunks, mean = mean_cl100k(corpus, strategy, params, tokenizer)
         configs = [Configuration(strategy, params, tokenizer, placement) for placement in mappings]
+        configs = retrieval_configs(configs, args.retriever, args.alpha)
+        if args.retriever != "dense":
+            print(f"{label}: {index_times(corpus, strategy, params, tokenizer)}", flush=True)
         results = evaluate(corpus, questions, configs, k=args.k)
         seconds = time.perf_counter() - row_began
-        for n, (placement, result) in enumerate(zip(mappings, results)):
+        for n, result in enumerate(results):
+            placement = " ".join([result.configuration.placement, *result.configuration.retrieval_tags()])
             summary = result.summary()
             cells = [
                 f"{100 * summary[m][0]:4.1f}±{100 * summary[m][1]:4.1f} ({p:4.1f})" for m, p in zip(SHOWN, published)
             ]
             head = f"{label:<18} {chunks:>6,} {f'{mean:.0f} (~{published_mean})':>12}" if n == 0 else " " * 38
             tail = f"  {seconds:7.1f}" if n == 0 else ""
-            print(f"{head}  {placement:<10} " + "  ".join(f"{c:>20}" for c in cells) + tail, flush=True)
+            width = 10 if args.retriever == "dense" else 34
+            print(f"{head}  {placement:<{width}} " + "  ".join(f"{c:>20}" for c in cells) + tail, flush=True)
     print(
         f"cells: ours mean±std (published mean); ~cl100k: our mean chunk size in cl100k tokens (published ~actual); "
         f"total {time.perf_counter() - began:.1f} s; {load_average()}"

@@ -274,6 +274,41 @@ def _add_eval_parser(commands: Any) -> None:
         metavar="TOKENS",
         help="the model's context: contextual retrieval shows a longer document as its opening and a window around the chunk (default 4096)",
     )
+    retrieval = p_eval.add_argument_group(
+        "retrieval", "how chunks are ranked for a question; several retrievers add rows on the same chunks"
+    )
+    retrieval.add_argument(
+        "--retriever",
+        metavar="NAME[,NAME]",
+        help="dense (exact cosine of embeddings, the default), bm25 (keywords: lowercase, Lucene's English stop words, "
+        "Snowball stems; over the text that is embedded, added text included) or hybrid (both, fused); e.g. dense,bm25,hybrid",
+    )
+    retrieval.add_argument(
+        "--fusion",
+        metavar="KIND[,KIND]",
+        help="how hybrid fuses its two top-100 lists: rrf (reciprocal rank fusion, constant 60; the default) or "
+        "weighted (min-max normalised scores, alpha * dense + (1 - alpha) * bm25); both for a row each",
+    )
+    retrieval.add_argument(
+        "--alpha",
+        type=float,
+        default=0.5,
+        metavar="A",
+        help="the dense weight of --fusion weighted, 0..1 (default 0.5)",
+    )
+    retrieval.add_argument(
+        "--rerank",
+        metavar="FOLDER",
+        help="re-score each retriever's best candidates with a cross-encoder read from this local folder "
+        "(sentence-transformers CrossEncoder; chunkviz ships none and downloads nothing)",
+    )
+    retrieval.add_argument(
+        "--rerank-candidates",
+        type=int,
+        default=20,
+        metavar="N",
+        help="candidates the cross-encoder re-scores (default 20)",
+    )
     add_llm_arguments(p_eval)
     add_answer_arguments(p_eval)
 
@@ -281,14 +316,15 @@ def _add_eval_parser(commands: Any) -> None:
 def _cmd_eval(args: argparse.Namespace) -> int:
     from chunkviz.document.read import read_path
     from chunkviz.evaluation.evaluate import evaluate, results_json, with_variants
-    from chunkviz.evaluation.report import configurations, parse_sweep, table, variant_options
+    from chunkviz.evaluation.report import configurations, parse_sweep, retrieval_options, table, variant_options
     from chunkviz.questions import load_questions
 
     if args.k < 1:
         raise ValueError(f"--k must be at least 1, got {args.k}")
     if args.summary_sentences < 1:
         raise ValueError(f"--summary-sentences must be at least 1, got {args.summary_sentences}")
-    variants = variant_options(args.enrich, args.query, args.summaries)  # a bad value fails before any reading
+    variants = variant_options(args.enrich, args.query, args.summaries, args.retriever, args.fusion)  # fail early
+    retrieval = retrieval_options(args.alpha, args.rerank, args.rerank_candidates)
     check_answer_endpoint(args)  # --answers without an endpoint fails now, not after the embedding
     documents = [read_path(path) for path in args.corpus]
     corpus = {doc.name: doc for doc in documents}
@@ -300,6 +336,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     params = convert_param_values(get_strategy(names[0]), raw) if raw else {}
     configs = configurations(names, params, args.tokenizer, parse_sweep(args.sweep) if args.sweep else None)
     configs = with_variants([dataclasses.replace(c, placement=args.placement) for c in configs], **variants)
+    configs = [dataclasses.replace(c, **retrieval) for c in configs]  # alpha counts for weighted rows only
 
     def progress(what: str, done: int, total: int) -> None:
         if total:

@@ -11,9 +11,15 @@ Schema, version 1 (every key but ``columns`` optional)::
                      "include": ["title", "section", "date"]},   # or null: no enrichment
       "columns": [
         {"strategy": "recursive", "params": {"chunk_size": 256, "overlap": 32}, "tokenizer": "chars"}
-      ]
+      ],
+      "retrieval": {"retriever": "hybrid", "fusion": "weighted", "alpha": 0.5,   # how the evaluation
+                    "rerank": null, "rerank_candidates": 20}                     # ranks the chunks
     }
 
+``retrieval`` (optional; absent: dense) is how ``chunkviz eval`` and ``chunkviz tune`` rank every
+column's chunks (:mod:`chunkviz.evaluation.retrievers`): ``retriever`` dense, bm25 or hybrid;
+``fusion`` (rrf or weighted) and ``alpha`` (0..1) for hybrid; ``rerank`` a local cross-encoder
+folder or null. Settings that do not apply are written with their defaults.
 A column's ``tokenizer`` (optional) replaces the top-level one for that column. A file with one
 column may also say ``"strategy"`` and ``"params"`` at the top level instead of ``columns``.
 Loading validates everything (strategy names, each parameter against the strategy's ranges,
@@ -44,6 +50,14 @@ from chunkviz.argtypes import whole_number
 from chunkviz.compare import ColumnConfig, full_params
 from chunkviz.enrich import PARTS, enrich
 from chunkviz.errors import ChunkvizError, InvalidParamError, UnknownStrategyError
+from chunkviz.evaluation.retrievers import (
+    DEFAULT_ALPHA,
+    DEFAULT_RERANK_CANDIDATES,
+    check_alpha,
+    check_fusion,
+    check_rerank_candidates,
+    check_retriever,
+)
 from chunkviz.limits import MAX_CONFIG_BYTES, MAX_CONFIG_COLUMNS, MAX_CONFIG_TEXT_CHARS
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.sidefile import parse_json, read_side_file
@@ -58,7 +72,8 @@ CONFIG_FILE_NAME = "chunkviz.json"
 #: Enrichment kinds a configuration may name.
 ENRICHMENT_KINDS = ("metadata",)
 
-_TOP_KEYS = ("version", "tokenizer", "embedding_model", "enrichment", "columns", "strategy", "params")
+_TOP_KEYS = ("version", "tokenizer", "embedding_model", "enrichment", "columns", "strategy", "params", "retrieval")
+_RETRIEVAL_KEYS = ("retriever", "fusion", "alpha", "rerank", "rerank_candidates")
 _COLUMN_KEYS = ("strategy", "params", "tokenizer")
 _ENRICHMENT_KEYS = ("kind", "title", "date", "include")
 
@@ -90,6 +105,43 @@ class Enrichment:
 
 
 @dataclass(frozen=True)
+class Retrieval:
+    """How the evaluation ranks the chunks (the fields of the same names of
+    :class:`chunkviz.evaluation.evaluate.Configuration`); settings that do not apply take their
+    defaults, as they do there."""
+
+    retriever: str = "dense"
+    fusion: str = "rrf"
+    alpha: float = DEFAULT_ALPHA
+    rerank: str | None = None
+    rerank_candidates: int = DEFAULT_RERANK_CANDIDATES
+
+    def __post_init__(self) -> None:
+        check_retriever(self.retriever)
+        check_fusion(self.fusion)
+        object.__setattr__(self, "alpha", check_alpha(self.alpha))
+        check_rerank_candidates(self.rerank_candidates)
+        if self.retriever != "hybrid":
+            object.__setattr__(self, "fusion", "rrf")
+        if self.retriever != "hybrid" or self.fusion != "weighted":
+            object.__setattr__(self, "alpha", DEFAULT_ALPHA)
+        if self.rerank is None:
+            object.__setattr__(self, "rerank_candidates", DEFAULT_RERANK_CANDIDATES)
+
+    @classmethod
+    def of(cls, configuration: Any) -> Retrieval:
+        """The retrieval of an evaluation :class:`~chunkviz.evaluation.evaluate.Configuration`."""
+        return cls(*(getattr(configuration, name) for name in _RETRIEVAL_KEYS))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _RETRIEVAL_KEYS}
+
+    def fields(self) -> dict[str, Any]:
+        """Keyword arguments of ``dataclasses.replace`` on a Configuration."""
+        return self.to_dict()
+
+
+@dataclass(frozen=True)
 class ChunkvizConfig:
     """A loaded, validated configuration: one or several columns and what they share."""
 
@@ -98,6 +150,8 @@ class ChunkvizConfig:
     enrichment: Enrichment | None = None
     embedding_model: str | None = None
     version: int = CONFIG_VERSION
+    #: how the evaluation ranks the chunks (None: not said, dense)
+    retrieval: Retrieval | None = None
     #: where it was read from (for messages); not part of the configuration
     source: str = field(default=CONFIG_FILE_NAME, compare=False)
 
@@ -124,6 +178,8 @@ class ChunkvizConfig:
             data["embedding_model"] = self.embedding_model
         data["enrichment"] = self.enrichment.to_dict() if self.enrichment else None
         data["columns"] = [_column_dict(c) for c in self.columns]
+        if self.retrieval is not None:
+            data["retrieval"] = self.retrieval.to_dict()
         return data
 
 
@@ -143,10 +199,12 @@ def config_from_columns(
     *,
     tokenizer: str = DEFAULT_TOKENIZER,
     embedding_model: str | None = None,
+    retrieval: Retrieval | None = None,
 ) -> dict[str, Any]:
     """The ``chunkviz.json`` content for the app's columns (parameters with their defaults
     filled in, so the file pins every value). ``enrich`` is what the app passes to ``enrich``
-    (a dict or its JSON, ``None``/``"null"`` when off); its per-document ``source`` is left out.
+    (a dict or its JSON, ``None``/``"null"`` when off); its per-document ``source`` is left out;
+    ``retrieval`` how they are evaluated (None: not written).
     Raises :class:`ConfigError` for a column that does not validate."""
     options: Mapping[str, Any] | None = json.loads(enrich) if isinstance(enrich, str) else enrich
     enrichment = None
@@ -163,6 +221,7 @@ def config_from_columns(
         **({"embedding_model": model} if model else {}),
         "enrichment": enrichment.to_dict() if enrichment else None,
         "columns": [_column_dict(c) for c in columns],
+        **({"retrieval": retrieval.to_dict()} if retrieval is not None else {}),
     }
     config = config_from_dict(raw, source="the app's columns")
     return normalized(config).to_dict()
@@ -243,8 +302,31 @@ def config_from_dict(data: Any, *, source: str = CONFIG_FILE_NAME) -> ChunkvizCo
         tokenizer=tokenizer,
         enrichment=_enrichment(source, data.get("enrichment")),
         embedding_model=model,
+        retrieval=_retrieval(source, data.get("retrieval")),
         source=source,
     )
+
+
+def _retrieval(source: str, raw: Any) -> Retrieval | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            f'{source}: retrieval: expected null or an object like {{"retriever": "hybrid"}}, got {_json_type(raw)}'
+        )
+    _check_keys(source, "retrieval", raw, _RETRIEVAL_KEYS)
+    values = {k: v for k, v in raw.items() if v is not None or k == "rerank"}
+    rerank = values.get("rerank")
+    if rerank is not None and (not isinstance(rerank, str) or not rerank.strip()):
+        raise ConfigError(f"{source}: retrieval.rerank: expected a local cross-encoder folder or null, got {rerank!r}")
+    for key in ("retriever", "fusion"):
+        if key in values and not isinstance(values[key], str):
+            raise ConfigError(f"{source}: retrieval.{key}: expected a name, got {_json_type(values[key])}")
+    try:
+        return Retrieval(**values)
+    except ValueError as exc:
+        field_name = next((k for k in sorted(_RETRIEVAL_KEYS, key=len, reverse=True) if str(exc).startswith(k)), "")
+        raise ConfigError(f"{source}: retrieval{'.' + field_name if field_name else ''}: {exc}") from None
 
 
 def _columns(source: str, data: dict[str, Any]) -> tuple[ColumnConfig, ...]:
@@ -456,12 +538,14 @@ def enrich_chunks(
 
 def eval_configurations(config: ChunkvizConfig) -> list[Any]:
     """One :class:`chunkviz.evaluation.evaluate.Configuration` per column (its tokenizer; the
-    ``metadata`` enrichment when the file has one), for ``chunkviz eval --config``."""
+    ``metadata`` enrichment when the file has one; the file's retrieval), for ``chunkviz eval --config``."""
     from chunkviz.evaluation.evaluate import Configuration
 
     enrich_kind = "metadata" if config.enrichment else None
+    retrieval = (config.retrieval or Retrieval()).fields()
     return [
-        Configuration(c.strategy, dict(c.params), config.tokenizer_of(c), enrich=enrich_kind) for c in config.columns
+        Configuration(c.strategy, dict(c.params), config.tokenizer_of(c), enrich=enrich_kind, **retrieval)
+        for c in config.columns
     ]
 
 
@@ -471,6 +555,7 @@ __all__ = [
     "ChunkvizConfig",
     "ConfigError",
     "Enrichment",
+    "Retrieval",
     "add_config_argument",
     "apply_config",
     "column_hash",

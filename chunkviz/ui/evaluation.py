@@ -414,7 +414,8 @@ def show_results(run: EvalRun, k: int) -> None:
         return
     labels = [p.label for p in run.planned]
     st.caption(
-        f"{len(run.results)} configurations · k = {k} · all-MiniLM-L6-v2 embeddings (offline), exact cosine · "
+        f"{len(run.results)} configurations · k = {k} · all-MiniLM-L6-v2 embeddings (offline), exact cosine"
+        f"{retrieval_note(run)} · "
         f"{run.seconds:.1f} s · scores are mean ± standard deviation over the questions, in %; ★ the best of each column"
     )
     frame = pd.DataFrame(with_answer_cells(summary_rows(run.results, labels), run.answers)).rename(
@@ -430,6 +431,12 @@ def show_results(run: EvalRun, k: int) -> None:
         title = TITLES[metric].replace("@k", f"@{k}")
         with container:
             st.plotly_chart(metric_figure(run, metric, title), key=f"eval.chart.{metric}")
+
+
+def retrieval_note(run: EvalRun) -> str:
+    """``; also bm25, hybrid: rrf`` when some row does not retrieve by dense cosine alone."""
+    tags = list(dict.fromkeys(t for p in run.planned for t in p.configuration.retrieval_tags()))
+    return f"; also {', '.join(tags)}" if tags else ""
 
 
 def table_height(rows: int, most: int) -> int:

@@ -2,7 +2,8 @@
 the document view; each column's top-k hits drawn in it and scored in a table.
 
 The row is :func:`playground_row`; :func:`playground_hits` searches each column's chunks with the
-default offline embedding model (only with a query), :func:`playground_scores` scores the hits
+retriever chosen in the row (dense: the default offline embedding model; bm25: keywords, nothing
+embedded; hybrid: both fused, as the Evaluate view's retrievers; only with a query), :func:`playground_scores` scores the hits
 against the expected answer and :func:`playground_table` shows both. The expected answer is a
 passage selected with the mouse in the document view or pasted; "Add to question set" keeps
 (query, answer) in ``st.session_state[PLAYGROUND_QUESTIONS]``, which the Evaluate view offers.
@@ -42,6 +43,7 @@ from chunkviz.strategies.base import get_strategy
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import answer_from_state
 from chunkviz.ui.llm import llm_session, not_configured_help
+from chunkviz.ui.techniques import RETRIEVER_CHOICES, RETRIEVER_HELP
 
 
 class PlaygroundColumn(Protocol):
@@ -58,6 +60,8 @@ class PlaygroundColumn(Protocol):
 PLAYGROUND_QUESTIONS = "playground.questions"
 #: the largest k the query row offers
 MAX_K = 20
+#: the query row's retriever (a label of RETRIEVER_CHOICES)
+RETRIEVER_KEY = "playground.retriever"
 #: the query row is compact (smaller inputs, less space under it): the first screen still shows
 #: three chunk ends in every column
 QUERY_ROW_CSS = (
@@ -74,7 +78,9 @@ def playground_row(document: Document, doc_name: str, docview_key: str) -> tuple
     text = document.text
     take_selected_answer(text, docview_key)
     st.html(QUERY_ROW_CSS)
-    left, middle, right = st.container(key="playground.row").columns([6, 1, 5], vertical_alignment="bottom")
+    left, middle, pick, right = st.container(key="playground.row").columns(
+        [6, 1, 1.5, 4.5], vertical_alignment="bottom"
+    )
     query = left.text_input(
         "Query", key="playground.query", label_visibility="collapsed",
         placeholder="Query: type a question, and each column shows the chunks it would retrieve",
@@ -84,6 +90,10 @@ def playground_row(document: Document, doc_name: str, docview_key: str) -> tuple
         middle.selectbox(
             "k", range(1, MAX_K + 1), key="playground.k", label_visibility="collapsed", format_func=lambda n: f"top {n}"
         )
+    )
+    st.session_state.setdefault(RETRIEVER_KEY, "dense")
+    pick.selectbox(
+        "Retriever", list(RETRIEVER_CHOICES), key=RETRIEVER_KEY, label_visibility="collapsed", help=RETRIEVER_HELP
     )
     right.text_input(
         "Expected answer", key="playground.paste", label_visibility="collapsed", on_change=take_pasted_answer, args=(text,),
@@ -183,20 +193,28 @@ def answer_line(text: str, query: str, answer: tuple[int, int] | None, document:
         )  # fmt: skip
 
 
+def chosen_retriever() -> tuple[str, str]:
+    """The (retriever, fusion) chosen in the query row (dense before the row is drawn)."""
+    return RETRIEVER_CHOICES.get(st.session_state.get(RETRIEVER_KEY) or "dense", ("dense", "rrf"))
+
+
 def playground_hits(columns: Sequence[PlaygroundColumn], query: str, k: int) -> dict[int, list[Hit]]:
-    """Each run column's top-k hits for the query, embedded with the default offline model
-    (chunks cached per text); nothing is embedded without a query. A model that cannot load
-    leaves a message and no hits."""
+    """Each run column's top-k hits for the query by the row's retriever, embedded with the
+    default offline model (chunks cached per text; bm25 embeds nothing); nothing is searched
+    without a query. A model that cannot load leaves a message and no hits."""
     if not query:
         return {}
     from chunkviz.semantic.embeddings import DEFAULT_MODEL, default_encoder  # noqa: PLC0415 - only with a query
 
+    retriever, fusion = chosen_retriever()
     encode = default_encoder(DEFAULT_MODEL)
     slot = st.empty()
     out: dict[int, list[Hit]] = {}
     try:
-        with slot.container(), st.spinner("Embedding the query…"):
-            vector = embed_query(query, DEFAULT_MODEL, encode)
+        vector = None
+        if retriever != "bm25":
+            with slot.container(), st.spinner("Embedding the query…"):
+                vector = embed_query(query, DEFAULT_MODEL, encode)
         for column, run in [(c, c.run) for c in columns if c.run is not None]:
 
             def progress(done: int, total: int, label: str = column.label) -> None:
@@ -204,7 +222,10 @@ def playground_hits(columns: Sequence[PlaygroundColumn], query: str, k: int) -> 
                     slot.progress(done / total, text=f"Embedding the chunks of {label}: {done:,}/{total:,}")
 
             returns_parents = get_strategy(column.config.strategy).returns_parents
-            out[column.i] = search(run.chunks, returns_parents, vector, k, DEFAULT_MODEL, encode, progress)
+            out[column.i] = search(
+                run.chunks, returns_parents, vector, k, DEFAULT_MODEL, encode, progress, query=query,
+                retriever=retriever, fusion=fusion,
+            )  # fmt: skip
     except (ChunkvizError, OSError) as exc:
         slot.empty()
         st.warning(f"The query cannot be searched: {exc} The rest of the page works without it.")
@@ -239,7 +260,10 @@ def playground_variant_hits(
         out: dict[str, dict[int, list[Hit]]] = {v.mode: {} for v in variants}
         for column, run in [(c, c.run) for c in columns if c.run is not None]:
             returns_parents = get_strategy(column.config.strategy).returns_parents
-            for mode, hits in search_variants(run.chunks, returns_parents, variants, k, DEFAULT_MODEL, encode).items():
+            found = search_variants(
+                run.chunks, returns_parents, variants, k, DEFAULT_MODEL, encode, *chosen_retriever()
+            )
+            for mode, hits in found.items():
                 out[mode][column.i] = hits
     except (ChunkvizError, OSError) as exc:
         st.warning(f"The query forms cannot be compared: {exc}")

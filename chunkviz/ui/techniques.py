@@ -1,5 +1,6 @@
-"""The Evaluate view's retrieval techniques: enrichment, query rewriting and HyDE, summary
-indexing, answer quality, and questions written by the model (issue 11 in the app).
+"""The Evaluate view's retrieval techniques: the retrievers (dense, BM25, hybrid, a rerank),
+enrichment, query rewriting and HyDE, summary indexing, answer quality, and questions written by
+the model (issue 11 in the app).
 
 Each technique is compared with the same chunks without it: a configuration is followed by its
 twins (:func:`chunkviz.evaluation.evaluate.with_variants`). The ones marked (LLM) call the
@@ -19,6 +20,7 @@ from chunkviz.document.model import Document
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.costs import answer_calls_upper_bound, technique_costs, total
 from chunkviz.evaluation.evaluate import Configuration, Result, with_variants
+from chunkviz.evaluation.retrievers import CANDIDATES, DEFAULT_ALPHA, DEFAULT_RERANK_CANDIDATES, RRF_K
 from chunkviz.llm.answers import (
     ANSWER_PROMPT,
     JUDGE_PROMPT,
@@ -51,6 +53,19 @@ SHORT = {
     "llm": "LLM summaries",
 }
 GENERATED = "_eval.generated"  # questions the model wrote, per document
+#: label -> (retriever, fusion) of the Retrievers control
+RETRIEVER_CHOICES: dict[str, tuple[str, str]] = {
+    "dense": ("dense", "rrf"),
+    "bm25": ("bm25", "rrf"),
+    "hybrid (RRF)": ("hybrid", "rrf"),
+    "hybrid (weighted)": ("hybrid", "weighted"),
+}
+RETRIEVER_HELP = (
+    "dense: exact cosine of the MiniLM embeddings. bm25: keywords (lowercase, Lucene's English stop words, "
+    "Snowball stems) over exactly the text that is embedded, added text included. hybrid: the best "
+    f"{CANDIDATES} of each, fused by reciprocal rank (constant {RRF_K}) or by min-max normalised scores "
+    "weighted alpha · dense + (1 − alpha) · bm25. Each retriever is a row on the same chunks."
+)
 
 
 @dataclass(frozen=True)
@@ -60,15 +75,21 @@ class Techniques:
     variants: Mapping[str, tuple[Any, ...]]  # with_variants keyword arguments
     answers: bool = False
     judge: bool = False
+    #: Configuration fields set on every row (alpha, rerank, rerank_candidates)
+    retrieval: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def calls_model(self) -> bool:
         return self.answers or any(
-            v not in (None, "raw", "metadata", "extractive") for values in self.variants.values() for v in values
+            v not in (None, "raw", "metadata", "extractive")
+            for name, values in self.variants.items()
+            if name in ("enrich", "query", "summaries")
+            for v in values
         )
 
     def key(self) -> list[Any]:
-        return [sorted((k, list(map(str, v))) for k, v in self.variants.items()), self.answers, self.judge]
+        variants = sorted((k, list(map(str, v))) for k, v in self.variants.items())
+        return [variants, self.answers, self.judge, sorted(self.retrieval.items())]
 
 
 def choose_techniques(settings: LLMSettings) -> Techniques | None:
@@ -93,24 +114,60 @@ def choose_techniques(settings: LLMSettings) -> Techniques | None:
     for label in chosen:
         field_name, value, _ = TECHNIQUES[label]
         variants[field_name].append(value)
-    techniques = Techniques({k: tuple(v) for k, v in variants.items()}, answers, bool(judge))
+    retrieval = choose_retrievers()
+    if retrieval is None:
+        return None
+    retrievers, fields = retrieval
+    variants["retriever"] = list(dict.fromkeys(r for r, _ in retrievers))
+    variants["fusion"] = list(dict.fromkeys(f for r, f in retrievers if r == "hybrid")) or ["rrf"]
+    techniques = Techniques({k: tuple(v) for k, v in variants.items()}, answers, bool(judge), fields)
     if techniques.calls_model and not settings.configured:
         st.warning(not_configured_help())
         return None
     return techniques
 
 
+def choose_retrievers() -> tuple[list[tuple[str, str]], dict[str, Any]] | None:
+    """The Retrievers control (several: a row each on the same chunks), the weighted fusion's
+    alpha and an optional cross-encoder folder. Returns the chosen (retriever, fusion) pairs and
+    the Configuration fields every row gets; None (with a message) when none is chosen."""
+    left, middle, right = st.columns([3, 1, 2])
+    chosen = left.multiselect(
+        "Retrievers", list(RETRIEVER_CHOICES), default=["dense"], key="eval.retrievers", help=RETRIEVER_HELP
+    )
+    alpha = DEFAULT_ALPHA
+    if "hybrid (weighted)" in chosen:
+        alpha = float(
+            middle.number_input(
+                "alpha (dense weight)", min_value=0.0, max_value=1.0, value=DEFAULT_ALPHA, step=0.1, key="eval.alpha",
+                help="weighted fusion: alpha · dense + (1 − alpha) · bm25 of the min-max normalised scores",
+            )
+        )  # fmt: skip
+    rerank = right.text_input(
+        "Rerank with a cross-encoder (optional)", key="eval.rerank",
+        placeholder="a local cross-encoder model folder; none ships with chunkviz",
+        help=f"Re-score each retriever's best {DEFAULT_RERANK_CANDIDATES} chunks with a sentence-transformers "
+        "CrossEncoder read from this folder (nothing is downloaded), then keep the top k.",
+    ).strip()  # fmt: skip
+    if not chosen:
+        st.error("Choose at least one retriever (dense is the plain one).")
+        return None
+    fields = {"alpha": alpha, "rerank": rerank or None}
+    return [RETRIEVER_CHOICES[label] for label in chosen], fields
+
+
 def expand(configurations: Sequence[Configuration], techniques: Techniques) -> list[Configuration]:
-    """Each configuration, then its twins with the chosen techniques."""
-    return with_variants(configurations, **techniques.variants)
+    """Each configuration, then its twins with the chosen techniques and retrievers."""
+    twins = with_variants(configurations, **techniques.variants)
+    return [dataclasses.replace(c, **techniques.retrieval) for c in twins] if techniques.retrieval else twins
 
 
 def variant_suffix(config: Configuration) -> str:
-    """`` · contextual · HyDE`` for the techniques a twin adds ("" for the plain one)."""
+    """`` · contextual · HyDE · hybrid: rrf`` for the techniques and retrieval a twin adds ("" for the plain one)."""
     parts = [SHORT[v] for v in (config.summaries, config.enrich) if v] + (
         [SHORT[config.query]] if config.query != "raw" else []
     )
-    return "".join(f" · {p}" for p in parts)
+    return "".join(f" · {p}" for p in parts + config.retrieval_tags())
 
 
 def show_costs(
