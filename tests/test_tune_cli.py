@@ -48,14 +48,14 @@ def test_the_best_configuration_its_command_and_its_file(
     target, plot, study = tmp_path / "chunkviz.json", tmp_path / "frontier.html", tmp_path / "study.json"
     code, out, err = run(
         capsys, str(DOC), "--questions", str(QUESTIONS), "--strategies", "recursive,fixed_tokens",
-        "--retrievers", "dense", "--budget", "3", "--sizes", "32,128", "--model", fake_model,
+        "--retrievers", "dense,bm25", "--budget", "3", "--sizes", "32,128", "--model", fake_model,
         "--maximise", "iou", "--subject-to", "recall>=0.1", "-o", str(target), "--plot", str(plot), "--json", str(study),
     )  # fmt: skip
     assert code == 0, err
     assert "chunking 1/3" in err and "ETA" in err and "3 chunkings embedded and scored in" in err
     lines = out.splitlines()
     assert lines[0].startswith("26 questions on 1 document(s), top 5 chunks each; 3 chunkings (budget 3)")
-    assert "Frontier, recall against IoU (dense):" in lines
+    assert "Frontier, recall against IoU (dense):" in lines and "Frontier, recall against IoU (bm25):" in lines
     assert "Frontier, recall against tokens retrieved per question (all retrievers):" in lines
     best = next(line for line in lines if line.startswith("Best (maximise IoU subject to recall>=10%): "))
     command = lines[lines.index("Reproduce it:") + 1].strip()
@@ -68,6 +68,8 @@ def test_the_best_configuration_its_command_and_its_file(
         if name != "separators":
             assert f"-p {name}={value}" in command
     assert config.tokenizer == "cl100k_base"
+    assert config.retrieval is not None
+    assert f"with {config.retrieval.retriever} retrieval · " in best
     # the command evaluates the same configuration: its IoU is the one tune reported
     argv = command.split()[2:] + ["--model", fake_model, "--json", "-"]
     assert cli.main(["eval", *argv]) == 0
@@ -76,7 +78,7 @@ def test_the_best_configuration_its_command_and_its_file(
     assert 100 * result["summary"]["iou"]["mean"] == pytest.approx(iou, abs=0.051)
     assert "<html>" in plot.read_text(encoding="utf-8")[:200].lower()
     data = json.loads(study.read_text(encoding="utf-8"))
-    assert data["chunkings"] == 3 and len(data["points"]) == 3
+    assert data["chunkings"] == 3 and len(data["points"]) == 6
 
 
 def test_no_configuration_meets_the_constraint_exit_1_nothing_written(

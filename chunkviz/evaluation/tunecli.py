@@ -195,16 +195,22 @@ def cmd_tune(args: argparse.Namespace) -> int:
         near = closest(study.points, constraints)
         print(f"\nNo configuration tried meets {', '.join(map(str, constraints))}.")
         if near is not None:
-            print(f"Closest: {near.configuration.label()} · {_scores(near)}")
+            print(f"Closest: {_plain(near)} with {near.configuration.retriever} retrieval · {_scores(near)}")
             print(f"  {eval_command(near, args.corpus, args.questions, args.k)}")
         print(f"Nothing written to {args.output}; raise --budget, add --sizes or strategies, or relax the constraint.")
         return EXIT_NOT_MET
-    print(f"\nBest ({goal}): {chosen.configuration.label()} · {_scores(chosen)}")
+    print(f"\nBest ({goal}): {_plain(chosen)} with {chosen.configuration.retriever} retrieval · {_scores(chosen)}")
     print("Reproduce it:")
     print(f"  {eval_command(chosen, args.corpus, args.questions, args.k)}")
     _save(chosen, args.output)
     print(f"configuration written to {args.output}")
     return EXIT_OK
+
+
+def _plain(p: Point) -> str:
+    c = p.configuration
+    params = ", ".join(f"{k}={v}" for k, v in sorted(c.params.items()))
+    return f"{c.strategy}({params})"
 
 
 def _scores(p: Point) -> str:
@@ -235,10 +241,12 @@ def _report(args: argparse.Namespace, study: Study, n_questions: int, n_document
 
 def _save(point: Point, path: str) -> None:
     from chunkviz.compare import ColumnConfig
-    from chunkviz.config import config_from_columns, save_config
+    from chunkviz.config import Retrieval, config_from_columns, save_config
 
     c = point.configuration
-    data = config_from_columns([ColumnConfig(c.strategy, dict(c.params), None)], tokenizer=c.tokenizer)
+    data = config_from_columns(
+        [ColumnConfig(c.strategy, dict(c.params), None)], tokenizer=c.tokenizer, retrieval=Retrieval.of(c)
+    )
     try:
         save_config(data, path)
     except OSError as exc:
