@@ -35,7 +35,8 @@ def test_find_the_best_with_hybrid_then_click_a_frontier_point(page: Any, server
     page.wait_for_selector("[data-chunk-index]")
     page.locator('[data-testid="stButtonGroup"] button').filter(has_text="Evaluate retrieval").click()
     page.get_by_text("Find the best configuration").click()
-    retrievers = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Retrievers")
+    section = page.locator('[data-testid="stExpander"]').filter(has_text="Find the best configuration")
+    retrievers = section.locator('[data-testid="stMultiSelect"]').filter(has_text="Retrievers to search")
     retrievers.wait_for()
     idle(page)
     # the retriever choice: hybrid only

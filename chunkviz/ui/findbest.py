@@ -92,9 +92,9 @@ def find_best(document: Document, doc_key: str, questions: Sequence[Question], k
     st.session_state.setdefault("findbest.retrievers", list(RETRIEVERS))
     st.session_state.setdefault("findbest.budget", DEFAULT_BUDGET)
     left, middle, right = st.columns([2, 2, 1])
-    strategies = left.multiselect("Strategies", names, key="findbest.strategies")
+    strategies = left.multiselect("Strategies to search", names, key="findbest.strategies")
     retrievers = middle.multiselect(
-        "Retrievers", list(RETRIEVERS), key="findbest.retrievers",
+        "Retrievers to search", list(RETRIEVERS), key="findbest.retrievers",
         help="dense: embeddings; bm25: keywords; hybrid: both, fused by rank. A chunking's retrievers share its "
         "embeddings, so each one more costs little.",
     )  # fmt: skip
