@@ -32,6 +32,7 @@ from chunkviz.cliparams import UsageError, convert_param_values, parse_param_arg
 from chunkviz.config import add_config_argument, apply_config, enrich_chunks, merged_params
 from chunkviz.diagnostics import diagnose
 from chunkviz.errors import ChunkvizError
+from chunkviz.evaluation.tunecli import add_tune_parser, cmd_tune
 from chunkviz.export import chunk_records, serialize
 from chunkviz.external.cli import add_audit_parser, cmd_audit
 from chunkviz.interop import INTEROP_FORMATS, interop_text
@@ -194,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_parser(commands)
     add_show_parser(commands, _add_chunking_args, _run_chunking)
     add_report_parser(commands)
+    add_tune_parser(commands)
     return parser
 
 
@@ -529,6 +531,7 @@ _COMMANDS = {
     "audit": cmd_audit,
     "show": cmd_show,
     "report": cmd_report,
+    "tune": cmd_tune,
 }
 
 

@@ -50,6 +50,7 @@ def _llm_endpoint(session_cache_dir: Any, loopback_llm_env: Any) -> None:
 APP_SERVER_MODULES = (
     "tests/test_browser.py",
     "tests/test_browser_evaluate.py",
+    "tests/test_browser_findbest.py",
     "tests/test_browser_playground.py",
     "tests/test_wsclient.py",
     "tests/test_reruns.py",

@@ -54,6 +54,7 @@ from chunkviz.questions import Question, QuestionFileError, Reference, load_ques
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.cached import cached_column_html
 from chunkviz.ui.docview import ColumnView, document_view
+from chunkviz.ui.findbest import show_find_best
 from chunkviz.ui.keys import Chunking
 from chunkviz.ui.llm import llm_session
 from chunkviz.ui.playground import PLAYGROUND_QUESTIONS
@@ -568,6 +569,7 @@ def show_evaluate(
     with right:
         k = choose_k()
     techniques = choose_techniques(settings)
+    show_find_best(document, doc_key, questions, k, columns)
     if questions is None or configured is None or k is None or techniques is None:
         return
     planned, swept = configured

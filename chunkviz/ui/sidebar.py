@@ -89,17 +89,33 @@ def read_input(page: Page) -> tuple[Document | None, str, bool]:
 
 
 # --- configuration ------------------------------------------------------------------------------
+#: A configuration to apply on the next run as a shared URL is (:func:`load_shared`).
+SHARED_QUERY = "_shared_query"
+
+
+def load_shared(query: dict[str, str]) -> None:
+    """Apply ``query`` (URL parameters, as :func:`chunkviz.compare.config_to_query` writes them) on
+    the next page run, as a shared URL is applied: its columns' controls are seeded from it again."""
+    st.session_state[SHARED_QUERY] = dict(query)
+
+
 def init_from_url(page: Page) -> None:
-    """Apply a shared configuration from the URL once per session."""
-    if st.session_state.get("_url_applied"):
+    """Apply a shared configuration from the URL once per session (and one :func:`load_shared` gave)."""
+    pending = st.session_state.pop(SHARED_QUERY, None)
+    if st.session_state.get("_url_applied") and pending is None:
         return
     st.session_state["_url_applied"] = True
-    doc, tokenizer, columns = config_from_query(st.query_params.to_dict(), page.max_columns)
+    query = pending if pending is not None else st.query_params.to_dict()
+    doc, tokenizer, columns = config_from_query(query, page.max_columns)
+    if pending is not None:  # the columns' controls were seeded before: forget them, so they are seeded again
+        for key in [k for k in st.session_state if any(str(k).startswith(f"col{i}.") for i in range(len(columns)))]:
+            if not str(key).endswith(".open"):
+                del st.session_state[key]
     if doc and doc in sample_names(page):
         st.session_state["sample"] = doc
     if tokenizer in tokenizer_names():
         st.session_state["tokenizer"] = tokenizer
-    st.session_state["embedding_model"] = model_from_query(st.query_params.to_dict())
+    st.session_state["embedding_model"] = model_from_query(query)
     if columns:
         st.session_state["n_columns"] = len(columns)
         st.session_state["_url_params"] = {i: dict(c.params) for i, c in enumerate(columns)}

@@ -1,0 +1,260 @@
+"""``chunkviz tune``: search strategies × sizes × overlaps × retrievers for the best configuration.
+
+    chunkviz tune CORPUS... --questions FILE [--strategies A,B] [--retrievers dense,hybrid] [--budget N]
+        [--sizes 64,128,256,512] [--k 5] [--maximise iou] [--subject-to recall>=0.8] [-o chunkviz.json]
+        [--plot frontier.html] [--json study.json]
+
+Progress (what is left, an ETA) goes to stderr; the frontier tables, the chosen configuration
+and the ``chunkviz eval`` command that reproduces it to stdout. The chosen configuration is
+written as a chunkviz.json (``-o``). When no configuration tried meets the constraints, the
+closest is named, nothing is written and the exit status is 1. The method:
+:mod:`chunkviz.evaluation.tune`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from chunkviz.errors import ChunkvizError
+from chunkviz.evaluation.retrievers import RETRIEVERS
+from chunkviz.evaluation.tune import (
+    DEFAULT_BUDGET,
+    DEFAULT_SIZES,
+    DEFAULT_STRATEGIES,
+    METHOD,
+    TITLES,
+    Point,
+    Study,
+    TuneError,
+    TuneProgress,
+    best,
+    closest,
+    eval_command,
+    frontier_figure,
+    frontier_table,
+    metric_name,
+    parse_constraints,
+)
+from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
+
+EXIT_OK, EXIT_NOT_MET = 0, 1
+
+
+def add_tune_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "tune",
+        help="search strategies x sizes x overlaps x retrievers: the frontier of recall against IoU and tokens, "
+        "and the best configuration under a constraint",
+    )
+    p.add_argument("corpus", nargs="+", metavar="CORPUS", help="the documents the questions are about")
+    p.add_argument(
+        "--questions", required=True, metavar="FILE", help="question file: JSONL (spans or excerpts) or Chroma's CSV"
+    )
+    p.add_argument(
+        "--strategies",
+        default=",".join(DEFAULT_STRATEGIES),
+        metavar="A,B,...",
+        help=f"strategies to search, each with a size parameter (default {','.join(DEFAULT_STRATEGIES)})",
+    )
+    p.add_argument(
+        "--retrievers",
+        default=",".join(RETRIEVERS),
+        metavar="R,R,...",
+        help=f"retrievers to evaluate each chunking with: {', '.join(RETRIEVERS)} (default all; they share its embeddings)",
+    )
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=DEFAULT_BUDGET,
+        metavar="N",
+        help=f"at most N chunkings embedded (each with every retriever; default {DEFAULT_BUDGET})",
+    )
+    p.add_argument(
+        "--sizes",
+        default=",".join(map(str, DEFAULT_SIZES)),
+        metavar="S,S,...",
+        help=f"the coarse grid's sizes, in each strategy's size unit (default {','.join(map(str, DEFAULT_SIZES))})",
+    )
+    p.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
+    p.add_argument(
+        "--tokenizer",
+        default=DEFAULT_TOKENIZER,
+        metavar="NAME",
+        help=f"tokenizer of the sizes and of tokens per question: {', '.join(tokenizer_names())} (default {DEFAULT_TOKENIZER})",
+    )
+    p.add_argument(
+        "--model", default=None, metavar="NAME", help="embedding model (default: the offline all-MiniLM-L6-v2)"
+    )
+    goal = p.add_mutually_exclusive_group()
+    goal.add_argument(
+        "--maximise",
+        "--maximize",
+        metavar="METRIC",
+        help="the metric the chosen configuration maximises: recall, iou, precision, precision_omega, recall_at_k, mrr "
+        "(default iou)",
+    )
+    goal.add_argument("--minimise", "--minimize", metavar="METRIC", help="or minimises: tokens (per question)")
+    p.add_argument(
+        "--subject-to",
+        action="append",
+        default=[],
+        metavar="CONSTRAINT",
+        help="e.g. recall>=0.8 (or recall>=80%%), tokens<=600; repeat or separate with commas",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        default="chunkviz.json",
+        metavar="FILE",
+        help="the chosen configuration (default chunkviz.json)",
+    )
+    p.add_argument("--plot", metavar="FILE", help="write the frontier figure (recall against IoU) as an HTML file")
+    p.add_argument("--json", metavar="PATH", help="write every configuration tried and its scores as JSON")
+
+
+def _list(text: str, flag: str) -> list[str]:
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise TuneError(f"{flag} {text!r}: give one or more values separated by commas")
+    return items
+
+
+def _sizes(text: str) -> list[int]:
+    items = _list(text, "--sizes")
+    bad = [item for item in items if not item.isdigit() or int(item) < 1]
+    if bad:
+        raise TuneError(
+            f"--sizes {text!r}: {bad[0]!r} is not a whole number of 1 or more; write e.g. --sizes 64,128,256"
+        )
+    return [int(item) for item in items]
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from chunkviz.document.read import read_path
+    from chunkviz.evaluation.published import MINILM_ROWS, is_chroma
+    from chunkviz.evaluation.retrievers import check_retriever
+    from chunkviz.evaluation.tune import check_strategy, tune
+    from chunkviz.questions import load_questions
+    from chunkviz.tokenizers import get_tokenizer
+
+    # every setting is checked before anything is read or embedded
+    if args.budget < 1:
+        raise TuneError(f"--budget must be at least 1 (chunkings to embed), got {args.budget}")
+    if args.k < 1:
+        raise TuneError(f"--k must be at least 1, got {args.k}")
+    strategies = [check_strategy(s) for s in _list(args.strategies, "--strategies")]
+    retrievers = []
+    for r in _list(args.retrievers, "--retrievers"):
+        try:
+            retrievers.append(check_retriever(r))
+        except ValueError as exc:
+            raise TuneError(f"--retrievers: {exc}") from None
+    sizes = _sizes(args.sizes)
+    get_tokenizer(args.tokenizer)
+    minimise = args.minimise is not None
+    objective = metric_name(args.minimise or args.maximise or "iou")
+    constraints = parse_constraints(args.subject_to)
+    documents = [read_path(path) for path in args.corpus]
+    corpus = {doc.name: doc for doc in documents}
+    texts = {name: doc.text for name, doc in corpus.items()}
+    questions = load_questions(args.questions, texts)
+
+    def progress(step: TuneProgress) -> None:
+        print(f"\r\033[K{step.line()}", end="", file=sys.stderr, flush=True)
+
+    study = tune(
+        corpus,
+        questions,
+        strategies=strategies,
+        retrievers=retrievers,
+        budget=args.budget,
+        k=args.k,
+        sizes=sizes,
+        tokenizer=args.tokenizer,
+        constraints=constraints,
+        model=args.model,
+        progress=progress,
+    )
+    print(file=sys.stderr)
+    published = MINILM_ROWS if is_chroma(texts) and args.k == 5 else ()
+    chosen = best(study.points, objective, constraints, minimise=minimise or None)
+    _report(args, study, len(questions), len(corpus), chosen)
+    if args.json:
+        _write(args.json, json.dumps(study.to_dict(), indent=2, default=str) + "\n")
+    if args.plot:
+        figure = frontier_figure(study, "iou", "recall", published, chosen)
+        _write(args.plot, figure.to_html(include_plotlyjs=True, full_html=True))
+        print(f"frontier figure: {args.plot}")
+    goal = f"{'minimise' if minimise else 'maximise'} {TITLES[objective]}"
+    goal += f" subject to {', '.join(map(str, constraints))}" if constraints else ""
+    if chosen is None:
+        near = closest(study.points, constraints)
+        print(f"\nNo configuration tried meets {', '.join(map(str, constraints))}.")
+        if near is not None:
+            print(f"Closest: {_plain(near)} with {near.configuration.retriever} retrieval · {_scores(near)}")
+            print(f"  {eval_command(near, args.corpus, args.questions, args.k)}")
+        print(f"Nothing written to {args.output}; raise --budget, add --sizes or strategies, or relax the constraint.")
+        return EXIT_NOT_MET
+    print(f"\nBest ({goal}): {_plain(chosen)} with {chosen.configuration.retriever} retrieval · {_scores(chosen)}")
+    print("Reproduce it:")
+    print(f"  {eval_command(chosen, args.corpus, args.questions, args.k)}")
+    _save(chosen, args.output)
+    print(f"configuration written to {args.output}")
+    return EXIT_OK
+
+
+def _plain(p: Point) -> str:
+    c = p.configuration
+    params = ", ".join(f"{k}={v}" for k, v in sorted(c.params.items()))
+    return f"{c.strategy}({params})"
+
+
+def _scores(p: Point) -> str:
+    return (
+        f"recall {100 * p.value('recall'):.1f}, IoU {100 * p.value('iou'):.1f}, precision {100 * p.value('precision'):.1f}, "
+        f"recall@k {100 * p.value('recall_at_k'):.1f}, {p.value('tokens'):,.0f} tokens per question"
+    )
+
+
+def _report(args: argparse.Namespace, study: Study, n_questions: int, n_documents: int, chosen: Point | None) -> None:
+    print(
+        f"{n_questions} questions on {n_documents} document(s), top {study.k} chunks each; "
+        f"{study.chunkings} chunkings (budget {study.budget}) × {len(study.retrievers)} retriever(s) in "
+        f"{study.seconds:.0f} s; scores are means in %"
+    )
+    print(f"method: {METHOD}")
+    for label, why in study.skipped:
+        print(f"skipped {label}: {why}")
+    for retriever in study.retrievers:
+        print(f"\nFrontier, recall against IoU ({retriever}):")
+        print(frontier_table(study.frontier("iou", "recall", retriever), study.k, chosen))
+    if len(study.retrievers) > 1:
+        print("\nFrontier, recall against IoU (all retrievers):")
+        print(frontier_table(study.frontier("iou", "recall"), study.k, chosen))
+    print("\nFrontier, recall against tokens retrieved per question (all retrievers):")
+    print(frontier_table(study.frontier("tokens", "recall"), study.k, chosen))
+
+
+def _save(point: Point, path: str) -> None:
+    from chunkviz.compare import ColumnConfig
+    from chunkviz.config import Retrieval, config_from_columns, save_config
+
+    c = point.configuration
+    data = config_from_columns(
+        [ColumnConfig(c.strategy, dict(c.params), None)], tokenizer=c.tokenizer, retrieval=Retrieval.of(c)
+    )
+    try:
+        save_config(data, path)
+    except OSError as exc:
+        raise ChunkvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ChunkvizError(f"cannot write {path}: {exc.strerror or exc}") from None
