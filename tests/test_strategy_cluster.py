@@ -200,11 +200,17 @@ def test_the_tune_view_shows_the_heat_map_of_a_cluster_column() -> None:
 
 def test_too_many_pieces_are_refused_before_embedding(fake_model: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import chunkviz.limits as limits
+    from chunkviz.strategies.cluster import EXPLANATIONS
 
     monkeypatch.setattr(limits, "MAX_CHUNKS", 3)
+    EXPLANATIONS.clear()  # an earlier test's chunks of the same text are remembered
     before = ENCODE_CALLS["count"]
     with pytest.raises(
         limits.TooManyChunksError, match="4 pieces to embed; a run may embed at most 3. Raise min_tokens"
     ):
         cut(FRUIT_AND_SEA, fake_model, min_tokens=8, max_tokens=100)
+    spec = get_strategy("cluster")
+    params = spec.make_params({"model": fake_model, "min_tokens": 8, "max_tokens": 100})
+    with pytest.raises(limits.TooManyChunksError):  # the app's prepare step refuses too, before embedding
+        spec.prepare(FRUIT_AND_SEA, params, get_tokenizer("cl100k_base"), lambda done, total: None)
     assert ENCODE_CALLS["count"] == before

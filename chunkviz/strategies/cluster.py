@@ -385,7 +385,9 @@ def prepare_cluster(
     require_semantic_extra()
     text = as_document(document).text
     if text.strip():
-        piece_vectors(text, cluster_pieces(text, params.min_tokens, tokenizer), params.model, progress)
+        pieces = cluster_pieces(text, params.min_tokens, tokenizer)
+        check_piece_count(len(pieces), params)  # refused before anything is embedded, as the run itself does
+        piece_vectors(text, pieces, params.model, progress)
 
 
 @register(
