@@ -3,42 +3,24 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import pytest
+from support.evaluation import TEXT, Q, bag_of_words
 
 from chunkviz.evaluation.evaluate import Configuration, evaluate, results_json
 from chunkviz.evaluation.metrics import DocumentSpan
 from chunkviz.semantic import embedcache
 
-VOCABULARY = ["coffee", "roast", "beans", "tide", "turbine", "barrage", "binding", "quire", "leather"]
-TEXT = (
-    "Coffee roast notes. The beans crack when the roast is done.\n\n"
-    "Tide power uses a turbine. A barrage holds the tide back.\n\n"
-    "Book binding starts with a quire. The binding is covered in leather.\n"
-)
-
-
-@dataclass(frozen=True)
-class Q:
-    question: str
-    references: tuple[DocumentSpan, ...]
-
 
 def encode_words(texts: Sequence[str], progress=None) -> np.ndarray:  # noqa: ANN001
-    """A bag-of-words vector over VOCABULARY (plus a constant so no vector is zero)."""
+    """The bag-of-words stand-in, recording what it is asked to embed."""
     calls.append(list(texts))
-    rows = []
-    for text in texts:
-        words = re.findall(r"[a-z]+", text.lower())
-        rows.append([words.count(w) for w in VOCABULARY] + [0.01])
     if progress is not None:
         progress(len(texts), len(texts))
-    return np.asarray(rows, dtype=np.float32)
+    return bag_of_words(texts)
 
 
 calls: list[list[str]] = []

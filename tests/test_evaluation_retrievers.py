@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.evaluation import TEXT, Q, bag_of_words
 
 from chunkviz.evaluation import retrievers
 from chunkviz.evaluation.evaluate import Configuration, evaluate, with_variants
@@ -272,23 +272,8 @@ def test_a_rerank_folder_must_hold_a_cross_encoder(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- evaluate() with each retriever
-VOCABULARY = ["coffee", "roast", "beans", "tide", "turbine", "barrage", "binding", "quire", "leather"]
-TEXT = (
-    "Coffee roast notes. The beans crack when the roast is done.\n\n"
-    "Tide power uses a turbine. A barrage holds the tide back.\n\n"
-    "Book binding starts with a quire. The binding is covered in leather.\n"
-)
-
-
-@dataclass(frozen=True)
-class Q:
-    question: str
-    references: tuple[DocumentSpan, ...]
-
-
 def encode_words(texts: Sequence[str], progress=None) -> np.ndarray:  # noqa: ANN001
-    rows = [[re.findall(r"[a-z]+", t.lower()).count(w) for w in VOCABULARY] + [0.01] for t in texts]
-    return np.asarray(rows, dtype=np.float32)
+    return bag_of_words(texts)
 
 
 def span_of(excerpt: str) -> DocumentSpan:
