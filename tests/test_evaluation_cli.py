@@ -49,8 +49,13 @@ def test_sweep_parsing_and_configurations() -> None:
 
 
 @pytest.mark.slow
-def test_table_and_json_for_a_sweep(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_table_and_json_for_a_sweep(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     doc, questions = SAMPLES / "topic_shifts.txt", SAMPLES / "questions" / "topic_shifts.jsonl"
+    # nothing embedded yet, whatever ran before in this process: the progress lines below are certain
+    monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", str(tmp_path / "cache"))
+    embedcache.clear_memory()
     out_json = tmp_path / "scores.json"
     code, out, err = run(capsys, str(doc), "--questions", str(questions), "-s", "recursive", "-s", "paragraphs",
                          "--sweep", "chunk_size=64,128", "--k", "3", "--json", str(out_json))  # fmt: skip
