@@ -8,10 +8,9 @@ from typing import Sequence
 
 import numpy as np
 import pytest
-from support.evaluation import TEXT, Q, bag_of_words
+from support.evaluation import QUESTIONS, TEXT, Q, bag_of_words, span_of
 
 from chunkviz.evaluation.evaluate import Configuration, evaluate, results_json
-from chunkviz.evaluation.metrics import DocumentSpan
 from chunkviz.semantic import embedcache
 
 
@@ -31,18 +30,6 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", str(tmp_path / "cache"))
     embedcache.clear_memory()
     calls.clear()
-
-
-def span_of(excerpt: str) -> DocumentSpan:
-    start = TEXT.index(excerpt)
-    return DocumentSpan("doc", start, start + len(excerpt))
-
-
-QUESTIONS = [
-    Q("when is the coffee roast done", (span_of("The beans crack when the roast is done."),)),
-    Q("what holds the tide back", (span_of("A barrage holds the tide back."),)),
-    Q("what covers the binding", (span_of("The binding is covered in leather."),)),
-]
 
 
 def test_paragraph_chunks_retrieve_their_own_topic_first() -> None:

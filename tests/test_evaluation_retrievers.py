@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.evaluation import TEXT, Q, bag_of_words
+from support.evaluation import QUESTIONS, TEXT, Q, bag_of_words
 
 from chunkviz.evaluation import retrievers
 from chunkviz.evaluation.evaluate import Configuration, evaluate, with_variants
@@ -276,16 +276,6 @@ def encode_words(texts: Sequence[str], progress=None) -> np.ndarray:  # noqa: AN
     return bag_of_words(texts)
 
 
-def span_of(excerpt: str) -> DocumentSpan:
-    start = TEXT.index(excerpt)
-    return DocumentSpan("doc", start, start + len(excerpt))
-
-
-QUESTIONS = [
-    Q("when is the coffee roast done", (span_of("The beans crack when the roast is done."),)),
-    Q("what holds the tide back", (span_of("A barrage holds the tide back."),)),
-    Q("what covers the binding", (span_of("The binding is covered in leather."),)),
-]
 PARAGRAPHS = Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})
 
 
