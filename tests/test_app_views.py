@@ -30,6 +30,7 @@ from test_app import (
 
 import chunkviz
 import chunkviz.semantic as semantic
+from chunkviz.ui.app import TUNE_DEMO_SAMPLE
 
 
 @pytest.fixture(autouse=True)
@@ -43,6 +44,9 @@ def column_html(at: Any, column: int) -> str:
 
 
 TUNING = "chunkviz_tuning"
+#: The semantic tests' document: the Tune view's demo sample (3 kB; the wiring is the same on any document, and
+#: the real model embeds it in about a fifth of the default sample's time).
+TUNE_DOC = TUNE_DEMO_SAMPLE
 
 
 def component(at: AppTest, name: str) -> Any:
@@ -112,7 +116,7 @@ def nesting(html: str) -> _Nesting:
 
 @pytest.mark.slow
 def test_percentile_slider_moves_threshold_and_breakpoints_without_re_embedding() -> None:
-    at = new_app({"doc": "field_station_handbook.md", "n": "1", "s0": "semantic"}, opened=True)
+    at = new_app({"doc": TUNE_DOC, "n": "1", "s0": "semantic"}, opened=True)
     before = chart_spec(at, "col0.similarity")
     html_before = column_html(at, 0)
     calls = semantic.ENCODE_CALLS["count"]
@@ -122,7 +126,7 @@ def test_percentile_slider_moves_threshold_and_breakpoints_without_re_embedding(
     assert threshold_line(after) > threshold_line(before), "a lower percentile raises the similarity threshold"
     assert len(breakpoint_xs(after)) > len(breakpoint_xs(before))
     assert column_html(at, 0) != html_before, "the inline boundaries follow the threshold"
-    text = sample_text("field_station_handbook.md")
+    text = sample_text(TUNE_DOC)
     expected = chunkviz.chunk(text, "semantic", percentile=70.0)
     assert column_html(at, 0).count("data-chunk-index=") == len(expected)
     # the chunk-count curve marks the current percentile
@@ -222,14 +226,14 @@ def test_enrichment_prefix_is_added_text_and_counted() -> None:
 
 # ----------------------------------------------------------------------------- tune view
 
-SEMANTIC_QUERY = {"doc": "field_station_handbook.md", "n": "2", "s0": "fixed_tokens", "s1": "semantic"}
+SEMANTIC_QUERY = {"doc": TUNE_DOC, "n": "2", "s0": "fixed_tokens", "s1": "semantic"}
 CAPTION = re.compile(r"^similarity threshold -?\d+\.\d+ = \d+(st|nd|rd|th) percentile of \d+ pairs")
 
 
 @pytest.mark.slow
 def test_tune_view_shows_the_semantic_column_in_the_panel() -> None:
     at = new_app(SEMANTIC_QUERY)
-    text = sample_text("field_station_handbook.md")
+    text = sample_text(TUNE_DOC)
     set_widget(at, "view", TUNE)
     assert not errors(at), errors(at)
     assert chunk_views(at) == {}, "the compare view's document view is not drawn in the tune view"
@@ -260,9 +264,9 @@ def test_tune_view_without_a_semantic_column_adds_one_on_the_topic_shifts_sample
     run(at)
     assert not errors(at), errors(at)
     assert at.session_state["n_columns"] == 4 and at.session_state["col3.strategy"] == "semantic"
-    assert at.session_state["sample"] == "topic_shifts.txt" and widget(at, "view").value == TUNE
+    assert at.session_state["sample"] == TUNE_DOC and widget(at, "view").value == TUNE
     data = panel_data(at)
-    text = sample_text("topic_shifts.txt")
+    text = sample_text(TUNE_DOC)
     assert data["tuning"]["chunks"] == [[c.start, c.end] for c in chunkviz.chunk(text, "semantic")]
 
 
@@ -288,7 +292,7 @@ def test_the_add_button_on_another_document_keeps_it_and_replaces_the_last_of_fo
 @pytest.mark.slow
 def test_moving_the_panel_amount_recuts_without_re_embedding() -> None:
     at = new_app(SEMANTIC_QUERY)
-    text = sample_text("field_station_handbook.md")
+    text = sample_text(TUNE_DOC)
     set_widget(at, "view", TUNE)
     before = panel_data(at)
     calls = semantic.ENCODE_CALLS["count"]
@@ -330,7 +334,7 @@ def test_tune_view_without_a_semantic_column_says_how_to_get_one() -> None:
 @pytest.mark.slow
 def test_tune_view_with_two_semantic_columns_picks_one() -> None:
     query = {
-        "doc": "field_station_handbook.md",
+        "doc": TUNE_DOC,
         "n": "2",
         "s0": "semantic",
         "s1": "semantic",
@@ -338,7 +342,7 @@ def test_tune_view_with_two_semantic_columns_picks_one() -> None:
     }
     at = new_app(query)
     set_widget(at, "view", TUNE)
-    text = sample_text("field_station_handbook.md")
+    text = sample_text(TUNE_DOC)
     assert widget(at, "tune_pick").value == "1. semantic"
     assert panel_data(at)["tuning"]["chunks"] == [[c.start, c.end] for c in chunkviz.chunk(text, "semantic")]
     set_widget(at, "tune_pick", "2. semantic")
@@ -350,7 +354,7 @@ def test_tune_view_with_two_semantic_columns_picks_one() -> None:
 @pytest.mark.slow
 def test_a_columns_tune_button_opens_the_tune_view_on_that_column() -> None:
     query = {
-        "doc": "topic_shifts.txt",
+        "doc": TUNE_DOC,
         "n": "2",
         "s0": "semantic",
         "s1": "semantic",
