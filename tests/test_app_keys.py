@@ -43,6 +43,12 @@ def test_keys_are_hashable_and_hash_by_value() -> None:
     assert streamlit_hash(run_key()) != streamlit_hash(run_key(column_tokenizer="chars"))
     with_endpoint = run_key(endpoint=(("base_url", "http://127.0.0.1:1/v1"), ("model", "m")))
     assert streamlit_hash(with_endpoint) != streamlit_hash(run_key())
+    # the keys hash by repr (HASH_FUNCS): values equal in Python but of another type are other keys
+    for other in ({**PARAMS, "overlap": "0.5"}, {**PARAMS, "keep": 1}, {**PARAMS, "separators": ["\n\n ", ""]}):
+        assert streamlit_hash(run_key(other)) != streamlit_hash(run_key()), other
+    assert streamlit_hash(RunKey(run_key().chunking, run_key().settings, Enrichment(metadata=True))) != streamlit_hash(
+        run_key()
+    )
 
 
 def test_enrichment_gives_the_options_the_engine_takes() -> None:

@@ -11,6 +11,7 @@ import chunkviz  # noqa: F401 - registers the built-in strategies
 from chunkviz.errors import InvalidParamError, UnknownStrategyError
 from chunkviz.splitting import PRESETS
 from chunkviz.strategies.base import (
+    ParamInfo,
     get_strategy,
     param,
     register,
@@ -155,3 +156,21 @@ def test_unregister_and_temporary_strategy() -> None:
 def test_registering_a_name_twice_is_an_error() -> None:
     with pytest.raises(ValueError, match="registered twice"):
         register("fixed_tokens", "again", FixedTokensParams)(_no_chunks)
+
+
+def test_params_info_is_read_once_but_each_call_gets_its_own_list_defaults() -> None:
+    """The declarations are cached per params class (the app asks on every run); a list default is
+    still a fresh copy per call, as the field's factory gives, so a caller's change cannot leak."""
+    strategy = get_strategy("langchain_markdown_headers")  # a peer whose default is a list
+
+    def headers(infos: list[ParamInfo]) -> ParamInfo:
+        return next(p for p in infos if p.name == "headers_to_split_on")
+
+    first = strategy.params_info()
+    original = list(headers(first).default)
+    assert isinstance(headers(first).default, list) and original
+    headers(first).default.append("changed")
+    assert headers(strategy.params_info()).default == original
+    assert strategy.params_info() is not strategy.params_info()
+    recursive = get_strategy("recursive")
+    assert recursive.params_info()[0] is recursive.params_info()[0]  # the same (frozen) declaration

@@ -15,6 +15,7 @@ strategy's params stay a plain dataclass and no strategy file has to change.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import functools
 import math
@@ -238,7 +239,18 @@ class Strategy(Generic[P]):
 
 
 def params_info(params_type: type) -> list[ParamInfo]:
-    """The declared parameters of a params dataclass, in field order."""
+    """The declared parameters of a params dataclass, in field order (a new list each call, with a
+    fresh copy of each list or dict default, as the field's factory gives)."""
+    return [
+        dataclasses.replace(p, default=copy.copy(p.default)) if isinstance(p.default, (list, dict)) else p
+        for p in _declared_params(params_type)
+    ]
+
+
+@functools.cache
+def _declared_params(params_type: type) -> tuple[ParamInfo, ...]:
+    """:func:`params_info`, read once per params dataclass (resolving its type hints is the cost: every
+    widget, validation and cache key of the app asks again on each run)."""
     hints = typing.get_type_hints(params_type)
     infos = []
     for f in dataclasses.fields(params_type):
@@ -259,7 +271,7 @@ def params_info(params_type: type) -> list[ParamInfo]:
                 size_target=bool(f.metadata.get("size_target", False)),
             )
         )
-    return infos
+    return tuple(infos)
 
 
 def _field_default(f: dataclasses.Field[Any]) -> Any:

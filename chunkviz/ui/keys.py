@@ -104,7 +104,14 @@ def document_digest(document: Document) -> str:
     return document.digest
 
 
-#: ``hash_funcs`` of every cached call that takes a Document.
-HASH_FUNCS: dict[str | type[Any], Callable[[Any], Any]] = {Document: document_digest}
+#: ``hash_funcs`` of every cached call that takes a Document or a key: a key is a frozen dataclass of
+#: plain values, so its ``repr`` says all of it (Streamlit's generic hasher walks it far more slowly).
+HASH_FUNCS: dict[str | type[Any], Callable[[Any], Any]] = {
+    Document: document_digest,
+    RunKey: repr,
+    Chunking: repr,
+    ColumnSettings: repr,
+    Enrichment: repr,
+}
 
 __all__ = ["HASH_FUNCS", "Chunking", "ColumnSettings", "Enrichment", "RunKey", "document_digest"]
