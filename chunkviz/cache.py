@@ -84,6 +84,19 @@ class BoundedLRU(Generic[K, V]):
             self._entries.move_to_end(key)
             return self._entries[key]
 
+    def get_or_make(self, key: K, make: Callable[[], V]) -> V:
+        """The value of ``key``, made by ``make()`` and kept when it is missing. A key that cannot be
+        hashed (e.g. a Document holding a reader's unhashable extra blocks) is made every time, not kept."""
+        try:
+            hash(key)
+        except TypeError:
+            return make()
+        found = self.get(key)
+        if found is None:
+            found = make()
+            self.put(key, found)
+        return found
+
     def get_many(self, keys: Iterable[K]) -> dict[K, V]:
         """The values of those ``keys`` that are held (each now among the most recent)."""
         with self._lock:

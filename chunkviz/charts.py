@@ -51,15 +51,18 @@ def token_distribution_figure(
     return fig
 
 
-def _hover_text(text: str, limit: int = 160) -> str:
-    """Document text made safe for a plotly hover label (escaped, shortened, wrapped)."""
+def hover_text(text: str, limit: int = 160, wrap: int | None = 60) -> str:
+    """Document text made safe for a plotly hover label: escaped, whitespace runs made one space,
+    shortened to ``limit`` characters, wrapped at about ``wrap`` characters (None: one line)."""
     short = " ".join(text.split())
     if len(short) > limit:
         short = short[: limit - 1] + "\u2026"
     escaped = html.escape(short)
+    if wrap is None:
+        return escaped
     words, lines, line = escaped.split(" "), [], ""
     for word in words:
-        if len(line) + len(word) > 60 and line:
+        if len(line) + len(word) > wrap and line:
             lines.append(line)
             line = word
         else:
@@ -89,8 +92,8 @@ def similarity_figure(
     require_plotly()
     x = [i + 0.5 for i in range(len(metric_values))]
     hover = [
-        f"pair {i}: {metric_values[i]:.3f}<br><b>sentence {i}</b>: {_hover_text(text[sentences[i][0] : sentences[i][1]])}"
-        f"<br><b>sentence {i + 1}</b>: {_hover_text(text[sentences[i + 1][0] : sentences[i + 1][1]])}"
+        f"pair {i}: {metric_values[i]:.3f}<br><b>sentence {i}</b>: {hover_text(text[sentences[i][0] : sentences[i][1]])}"
+        f"<br><b>sentence {i + 1}</b>: {hover_text(text[sentences[i + 1][0] : sentences[i + 1][1]])}"
         for i in range(len(metric_values))
     ]
     fig = go.Figure()

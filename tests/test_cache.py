@@ -171,3 +171,21 @@ def test_every_in_memory_cache_is_the_one_lru_with_todays_bounds() -> None:
     for name, (cache, entries, max_bytes) in caches.items():
         assert isinstance(cache, BoundedLRU), name
         assert (cache.max_entries, cache.max_bytes) == (entries, max_bytes), name
+
+
+def test_get_or_make_makes_a_missing_value_once_and_never_keeps_an_unhashable_key() -> None:
+    cache: BoundedLRU[object, str] = BoundedLRU(max_entries=2)
+    made: list[object] = []
+
+    def make(key: object) -> str:
+        made.append(key)
+        return f"value of {key!r}"
+
+    assert cache.get_or_make("a", lambda: make("a")) == "value of 'a'"
+    assert cache.get_or_make("a", lambda: make("a")) == "value of 'a'"
+    assert made == ["a"]
+    unhashable = ("doc", ["a list inside"])
+    assert cache.get_or_make(unhashable, lambda: make(unhashable)) == cache.get_or_make(
+        unhashable, lambda: make(unhashable)
+    )
+    assert made == ["a", unhashable, unhashable] and len(cache) == 1

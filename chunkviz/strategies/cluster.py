@@ -46,13 +46,13 @@ the text (``end_of_document``, or ``unit_end`` when only whitespace follows it).
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from chunkviz.cache import BoundedLRU
+from chunkviz.charts import hover_text
 from chunkviz.document.model import Document, as_document
 from chunkviz.explain import Explanation, ExplanationFigure, finite, go, require_plotly
 from chunkviz.semantic import embeddings
@@ -212,7 +212,7 @@ def matrix_figure(explanation: ClusterExplanation, chunks: Sequence[Chunk]) -> A
     window = explanation.window
     drawn = len(window)
     text, pieces = explanation.text, explanation.pieces
-    labels = [_short(text[a:b]) for a, b in pieces[:drawn]]
+    labels = [hover_text(text[a:b], 80, wrap=None) for a, b in pieces[:drawn]]
     hover = [
         [f"pieces {i} × {j}: {window[j, i]:+.3f}<br>{labels[i]}<br>{labels[j]}" for i in range(drawn)]
         for j in range(drawn)
@@ -245,11 +245,6 @@ def matrix_figure(explanation: ClusterExplanation, chunks: Sequence[Chunk]) -> A
         template="plotly_white",
     )
     return fig
-
-
-def _short(text: str, limit: int = 80) -> str:
-    short = " ".join(text.split())
-    return html.escape(short if len(short) <= limit else short[: limit - 1] + "…")
 
 
 def cluster_pieces(text: str, min_tokens: int, tokenizer: Tokenizer) -> list[tuple[int, int]]:
@@ -365,17 +360,9 @@ def explain_cluster(document: Document | str, params: ClusterParams, tokenizer: 
     """The chunking with its analysis (remembered in :data:`EXPLANATIONS`)."""
     require_semantic_extra()
     document = as_document(document)
-    try:
-        key: tuple[Document, ClusterParams, Tokenizer] | None = (document, params, tokenizer)
-        hash(key)
-    except TypeError:  # a reader's unhashable extra blocks: explained every time
-        key = None
-    found = EXPLANATIONS.get(key) if key is not None else None
-    if found is None:
-        found = cluster_chunking(document, params, tokenizer)
-        if key is not None:
-            EXPLANATIONS.put(key, found)
-    return found
+    return EXPLANATIONS.get_or_make(
+        (document, params, tokenizer), lambda: cluster_chunking(document, params, tokenizer)
+    )
 
 
 def prepare_cluster(

@@ -111,23 +111,7 @@ def explain_semantic(document: Document | str, params: SemanticParams, tokenizer
     plays no part)."""
     require_semantic_extra()
     document = as_document(document)
-    key = _memory_key(document, params)
-    found = EXPLANATIONS.get(key) if key is not None else None
-    if found is None:
-        found = _explained(document, params)
-        if key is not None:
-            EXPLANATIONS.put(key, found)
-    return found
-
-
-def _memory_key(document: Document, params: SemanticParams) -> tuple[Document, SemanticParams] | None:
-    """``(document, params)``, or None for a document that cannot be a key (a reader's
-    unhashable extra blocks): such a document is explained every time."""
-    try:
-        hash(document)
-    except TypeError:
-        return None
-    return (document, params)
+    return EXPLANATIONS.get_or_make((document, params), lambda: _explained(document, params))
 
 
 def check_min_tokens(min_tokens: int, model_limit: int, model: str) -> None:
