@@ -45,7 +45,7 @@ def page(browser, server: str) -> Iterator[Any]:
     page = _open(browser, server)
     yield page
     assert page.page_errors == []
-    page.context.close()
+    page.close()
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -265,7 +265,7 @@ def test_scroll_sync_is_cheap_on_a_300k_character_document(browser: Any, server:
         shot(page, "docview_big.png")
         assert page.page_errors == []
     finally:
-        page.context.close()
+        page.close()
 
 
 # ----------------------------------------------------------------------------- retrieval overlay
@@ -282,7 +282,7 @@ def overlay_page(browser, server: str) -> Iterator[Any]:
     )
     yield page
     assert page.page_errors == []
-    page.context.close()
+    page.close()
 
 
 def test_overlay_badges_outlines_parent_and_child(overlay_page: Any) -> None:
@@ -396,7 +396,7 @@ def test_offsets_stay_the_documents_with_cr_lf_and_characters_beyond_the_bmp(bro
         assert text[start:end] == selected.replace("\n", "\r\n")
         assert page.page_errors == []
     finally:
-        page.context.close()
+        page.close()
 
 
 # ----------------------------------------------------------------------------- far into a long document
@@ -410,7 +410,7 @@ def big_page(browser, server: str) -> Iterator[Any]:
     page = _open(browser, server + "/?big=1")
     yield page
     assert page.page_errors == []
-    page.context.close()
+    page.close()
 
 
 def drawn_pages(page: Any) -> list[list[int]]:
@@ -605,7 +605,7 @@ def test_hit_badges_far_into_a_long_document_scroll_into_view(browser: Any, serv
         shot(page, "docview_big_far_hit.png")
         assert page.page_errors == []
     finally:
-        page.context.close()
+        page.close()
 
 
 def test_hits_are_painted_again_when_their_page_is_drawn_again(browser: Any, server: str) -> None:
@@ -622,7 +622,7 @@ def test_hits_are_painted_again_when_their_page_is_drawn_again(browser: Any, ser
         wait_for(lambda: js(page, ranges) == [REFERENCE] * 3, "the reference highlighted again")
         assert page.page_errors == []
     finally:
-        page.context.close()
+        page.close()
 
 
 def test_pages_keep_every_character_of_hostile_text_and_its_offsets(page: Any) -> None:

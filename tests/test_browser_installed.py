@@ -130,4 +130,4 @@ def test_chunkviz_app_serves_the_file_with_chunks(installed_app: str, sync_api: 
         page.screenshot(path=str(REPO / "test-output" / "installed_app.png"))
         assert page.page_errors == []
     finally:
-        page.context.close()
+        page.close()

@@ -96,7 +96,7 @@ def test_an_llm_column_asks_first_then_draws_the_models_cuts(browser: Any, llm_a
         expected = chunkviz.chunk(text, "llm", max_tokens=400, context_tokens=32768)
     assert spans == [[c.start, c.end] for c in expected]
     assert page.page_errors == []
-    page.context.close()
+    page.close()
 
 
 def test_without_an_endpoint_the_page_says_what_to_set(browser: Any, no_llm_app: str) -> None:
@@ -106,4 +106,4 @@ def test_without_an_endpoint_the_page_says_what_to_set(browser: Any, no_llm_app:
     wait_for(lambda: len(column_chunks(page, 1)) > 0, "the paragraphs column to be drawn")
     shot(page, "llm_no_endpoint.png")
     assert page.page_errors == []
-    page.context.close()
+    page.close()

@@ -47,7 +47,7 @@ def page(browser, server: str) -> Iterator[Any]:  # noqa: ANN001
     page.wait_for_selector(f'{PANEL}[data-state="settled"]')
     yield page
     assert page.page_errors == []
-    page.context.close()
+    page.close()
 
 
 # ----------------------------------------------------------------------------- helpers

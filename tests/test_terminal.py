@@ -29,6 +29,20 @@ def _no_colour_settings_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("FORCE_COLOR", "NO_COLOR", "COLORTERM"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")
+    _forget_rich_escape_codes()
+
+
+def _forget_rich_escape_codes() -> None:
+    """Rich keeps a combined style (``Style._add``, an lru_cache) with the escape codes of the first
+    console that drew it, whatever the next console's colour system: after a 256-colour console in
+    the same worker (a CLI test), a truecolor console wrote ``48;5;`` codes. Start each test without them."""
+    try:
+        from rich.style import Style
+    except ImportError:
+        return
+    add = getattr(Style, "_add", None)
+    if add is not None and hasattr(add, "cache_clear"):
+        add.cache_clear()
 
 
 def spans(*pairs: tuple[int, int]) -> list[Chunk]:

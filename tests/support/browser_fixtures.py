@@ -69,5 +69,5 @@ def page(browser, server: str):  # noqa: ANN001, ANN201 - a playwright Page
     page.wait_for_selector("[data-chunk-index]")
     yield page
     errors = list(page.page_errors)
-    page.context.close()
+    page.close()
     assert errors == [], f"page errors: {errors}"
