@@ -43,6 +43,40 @@ def test_unloadable_model_is_a_clear_error_and_fails_fast(monkeypatch: pytest.Mo
     assert issubclass(ModelUnavailable, ChunkvizError)
 
 
+@pytest.mark.parametrize("name", ["../not-a-model", "./models/minilm", "~/no-such-folder", "a/b/c", "/nonexistent/x"])
+def test_a_path_to_no_folder_is_refused_before_the_loader_is_imported(
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CHUNKVIZ_ALLOW_DOWNLOAD", raising=False)
+
+    def never(*args: object) -> None:
+        raise AssertionError("sentence-transformers was asked to load a folder that is not there")
+
+    monkeypatch.setattr(embeddings, "_load_sentence_transformer", never)
+    with pytest.raises(ModelUnavailable) as info:
+        load_model(name)
+    message = str(info.value)
+    assert message.startswith(f"cannot load embedding model {name!r} offline (there is no folder at /")
+    assert DEFAULT_MODEL in message and "CHUNKVIZ_ALLOW_DOWNLOAD" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("name", ["owner/model", "all-mpnet-base-v2", "owner/model.v2"])
+def test_a_hub_name_is_left_to_the_loader(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name that can be a hub id is not taken for a folder (the loader says whether it is cached)."""
+    asked: list[str] = []
+
+    def loader(model: str, target: str, allow_download: bool) -> None:
+        asked.append(target)
+        raise ModelUnavailable("not cached")
+
+    monkeypatch.setattr(embeddings, "_load_sentence_transformer", loader)
+    with pytest.raises(ModelUnavailable, match="not cached"):
+        load_model(name)
+    assert asked == [name]
+
+
 def test_resolve_model_aliases() -> None:
     path = resolve_model(DEFAULT_MODEL)
     assert (Path(path) / "tokenizer.json").is_file()
