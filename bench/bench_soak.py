@@ -72,7 +72,16 @@ for _path in (REPO, REPO / "tests"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from support.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, ServerError, _wait_healthy, free_port, stop  # noqa: E402
+from support.browser import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    VIEWPORT,
+    WHOLE_PAGE_JS,
+    ServerError,
+    _wait_healthy,
+    free_port,
+    stop,
+)  # fmt: skip
 
 SAMPLES = REPO / "chunkviz/sample_docs"
 REALDOCS = REPO.parent / "shared" / "realdocs"
@@ -407,6 +416,7 @@ async def hostile_session(browser: Any, url: str, start_after: float, report: Re
     try:
         await page.goto(url)
         await page.wait_for_selector("[data-chunk-index]")
+        await page.wait_for_function(WHOLE_PAGE_JS)  # after a new visitor's first screen
         report.hostile_running = True
         for name, (data, mime) in files.items():
             before = await signature(page)

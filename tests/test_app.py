@@ -30,6 +30,7 @@ from typing import Any, Iterator
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.apptest import app_test
 from support.docview import column_html
 from support.semantic import embedding_strategies
 
@@ -53,6 +54,7 @@ from chunkviz.strategies.base import ParamInfo, get_strategy, registered
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
 from chunkviz.ui import app as page_module
+from chunkviz.ui import header
 from chunkviz.ui.compare import STATISTICS_KEY
 from chunkviz.vocabulary import Flag
 
@@ -75,9 +77,9 @@ PARAM_DOC = "api_guide.md"
 #: its calls (tests/test_app_llm.py drives it through that prompt against the loopback server).
 STRATEGY_NAMES = [s.name for s in registered() if not s.calls_model]
 #: The view switch's options.
-COMPARE: str = page_module.COMPARE
-TUNE: str = page_module.TUNE
-EVALUATE: str = page_module.EVALUATE
+COMPARE: str = header.COMPARE
+TUNE: str = header.TUNE
+EVALUATE: str = header.EVALUATE
 
 HOSTILE = (
     "Intro line.\n\n"
@@ -143,7 +145,7 @@ def media() -> Iterator[dict[str, tuple[bytes, str, str | None]]]:
 def new_app(query: dict[str, str] | None = None, *, opened: bool = False) -> AppTest:
     """The app after its first run (``query``: its URL's query parameters; ``opened``: with every
     section that is drawn only when opened open, as if the visitor had opened them)."""
-    at = AppTest.from_file(str(APP), default_timeout=120)
+    at = app_test(APP, 120)
     for key, value in (query or {}).items():
         at.query_params[key] = value
     if opened:

@@ -15,6 +15,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.apptest import app_test
 from support.llm import LoopbackLLM
 from test_app import APP, TUNE, errors, run, send_component_state, set_widget, widget
 
@@ -147,7 +148,7 @@ def test_the_declarations_are_registered() -> None:
 
 
 def test_the_app_asks_before_its_calls_and_tunes_it(asked_strategy: None, endpoint: LoopbackLLM) -> None:
-    at = AppTest.from_file(str(APP), default_timeout=120)
+    at = app_test(APP, 120)
     for key, value in QUERY.items():
         at.query_params[key] = value
     run(at)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.apptest import app_test
 from support.docview import column_html
 
 import chunkviz.ui.evaluation as evaluation_view
@@ -48,7 +49,7 @@ def run(at: AppTest) -> AppTest:
 
 def evaluate_view(**state: Any) -> AppTest:
     """The app on the default sample, switched to the Evaluate view (``state``: widget values)."""
-    at = run(AppTest.from_file(str(APP), default_timeout=300))
+    at = run(app_test(APP, 300))
     at.segmented_control(key="view").set_value("Evaluate retrieval")
     run(at)
     for key, value in state.items():
@@ -187,7 +188,7 @@ def test_a_picked_question_shows_its_reference_and_each_configurations_top_k() -
 
 
 def test_parents_are_returned_with_their_matched_child() -> None:
-    at = run(AppTest.from_file(str(APP), default_timeout=300))
+    at = run(app_test(APP, 300))
     at.number_input(key="n_columns").set_value(1)
     at.selectbox(key="col0.strategy").set_value("parent_child")
     run(at)
@@ -264,7 +265,7 @@ def test_an_uploaded_chroma_csv_is_evaluated() -> None:
 
 
 def test_playground_questions_are_offered_and_other_documents_left_out() -> None:
-    at = run(AppTest.from_file(str(APP), default_timeout=300))
+    at = run(app_test(APP, 300))
     text = SAMPLE_PATH.read_text(encoding="utf-8")
     start = text.index("eleven small stations")
     at.session_state["playground.questions"] = [

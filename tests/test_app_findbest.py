@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.apptest import app_test
 
-from chunkviz.ui import app as app_module
+from chunkviz.ui import header
 from chunkviz.ui.findbest import COMPARE_VIEW, PLOT_KEY, clicked
 
 REPO = Path(__file__).resolve().parent.parent
@@ -31,7 +32,8 @@ def run(at: AppTest) -> AppTest:
 
 
 def test_the_compare_view_is_named_as_the_app_names_it() -> None:
-    assert COMPARE_VIEW == app_module.COMPARE
+    """Find the best opens the view switch's first choice, the Compare view a new visitor sees."""
+    assert COMPARE_VIEW == header.VIEWS[0] == header.COMPARE
 
 
 def test_a_click_is_read_from_the_points_customdata() -> None:
@@ -43,7 +45,7 @@ def test_a_click_is_read_from_the_points_customdata() -> None:
 
 
 def test_find_the_best_then_load_it_into_the_compare_columns() -> None:
-    at = run(AppTest.from_file(str(APP), default_timeout=300))
+    at = run(app_test(APP, 300))
     at.selectbox(key="sample").set_value(SAMPLE)
     run(at)
     at.segmented_control(key="view").set_value("Evaluate retrieval")

@@ -22,6 +22,7 @@ from typing import Any, Iterator
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.apptest import app_test
 from test_app import (
     APP,
     APP_MAX_BYTES,
@@ -181,7 +182,7 @@ def pdf_of_empty_pages() -> bytes:
 
 
 def new_app() -> AppTest:
-    return run(AppTest.from_file(str(APP), default_timeout=TIMEOUT_S))
+    return run(app_test(APP, TIMEOUT_S))
 
 
 def back_to_a_sample_works(at: AppTest) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.apptest import app_test
 from support.llm import LoopbackLLM, Reply
 from test_app import APP, run, sample_text
 from test_app_views import column_html
@@ -50,7 +51,7 @@ def no_endpoint(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
 
 
 def new_app(query: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=120)
+    at = app_test(APP, 120)
     for key, value in query.items():
         at.query_params[key] = value
     return run(at)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.apptest import app_test
 from support.llm import LoopbackLLM, Reply
 from test_app_evaluate import APP, SAMPLE_PATH, press_run, results_table, run, set_value
 
@@ -55,7 +56,7 @@ def endpoint(llm_server: LoopbackLLM, monkeypatch: pytest.MonkeyPatch) -> Loopba
 
 
 def evaluate_view(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=300)
+    at = app_test(APP, 300)
     for key, value in (query or {"n": "1", "s0": "paragraphs"}).items():
         at.query_params[key] = value
     run(at)

@@ -190,6 +190,45 @@ def focus_codes(page: Any) -> list[str]:
 # ----------------------------------------------------------------------------- tests
 
 
+#: Run in the page before its scripts: every document view (DocView object) drawn, in order, and
+#: whether the sidebar said it was loading the controls while one was on screen.
+RECORD_VIEWS_JS = """window.__views = []; window.__loadingSeen = false;
+(function watch() {
+  const host = document.querySelector('[data-testid=stBidiComponentIsolated]');
+  const root = host && host.shadowRoot && host.shadowRoot.querySelector('.cvd-root');
+  const view = root && root.__cvd;
+  if (view && root.querySelector('[data-chunk-index]')) {
+    if (!window.__views.includes(view)) window.__views.push(view);
+    const side = document.querySelector('[data-testid=stSidebar]');
+    if (side && side.innerText.includes('Loading the controls')) window.__loadingSeen = true;
+  }
+  requestAnimationFrame(watch);
+})();"""
+
+
+def test_a_new_visitor_sees_the_chunks_first_and_keeps_that_view_when_the_controls_come(
+    browser: Any, server: str
+) -> None:
+    """The first screen (chunkviz/ui/firstpaint.py): chunks drawn while the sidebar says the
+    controls are loading, then the whole page around the same document view (not drawn again)."""
+    from support.browser import wait_for_whole_page
+
+    context = browser.new_context(viewport=VIEWPORT)  # a new visitor's (its own watcher, not in the shared one)
+    try:
+        context.add_init_script(RECORD_VIEWS_JS)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server)
+        wait_for_whole_page(page)
+        page.get_by_role("spinbutton", name="chunk size", exact=True).wait_for()
+        assert page.evaluate("() => [window.__views.length, window.__loadingSeen]") == [1, True]
+        assert page.locator('[data-testid="stSidebar"]').get_by_text("Loading the controls").count() == 0
+        assert errors == []
+    finally:
+        context.close()
+
+
 def test_first_screen_shows_three_cuts_in_every_column_above_the_fold(page: Any) -> None:
     """The default sample and settings at 1500x1100: every column shows at least three chunk
     ends above the fold, and the hint says where strategies are changed."""

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from support.browser import TIMEOUT_S, _wait_healthy, free_port, open_page, stop
+from support.browser import TIMEOUT_S, _wait_healthy, free_port, open_page, stop, wait_for_whole_page
 
 pytestmark = pytest.mark.browser
 
@@ -125,6 +125,7 @@ def test_chunkviz_app_serves_the_file_with_chunks(installed_app: str, sync_api: 
     page = open_page(browser, installed_app)
     try:
         page.wait_for_selector("[data-chunk-index]", timeout=TIMEOUT_S * 1000)
+        wait_for_whole_page(page, TIMEOUT_S)
         assert page.get_by_text("sample.md ·", exact=False).count() >= 1
         assert page.locator("[data-chunk-index]").count() >= 3  # three columns, at least one chunk each
         page.screenshot(path=str(REPO / "test-output" / "installed_app.png"))

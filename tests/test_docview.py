@@ -72,8 +72,10 @@ def test_payload_shape() -> None:
         "columns",
         "references",
         "answer_selection",
+        "first_paint",
     }
-    assert payload["references"] == [] and payload["answer_selection"] is False
+    assert payload["references"] == [] and payload["answer_selection"] is False and payload["first_paint"] is False
+    assert view_payload(columns, length=32, first_paint=True)["first_paint"] is True
     assert (payload["length"], payload["sync"], payload["height"]) == (32, False, 400)
     assert [c["label"] for c in payload["columns"]] == ["col0", "col1"]
     first = payload["columns"][0]

@@ -67,6 +67,33 @@ def run_ids(session: Session, *names: str) -> dict[str, str]:
     return ids
 
 
+def test_a_new_visitors_first_screen_asks_for_the_whole_page_once_drawn(app: str) -> None:
+    """The first run draws no widget and the document view with ``first_paint``; the view's
+    ``painted`` (sent as its fragment's rerun, as the browser does) reruns the whole page, which
+    has the controls and the same columns; a visitor's first ``run()`` answers it by itself."""
+
+    async def visit() -> tuple[Any, ...]:
+        async with Session.open(app, timeout_s=TIMEOUT_S) as session:
+            first = await session.run(answer_first_paint=False)
+            shown = (session.widgets(), json.loads(docview(session).payload), docview(session).fragment_id)
+            before = run_ids(session, "title", "docview")
+            whole = await session.set_state("docview", {"painted": True})
+            after = (json.loads(docview(session).payload), ran(session, before), session.value("n_columns"))
+        async with Session.open(app, timeout_s=TIMEOUT_S) as visitor:
+            answered = await visitor.run()
+            kept = (json.loads(docview(visitor).payload)["first_paint"], visitor.value("col0.strategy"))
+        return first, shown, whole, after, answered, kept
+
+    first, (widgets, payload, fragment), whole, (payload2, sent, columns), answered, kept = run(visit())
+    assert (first.status, first.exceptions, widgets) == ("finished", (), [])
+    assert payload["first_paint"] is True and fragment  # the view sits in its fragment, as on the whole page
+    assert (whole.status, whole.exceptions, whole.errors) == ("finished", (), ())  # the page's run, not the fragment's
+    assert sent == {"title": True, "docview": True} and columns == 3
+    assert payload2["first_paint"] is False
+    assert [(c["label"], c["id"]) for c in payload2["columns"]] == [(c["label"], c["id"]) for c in payload["columns"]]
+    assert answered.status == "finished" and kept == (False, "fixed_tokens")
+
+
 def test_a_columns_setting_reruns_the_columns_fragment_not_the_page(app: str) -> None:
     async def change() -> tuple[RunResult, dict[str, bool], list[int]]:
         async with Session.open(app, timeout_s=TIMEOUT_S) as session:

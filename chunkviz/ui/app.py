@@ -24,20 +24,19 @@ from typing import Any
 
 import streamlit as st
 
-from chunkviz.compare import outline_html
 from chunkviz.deadline import time_limit
 from chunkviz.document import Document
 from chunkviz.errors import ChunkvizError
 from chunkviz.llm.client import LLMSettings
 from chunkviz.render import stylesheet
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
-from chunkviz.ui import reruns
-from chunkviz.ui.cached import cached_stats, load_tokenizer
+from chunkviz.ui import reruns, sidebar
 from chunkviz.ui.columns import Column, run_columns, run_time_limit_s
 from chunkviz.ui.compare import show_compare
 from chunkviz.ui.evaluation import EvalColumn, show_evaluate
+from chunkviz.ui.firstpaint import LOADING_CONTROLS, default_configs, first_paint_document, first_paint_due
+from chunkviz.ui.header import EVALUATE, TUNE, document_header
 from chunkviz.ui.keys import ColumnSettings, Enrichment
-from chunkviz.ui.lazy import opened_section
 from chunkviz.ui.llm import endpoint_controls
 from chunkviz.ui.share import share
 from chunkviz.ui.sidebar import Page, choose_columns, enrichment_controls, init_from_url, model_settings, read_input
@@ -52,7 +51,6 @@ TUNE_DEMO_SAMPLE = "topic_shifts.txt"
 APP_MAX_BYTES = 5_000_000
 MAX_COLUMNS = 4
 DEFAULT_COLUMNS = ("fixed_tokens", "recursive", "paragraphs")
-COMPARE, TUNE, EVALUATE = "Compare strategies", "Tune semantic", "Evaluate retrieval"
 HINT = "Strategies and settings: in the sidebar (››). Hover a chunk: why it ends; click: select it."
 PAGE_CSS = (
     '<style>[data-testid="stMainBlockContainer"]{padding:3.4rem 1.5rem 2rem 1.5rem}'
@@ -70,9 +68,11 @@ def main(script: Path | None = None) -> None:
     on the command line is the document to open."""
     st.set_page_config(page_title="chunkviz", layout="wide", initial_sidebar_state="expanded")
     page = PAGE if script is None else replace(PAGE, app_file=script.resolve())
-    init_from_url(page)
     st.html(stylesheet() + PAGE_CSS)
     st.markdown(f"**chunkviz** · where each chunking strategy cuts your document, and why. :gray[{HINT}]")
+    if first_paint_due() and (first := first_paint_document(page)) is not None:
+        return first_screen(page, *first)  # its document view asks for the whole page once drawn
+    init_from_url(page)
     try:
         with time_limit(run_time_limit_s(), "reading the document"):
             document, doc_name, shareable = read_input(page)
@@ -91,6 +91,15 @@ def main(script: Path | None = None) -> None:
     )
 
 
+def first_screen(page: Page, document: Document, doc_name: str) -> None:
+    """A new visitor's first screen (:mod:`chunkviz.ui.firstpaint`): the page without a control."""
+    strategies = st.sidebar.container()
+    strategies.caption(LOADING_CONTROLS)
+    view = document_header(document, doc_name, DEFAULT_TOKENIZER, controls=False)
+    defaults = (DEFAULT_TOKENIZER, sidebar.DEFAULT_SETTINGS, None, None, view)
+    workspace(Workspace(page, strategies, document, doc_name, True, *defaults, first_paint=True))
+
+
 @dataclass(frozen=True)
 class Workspace:
     """What the page's full run decided, for the fragments below (their arguments stay as the last
@@ -107,37 +116,7 @@ class Workspace:
     llm: LLMSettings | None
     view: str | None  # None: nothing to chunk (no document, an empty one, an error shown)
     yours: YourFile | None = None  # a chunk file of the visitor's, drawn as one more column in Compare
-
-
-def document_header(document: Document, doc_name: str, tokenizer: str) -> str | None:
-    """The document's outline, notes and numbers, and the view switch beside them; the view chosen,
-    or None when there is nothing to chunk (the reason is shown)."""
-    outline = outline_html(document)
-    section = opened_section("Outline (headings)", "outline", parent=st.sidebar) if outline else None
-    if section is not None:
-        section.html(outline)
-    for note in document.notes:
-        st.info(note)
-    try:
-        load_tokenizer(tokenizer)
-        with time_limit(run_time_limit_s(), "counting the document's tokens"):
-            stats = cached_stats(document, tokenizer)
-    except ChunkvizError as exc:
-        st.error(str(exc))
-        return None
-    left, right = st.columns([1, 1], vertical_alignment="center")  # three views fit beside the document line
-    with left:
-        view = st.segmented_control(
-            "View", [COMPARE, TUNE, EVALUATE], key="view", default=COMPARE, label_visibility="collapsed"
-        )
-    right.caption(
-        f"{Path(doc_name).name} · {stats['characters']:,} characters · {stats['words']:,} words · "
-        f"{stats['tokens']:,} tokens ({tokenizer})"
-    )
-    if not document.text.strip():
-        st.warning("The document is empty: there is nothing to chunk.")
-        return None
-    return view or COMPARE
+    first_paint: bool = False  # a new visitor's first screen: no control drawn (chunkviz.ui.firstpaint)
 
 
 @st.fragment(key=reruns.COLUMNS)
@@ -145,13 +124,15 @@ def workspace(page: Workspace) -> None:
     """The column controls (in the sidebar), the view and the share section: a column's setting
     reruns this, not the page."""
     with page.strategies:
-        configs = choose_columns(page.page, page.tokenizer)
+        configs = default_configs(page.page) if page.first_paint else choose_columns(page.page, page.tokenizer)
     if page.document is None or page.view is None:
         return
     columns = [
         Column(i, config, page.tokenizer, page.settings, page.llm, page.enrichment) for i, config in enumerate(configs)
     ]
-    show_view(page.view, columns, page.document, page.doc_name, page.tokenizer, page.llm, page.yours)
+    show_view(page.view, columns, page.document, page.doc_name, page.tokenizer, page.llm, page.yours, page.first_paint)
+    if page.first_paint:
+        return  # the rest comes with the whole page
     share(
         page.doc_name,
         page.shareable,
@@ -173,6 +154,7 @@ def show_view(
     tokenizer: str,
     llm: LLMSettings | None,
     yours: YourFile | None = None,
+    first_paint: bool = False,
 ) -> None:
     """The chosen view: what happens inside it (a query, a click, the Tune control) reruns only it."""
     if view == TUNE:
@@ -185,7 +167,7 @@ def show_view(
         )
     else:
         run_columns(columns, document)
-        show_compare(columns, document, tokenizer, doc_name, llm, tune_view=TUNE, yours=yours)
+        show_compare(columns, document, tokenizer, doc_name, llm, tune_view=TUNE, yours=yours, first_paint=first_paint)
 
 
 if __name__ == "__main__":  # streamlit run chunkviz/ui/app.py (what `chunkviz app` does)

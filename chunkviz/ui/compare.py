@@ -86,15 +86,18 @@ def show_compare(
     *,
     tune_view: str,
     yours: YourFile | None = None,
+    first_paint: bool = False,
 ) -> None:
     """The Compare view of ``columns`` already run (``tune_view``: the name of the view a
-    column's "Tune" button opens; ``yours``: a chunk file drawn as one more column)."""
+    column's "Tune" button opens; ``yours``: a chunk file drawn as one more column).
+    ``first_paint``: a new visitor's first screen, the document view alone in the places the
+    whole view gives it (:mod:`chunkviz.ui.firstpaint`)."""
     for column in columns:  # before the views are built: they show the selection of this run
         if column.run is not None:
             forget_stale_selection(column, document)
     apply_view_selection(event_from_state(st.session_state.get(DOCVIEW_KEY)), columns)
     llm = llm or LLMSettings.from_env()
-    query, k, answer = playground_row(document, doc_name, DOCVIEW_KEY)
+    query, k, answer = playground_row(document, doc_name, DOCVIEW_KEY, drawn=not first_paint)
     for column in columns:
         if column.llm_note:
             st.caption(f"{column.label} · {column.llm_note}")
@@ -105,16 +108,18 @@ def show_compare(
     views = [column_view(c, document, hits.get(c.i), scores.get(c.i)) for c in columns]
     if yours is not None and (view := your_column(document, yours, tokenizer, len(columns))) is not None:
         views.append(view)  # after the strategies' columns: a click on it selects nothing of theirs
-    legend = legend_html(set().union(*(marks_of(c.run) for c in columns if c.run is not None)))
     document_view(
         views,
         length=len(document.text),
         key=DOCVIEW_KEY,
         height_px=VIEW_HEIGHT_PX,
-        legend=legend,
+        legend=columns_legend(columns),
         references=[answer] if answer else (),
         answer_selection=bool(query),
+        first_paint=first_paint,
     )
+    if first_paint:
+        return
     if by_mode:
         show_query_forms(columns, by_mode, texts, answer, k)
     elif hits:
@@ -128,6 +133,11 @@ def show_compare(
     runs = {c.label: c.run for c in columns if c.run is not None}
     if runs:
         show_statistics(columns, runs, tokenizer)
+
+
+def columns_legend(columns: list[Column]) -> str:
+    """The legend of the marks the columns' runs show."""
+    return legend_html(set().union(*(marks_of(c.run) for c in columns if c.run is not None)))
 
 
 def details_key(column: Column) -> str:

@@ -82,7 +82,16 @@ export default function (component) {
     VIEWS.set(parentElement, view);
   }
   view.setStateValue = setStateValue;
-  view.update(data || {});
+  try {
+    view.update(data || {});
+  } finally {
+    // a new visitor's first screen (the view alone) asks for the rest of the page once it is on
+    // screen: after the next frame is painted, and even if drawing failed (the controls must come)
+    if (data && data.first_paint && !view.paintAnswered) {
+      view.paintAnswered = true;
+      requestAnimationFrame(() => setTimeout(() => setStateValue("painted", true), 0));
+    }
+  }
   // Streamlit may call a render's cleanup while the element stays mounted (a newer render
   // superseded it): tear down only when the host has really left the page.
   return () => setTimeout(() => {
@@ -119,6 +128,8 @@ class DocView {
   constructor(parentElement) {
     /** @type {(name: string, value: unknown) => void} the entry point sets Streamlit's on every render */
     this.setStateValue = () => {};
+    /** whether this view has answered a first paint (state "painted"; see docview.py) */
+    this.paintAnswered = false;
     this.parent = parentElement;
     /** @type {HTMLElement & { __cvd?: DocView }} */
     this.root = parentElement.querySelector(".cvd-root") || parentElement.appendChild(el("div", "cvd-root"));

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunkviz.evaluation.playground import Hit
-from chunkviz.ui import component
+from chunkviz.ui import component, reruns
 from chunkviz.views.docview import (
     ANSWER_KEY,
     COMPONENT_NAME,
@@ -41,6 +41,7 @@ from chunkviz.views.docview import (
     MARGIN_PAGES,
     MAX_WINDOW_PAGES,
     PAGE_CACHE,
+    PAINTED_KEY,
     STATE_KEY,
     WINDOW_KEY,
     ColumnView,
@@ -52,8 +53,8 @@ from chunkviz.views.docview import (
 )
 
 __all__ = [
-    "ANSWER_KEY", "COMPONENT_NAME", "FIRST_WINDOW", "MARGIN_PAGES", "MAX_WINDOW_PAGES", "PAGE_CACHE", "STATE_KEY",
-    "WINDOW_KEY", "AnswerSelection", "ColumnView", "DocViewEvent", "Hit", "answer_from_state", "cached_column_html",
+    "ANSWER_KEY", "COMPONENT_NAME", "FIRST_WINDOW", "MARGIN_PAGES", "MAX_WINDOW_PAGES", "PAGE_CACHE", "PAINTED_KEY",
+    "STATE_KEY", "WINDOW_KEY", "AnswerSelection", "ColumnView", "DocViewEvent", "Hit", "answer_from_state", "cached_column_html",
     "column_pages", "component_css", "document_view", "event_from_state", "labels", "ribbon_cuts", "view_payload",
     "windows_from_state",
 ]  # fmt: skip
@@ -135,13 +136,16 @@ def document_view(
     legend: str = "",
     references: Sequence[tuple[int, int]] = (),
     answer_selection: bool = False,
+    first_paint: bool = False,
 ) -> DocViewEvent | None:
     """Mount the document view; returns the last chunk clicked in it (kept across reruns; compare
     ``nonce`` to tell a new click), or None before any click. A text selection (with
     ``answer_selection``) is read with :func:`answer_from_state` from ``st.session_state[key]``.
 
     The browser asks for the pages it needs as state ``window``, which reruns the script (or the
-    fragment that holds the view); the payload then carries the pages of the window it asked for."""
+    fragment that holds the view); the payload then carries the pages of the window it asked for.
+    ``first_paint``: the view is a new visitor's first screen; once drawn, the browser sets state
+    ``painted``, which reruns the whole page (:mod:`chunkviz.ui.firstpaint`)."""
     import streamlit as st
 
     data = view_payload(
@@ -153,15 +157,17 @@ def document_view(
         references=references,
         answer_selection=answer_selection,
         windows=windows_from_state(st.session_state.get(key), len(columns)),
+        first_paint=first_paint,
     )
     mount = component.inline_component(COMPONENT_NAME, "docview", _HTML)
     result = mount(
         key=key,
         data=data,
-        default={STATE_KEY: None, ANSWER_KEY: None, WINDOW_KEY: None},
+        default={STATE_KEY: None, ANSWER_KEY: None, WINDOW_KEY: None, PAINTED_KEY: None},
         on_selection_change=_ignore,
         on_answer_change=_ignore,
         on_window_change=_ignore,
+        on_painted_change=reruns.rerun_page if first_paint else _ignore,
     )
     return event_from_state(result)
 

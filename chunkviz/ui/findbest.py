@@ -37,12 +37,13 @@ from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.questions import Question
 from chunkviz.strategies.base import registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER
+from chunkviz.ui.header import COMPARE
 from chunkviz.ui.lazy import opened_section
 from chunkviz.ui.reruns import rerun_page
 from chunkviz.ui.sidebar import load_shared
 
-#: The Compare view's name in the view switch (chunkviz.ui.app.COMPARE; a test keeps them equal).
-COMPARE_VIEW = "Compare strategies"
+#: The Compare view's name in the view switch.
+COMPARE_VIEW = COMPARE
 OPEN_KEY = "findbest.open"
 PLOT_KEY = "findbest.plot"
 RUN_KEY = "findbest.run"

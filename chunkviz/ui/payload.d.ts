@@ -42,6 +42,9 @@ export interface DocViewPayload {
   references: Array<[number, number]>;
   /** send a mouse selection back as state "answer" */
   answer_selection: boolean;
+  /** a new visitor's first screen: set state "painted" (true) once it is drawn, so the rest of the
+   * page follows (chunkviz/ui/firstpaint.py) */
+  first_paint: boolean;
 }
 
 export interface DocViewLabels {

@@ -61,6 +61,8 @@ class PlaygroundColumn(Protocol):
 PLAYGROUND_QUESTIONS = "playground.questions"
 #: the largest k the query row offers
 MAX_K = 20
+#: The chunks each column shows for a query until the visitor picks another number.
+DEFAULT_K = 5
 #: the query row's retriever (a label of RETRIEVER_CHOICES)
 RETRIEVER_KEY = "playground.retriever"
 #: the query row is compact (smaller inputs, less space under it): the first screen still shows
@@ -72,21 +74,26 @@ QUERY_ROW_CSS = (
 )
 
 
-def playground_row(document: Document, doc_name: str, docview_key: str) -> tuple[str, int, tuple[int, int] | None]:
+def playground_row(
+    document: Document, doc_name: str, docview_key: str, *, drawn: bool = True
+) -> tuple[str, int, tuple[int, int] | None]:
     """The Query row above the document view: a query, k, and the expected answer (selected with
     the mouse in the document view whose component key is ``docview_key``, or pasted). Returns
-    (query, k, answer span or None)."""
+    (query, k, answer span or None). ``drawn=False`` (a first screen): the row's place only, no
+    query and no answer."""
     text = document.text
-    take_selected_answer(text, docview_key)
     st.html(QUERY_ROW_CSS)
     left, middle, pick, right = st.container(key="playground.row").columns(
         [6, 1, 1.5, 4.5], vertical_alignment="bottom"
     )
+    if not drawn:
+        return "", DEFAULT_K, None
+    take_selected_answer(text, docview_key)
     query = left.text_input(
         "Query", key="playground.query", label_visibility="collapsed",
         placeholder="Query: type a question, and each column shows the chunks it would retrieve",
     ).strip()  # fmt: skip
-    st.session_state.setdefault("playground.k", 5)
+    st.session_state.setdefault("playground.k", DEFAULT_K)
     k = int(
         middle.selectbox(
             "k", range(1, MAX_K + 1), key="playground.k", label_visibility="collapsed", format_func=lambda n: f"top {n}"

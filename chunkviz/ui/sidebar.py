@@ -54,6 +54,29 @@ def command_line_file(page: Page) -> Path | None:
     return None
 
 
+def sample_choices(page: Page) -> tuple[list[str], str]:
+    """The sample list (the file given on the command line, ``./dev app FILE``, first) and the one a
+    new visitor sees: that file, else the page's default sample."""
+    names = sample_names(page)
+    given = command_line_file(page)
+    if given is not None:
+        return [str(given), *names], str(given)
+    return names, page.default_sample if page.default_sample in names else names[0]
+
+
+def read_sample(page: Page, name: str) -> tuple[Document, str, bool]:
+    """The sample ``name`` (or the command line's file, an absolute path) as :func:`read_input` returns it."""
+    path = Path(name) if Path(name).is_absolute() else page.samples / name
+    shown = str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
+    return cached_read(path.read_bytes(), path.name, MAX_BYTES), shown, not Path(name).is_absolute()
+
+
+def first_document(page: Page) -> tuple[Document, str]:
+    """What a new visitor's page shows before anything is chosen: the first sample choice, read."""
+    document, shown, _ = read_sample(page, sample_choices(page)[1])
+    return document, shown
+
+
 def read_input(page: Page) -> tuple[Document | None, str, bool]:
     """The document chosen in the sidebar, a name usable in commands, and whether that name
     can be shared in a URL (samples only)."""
@@ -61,18 +84,11 @@ def read_input(page: Page) -> tuple[Document | None, str, bool]:
     sidebar.header("Document")
     source = sidebar.radio("Source", ["Sample", "Upload", "Paste"], key="source", horizontal=True)
     if source == "Sample":
-        names = sample_names(page)
-        given = command_line_file(page)
-        if given is not None:
-            names = [str(given), *names]
+        names, first = sample_choices(page)
         if st.session_state.get("sample") not in names:
-            st.session_state["sample"] = (
-                str(given) if given is not None else page.default_sample if page.default_sample in names else names[0]
-            )
+            st.session_state["sample"] = first
         name = sidebar.selectbox("Sample document", names, key="sample", format_func=sample_label)
-        path = Path(name) if Path(name).is_absolute() else page.samples / name
-        shown = str(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
-        return cached_read(path.read_bytes(), path.name, MAX_BYTES), shown, not Path(name).is_absolute()
+        return read_sample(page, name)
     if source == "Upload":
         upload = sidebar.file_uploader(
             f"A document (txt, md, rst, py, html, pdf, docx; up to {page.max_upload_bytes // 1_000_000} MB)",
@@ -171,12 +187,16 @@ def column_section(i: int) -> Any:
     return st.expander(f"Column {i + 1}", key=column_key(i), on_change="rerun")
 
 
+#: What :func:`model_settings` gives before anything is changed.
+DEFAULT_SETTINGS = ColumnSettings(DEFAULT_EMBEDDING_MODEL, DEFAULT_TINY_FRACTION)
+
+
 def model_settings() -> ColumnSettings:
     """The embedding model whose input limit the flags check, and the tiny-chunk rule."""
     sidebar = st.sidebar
     sidebar.header("Flags")
     names = list(EMBEDDING_MODELS)
-    st.session_state.setdefault("embedding_model", DEFAULT_EMBEDDING_MODEL)
+    st.session_state.setdefault("embedding_model", DEFAULT_SETTINGS.embedding_model)
     model = sidebar.selectbox(
         "Embedding model (its input limit)",
         names,
@@ -184,7 +204,7 @@ def model_settings() -> ColumnSettings:
         format_func=lambda name: EMBEDDING_MODELS[name].label(),
         help="Chunks longer than this model reads are flagged 'over model limit'.",
     )
-    st.session_state.setdefault("tiny_on", True)
+    st.session_state.setdefault("tiny_on", DEFAULT_SETTINGS.tiny_fraction is not None)
     tiny = sidebar.checkbox(
         "Flag tiny chunks (under a quarter of the size asked for)",
         key="tiny_on",

@@ -44,6 +44,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
+from chunkviz.views.docview import PAINTED_KEY
+
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 STREAM_PATH = "_stcore/stream"
 #: The websocket subprotocol the frontend asks for (Streamlit reads tokens from the entries after it).
@@ -175,6 +177,18 @@ class RunResult:
     def raised(self) -> bool:
         """Whether the run sent an exception box (or failed to compile)."""
         return bool(self.exceptions) or self.status == "compile error"
+
+    def then(self, after: RunResult) -> RunResult:
+        """This run and the one it made the client ask for right after (a first screen's whole
+        page), as one: the seconds of both, how the second finished, everything both sent."""
+        return RunResult(
+            seconds=self.seconds + after.seconds,
+            status=after.status,
+            exceptions=self.exceptions + after.exceptions,
+            errors=self.errors + after.errors,
+            messages=self.messages + after.messages,
+            received_bytes=self.received_bytes + after.received_bytes,
+        )
 
 
 @dataclass
@@ -397,13 +411,30 @@ class Session:
         return [e.text for e in self.elements if e.is_error]
 
     # --- runs
-    async def run(self, *, fragment_id: str = "", triggers: dict[str, bool] | None = None) -> RunResult:
+    async def run(
+        self, *, fragment_id: str = "", triggers: dict[str, bool] | None = None, answer_first_paint: bool = True
+    ) -> RunResult:
         """Ask for a run with the values the client holds (the first call: a new visitor's run)
-        and wait for its end; ``fragment_id`` reruns only that fragment."""
+        and wait for its end; ``fragment_id`` reruns only that fragment. A first screen's document
+        view is answered as the browser's is (state ``painted``: the whole page follows, and the
+        result covers both runs) unless ``answer_first_paint`` is False."""
         await self._drain()
         self._run = _Run(began=time.monotonic())
         await self._send_rerun(fragment_id, triggers or {})
-        return await self._until_finished()
+        result = await self._until_finished()
+        first_screen = self._first_paint() if answer_first_paint else None
+        if first_screen is None:
+            return result
+        return result.then(await self.set_state(first_screen, {PAINTED_KEY: True}))
+
+    def _first_paint(self) -> str | None:
+        """The key of a document view drawn as a new visitor's first screen (``first_paint`` in its
+        data), which the browser answers with state ``painted`` once it is drawn, so the whole page
+        follows (:mod:`chunkviz.ui.firstpaint`); None when there is none."""
+        for element in self.components():
+            if '"first_paint"' in element.payload and json.loads(element.payload).get("first_paint") is True:
+                return element.key or element.proto.component_name
+        return None
 
     async def set(self, name: str, value: Any) -> RunResult:
         """Give the widget ``name`` (key or label) ``value`` and rerun what the frontend would:

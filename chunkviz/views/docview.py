@@ -28,6 +28,8 @@ COMPONENT_NAME = "chunkviz_docview"
 STATE_KEY = "selection"
 ANSWER_KEY = "answer"
 WINDOW_KEY = "window"
+#: The state a first screen sets once it is drawn (``first_paint`` in the payload).
+PAINTED_KEY = "painted"
 #: Pages sent around a requested window on each side (so ordinary scrolling finds its next page).
 MARGIN_PAGES = 1
 #: Most pages of one column's window sent in one payload (the selected chunk's and hits' pages come on top).
@@ -100,6 +102,7 @@ def view_payload(
     answer_selection: bool = False,
     windows: Sequence[tuple[int, int]] = (),
     all_pages: bool = False,
+    first_paint: bool = False,
 ) -> dict[str, Any]:
     """The component's ``data`` (pure, JSON-ready): each column's page table and the HTML of the pages
     it needs plus small arrays; its shape, field by field, is ``DocViewPayload`` in
@@ -111,6 +114,7 @@ def view_payload(
     ``windows`` are the document spans ``[start, end)`` the browser shows, per column (see
     :func:`chunkviz.ui.docview.windows_from_state`); a column without one gets the document's start.
     ``all_pages`` sends the HTML of every page (a static report or a notebook: no server to ask).
+    ``first_paint``: a new visitor's first screen, which answers with state ``painted`` once drawn.
     """
     if length < 0:
         raise ValueError(f"length must be the document's length in characters (>= 0), got {length}")
@@ -129,6 +133,7 @@ def view_payload(
         ],
         "references": _references_payload(references, length),
         "answer_selection": bool(answer_selection),
+        "first_paint": bool(first_paint),
     }
 
 

@@ -64,3 +64,16 @@ def _runs_waited_for_without_polling() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(local_script_runner, "require_widgets_deltas", joined)
         yield
+
+
+def app_test(script: Any, timeout_s: float) -> Any:
+    """An ``AppTest`` of the app ``script`` past a new visitor's first screen: its first run draws the
+    whole page, as a browser's second run does (the first screen draws no control and its document
+    view asks for the whole page once drawn: ``chunkviz.ui.firstpaint``, tested in test_firstpaint.py)."""
+    from streamlit.testing.v1 import AppTest
+
+    from chunkviz.ui.firstpaint import FIRST_RUN_DONE
+
+    at = AppTest.from_file(str(script), default_timeout=timeout_s)
+    at.session_state[FIRST_RUN_DONE] = True
+    return at

@@ -122,6 +122,19 @@ def chromium(sync_api: Any) -> Iterator[Any]:
             browser.close()
 
 
+#: The app's whole page is drawn: the sidebar's controls and the view switch (a new visitor's first
+#: screen has neither: chunkviz.ui.firstpaint), and no script run is going on.
+WHOLE_PAGE_JS = """() => !!document.querySelector('[data-testid=stSidebar] [data-testid=stNumberInput]')
+  && !!document.querySelector('[data-testid=stMain] [data-testid=stButtonGroup]')
+  && !document.querySelector('[data-testid=stStatusWidget]')"""
+
+
+def wait_for_whole_page(page: Any, timeout_s: float = TIMEOUT_S) -> Any:
+    """Wait until the app's whole page is drawn (:data:`WHOLE_PAGE_JS`); returns ``page``."""
+    page.wait_for_function(WHOLE_PAGE_JS, timeout=timeout_s * 1000, polling=100)
+    return page
+
+
 def wait_for(condition: Callable[[], Any], what: str, timeout: float = TIMEOUT_S) -> Any:
     """Poll until ``condition()`` is truthy (the page re-renders asynchronously after each input)."""
     deadline = time.monotonic() + timeout

@@ -61,12 +61,13 @@ def server(sync_api, app_server: str) -> str:  # noqa: ANN001 - the playwright.s
 
 @pytest.fixture
 def page(browser, server: str):  # noqa: ANN001, ANN201 - a playwright Page
-    """A 1500x1100 page on the app once the document view shows chunks; it must end without
-    page errors."""
-    from support.browser import open_page
+    """A 1500x1100 page on the app once the document view shows chunks and the whole page is drawn
+    (after a new visitor's first screen); it must end without page errors."""
+    from support.browser import open_page, wait_for_whole_page
 
     page = open_page(browser, server)
     page.wait_for_selector("[data-chunk-index]")
+    wait_for_whole_page(page)
     yield page
     errors = list(page.page_errors)
     page.close()

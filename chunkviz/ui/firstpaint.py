@@ -1,0 +1,58 @@
+"""A new visitor's first screen: the default page's document view, before the page's controls.
+
+A new visitor's browser spends most of its first seconds drawing Streamlit's widgets (the
+sidebar's controls, the view switch, the playground's inputs: each a lazily loaded script and
+React tree), not waiting for the server (a new session's run is about 0.05 s of CPU). So the
+first run of a session with nothing asked in its URL draws the page without a widget: its header,
+the document's line and the Compare view's document view of the default page (the first sample,
+or ``./dev app FILE``'s file, cut by the default columns with their default settings: the very
+runs, and cache entries, of the whole page). The view sets its state ``painted`` once it is on
+screen, which reruns the page, and every later run of the session draws the whole page. The
+first screen has the whole page's containers in the same places, so the browser keeps the drawn
+view and only adds what was missing. A URL with a shared configuration skips the first paint (the
+whole page reads it); so does a document that cannot be read or is empty (the whole page says why).
+
+bench/bench_app.py --browser measures the new visitor against a bare Streamlit page.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from chunkviz.compare import ColumnConfig
+from chunkviz.deadline import time_limit
+from chunkviz.document import Document
+from chunkviz.errors import ChunkvizError
+from chunkviz.ui.columns import run_time_limit_s
+from chunkviz.ui.sidebar import Page, first_document
+
+#: Session state: the session's first run is over (every run from then on draws the whole page).
+FIRST_RUN_DONE = "_first_run_done"
+#: What the sidebar says while the controls are on their way.
+LOADING_CONTROLS = "Loading the controls…"
+
+
+def first_paint_due() -> bool:
+    """Whether this run is a new visitor's first on the default page (nothing in the URL); every
+    later run of the session says no."""
+    if st.session_state.get(FIRST_RUN_DONE):
+        return False
+    st.session_state[FIRST_RUN_DONE] = True
+    return not st.query_params.to_dict()
+
+
+def first_paint_document(page: Page) -> tuple[Document, str] | None:
+    """The document a new visitor sees first and its shown name; None when it cannot be read or is
+    empty (the whole page then shows why)."""
+    try:
+        with time_limit(run_time_limit_s(), "reading the document"):
+            document, name = first_document(page)
+    except (ChunkvizError, OSError):
+        return None
+    return (document, name) if document.text.strip() else None
+
+
+def default_configs(page: Page) -> list[ColumnConfig]:
+    """The page's default columns as a new visitor's controls give them: no parameter differs
+    from its default, sizes in the page tokenizer's tokens."""
+    return [ColumnConfig(name) for name in page.default_columns]

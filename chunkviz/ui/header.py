@@ -1,0 +1,52 @@
+"""The line above the views: the document's name and numbers, the switch between the three
+views beside them, the document's notes, and its outline in the sidebar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from chunkviz.compare import outline_html
+from chunkviz.deadline import time_limit
+from chunkviz.document import Document
+from chunkviz.errors import ChunkvizError
+from chunkviz.ui.cached import cached_stats, load_tokenizer
+from chunkviz.ui.columns import run_time_limit_s
+from chunkviz.ui.lazy import opened_section
+
+COMPARE, TUNE, EVALUATE = "Compare strategies", "Tune semantic", "Evaluate retrieval"
+VIEWS = [COMPARE, TUNE, EVALUATE]
+
+
+def document_header(document: Document, doc_name: str, tokenizer: str, *, controls: bool = True) -> str | None:
+    """The document's outline, notes and numbers, and the view switch beside them (``controls``;
+    else its place stays empty); the view chosen, or None when there is nothing to chunk (the
+    reason is shown)."""
+    outline = outline_html(document) if controls else ""
+    section = opened_section("Outline (headings)", "outline", parent=st.sidebar) if outline else None
+    if section is not None:
+        section.html(outline)
+    for note in document.notes:
+        st.info(note)
+    try:
+        load_tokenizer(tokenizer)
+        with time_limit(run_time_limit_s(), "counting the document's tokens"):
+            stats = cached_stats(document, tokenizer)
+    except ChunkvizError as exc:
+        st.error(str(exc))
+        return None
+    left, right = st.columns([1, 1], vertical_alignment="center")  # three views fit beside the document line
+    view = (
+        left.segmented_control("View", VIEWS, key="view", default=COMPARE, label_visibility="collapsed")
+        if controls
+        else COMPARE
+    )
+    right.caption(
+        f"{Path(doc_name).name} · {stats['characters']:,} characters · {stats['words']:,} words · "
+        f"{stats['tokens']:,} tokens ({tokenizer})"
+    )
+    if not document.text.strip():
+        st.warning("The document is empty: there is nothing to chunk.")
+        return None
+    return view or COMPARE
