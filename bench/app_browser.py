@@ -33,7 +33,7 @@ for _path in (REPO, REPO / "tests", REPO / "bench"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from support.browser import chromium, streamlit_server  # noqa: E402
+from support.browser import WHOLE_PAGE_JS, chromium, streamlit_server  # noqa: E402
 
 APP = REPO / "app.py"
 VIEWPORT = {"width": 1500, "height": 1100}
@@ -84,7 +84,7 @@ def parameter_changes(browser: Any, url: str, rounds: int) -> list[float]:
         page = context.new_page()
         page.goto(url)
         page.wait_for_function(FIRST_CHUNK_JS, timeout=WAIT_MS, polling=100)
-        page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=WAIT_MS)
+        page.wait_for_function(WHOLE_PAGE_JS, timeout=WAIT_MS, polling=100)  # after a new visitor's first screen
         column1 = page.locator('[data-testid="stSidebar"] [data-testid="stExpander"]').filter(has_text="Column 1")
         field = column1.get_by_role("spinbutton", name="chunk size", exact=True)
         original = int(field.input_value())

@@ -43,7 +43,7 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 
-from support.browser import ROOT_JS, chromium, open_page, streamlit_server, wait_for  # noqa: E402
+from support.browser import ROOT_JS, VIEWPORT, chromium, streamlit_server, wait_for  # noqa: E402
 
 APP = "bench/docview_app.py"
 FIRST_CHUNK = ".cvd-box [data-chunk-index]"
@@ -69,7 +69,12 @@ DOM_JS = f"""() => {{
 
 def visit(browser: Any, url: str, selector: str, timeout_s: float) -> dict[str, Any]:
     """A new visitor: seconds to ``selector`` visible, websocket bytes received until then, the page."""
-    page = open_page(browser, "about:blank", timeout_s=timeout_s)
+    page = browser.new_context(
+        viewport=VIEWPORT
+    ).new_page()  # a new visitor: a context of its own (closed by the caller)
+    page.set_default_timeout(timeout_s * 1000)
+    page.page_errors = []
+    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
     received = [0]
     largest = [0, 0.0]  # bytes and arrival (seconds after navigation) of the largest frame
 

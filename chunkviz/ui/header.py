@@ -17,6 +17,9 @@ from chunkviz.ui.lazy import opened_section
 
 COMPARE, TUNE, EVALUATE = "Compare strategies", "Tune semantic", "Evaluate retrieval"
 VIEWS = [COMPARE, TUNE, EVALUATE]
+#: The line is as high without its view switch (a new visitor's first screen) as with it: the
+#: document view below does not move when the switch arrives.
+LINE_CSS = "<style>.st-key-document-line [data-testid=stHorizontalBlock]{min-height:2rem}</style>"
 
 
 def document_header(document: Document, doc_name: str, tokenizer: str, *, controls: bool = True) -> str | None:
@@ -36,7 +39,9 @@ def document_header(document: Document, doc_name: str, tokenizer: str, *, contro
     except ChunkvizError as exc:
         st.error(str(exc))
         return None
-    left, right = st.columns([1, 1], vertical_alignment="center")  # three views fit beside the document line
+    st.html(LINE_CSS)
+    # three views fit beside the document line
+    left, right = st.container(key="document-line").columns([1, 1], vertical_alignment="center")
     view = (
         left.segmented_control("View", VIEWS, key="view", default=COMPARE, label_visibility="collapsed")
         if controls
