@@ -70,7 +70,7 @@ RETRIEVER_KEY = "playground.retriever"
 QUERY_ROW_CSS = (
     "<style>.st-key-playground-row [data-testid=stTextInputRootElement],"
     ".st-key-playground-row .react-aria-ComboBox>div{height:2rem}.st-key-playground-row .react-aria-ComboBox input{height:calc(2rem - 2px)}"
-    ".st-key-playground-row{margin:-0.35rem 0 -0.55rem}</style>"
+    ".st-key-playground-row{margin:-0.35rem 0 -0.55rem;min-height:2rem}</style>"
 )
 
 
