@@ -94,6 +94,23 @@ def test_a_new_visitors_first_screen_asks_for_the_whole_page_once_drawn(app: str
     assert answered.status == "finished" and kept == (False, "fixed_tokens")
 
 
+def test_a_click_in_the_first_screens_view_also_brings_the_whole_page(app: str) -> None:
+    """A fragment that reruns with the first screen's arguments (here the view's, for a click that
+    came before its ``painted``) reruns the whole page instead of drawing the first screen again."""
+
+    async def click_first() -> tuple[RunResult, int, bool, Any]:
+        async with Session.open(app, timeout_s=TIMEOUT_S) as session:
+            await session.run(answer_first_paint=False)
+            click = {"selection": {"column": 1, "index": 2, "nonce": 7}}
+            clicked = await session.set_state("docview", click, answer_first_paint=False)
+            payload = json.loads(docview(session).payload)
+            return clicked, session.value("n_columns"), payload["first_paint"], payload["columns"][1].get("selected")
+
+    clicked, columns, first_paint, selected = run(click_first())
+    assert (clicked.status, clicked.exceptions, clicked.errors) == ("finished", (), ())  # the page's run
+    assert (columns, first_paint, selected) == (3, False, 2)  # the whole page, with the click applied
+
+
 def test_a_columns_setting_reruns_the_columns_fragment_not_the_page(app: str) -> None:
     async def change() -> tuple[RunResult, dict[str, bool], list[int]]:
         async with Session.open(app, timeout_s=TIMEOUT_S) as session:
@@ -120,7 +137,8 @@ def test_a_click_in_the_document_view_reruns_only_the_view(app: str) -> None:
         async with Session.open(app, timeout_s=TIMEOUT_S) as session:
             await session.run()
             before = run_ids(session, "title", "col0.fixed_tokens.chunk_size", "docview")
-            clicked = await session.set_state("docview", {"selection": {"column": 1, "index": 2, "nonce": 7}})
+            click = {"selection": {"column": 1, "index": 2, "nonce": 7}}
+            clicked = await session.set_state("docview", click, answer_first_paint=False)
             selected = json.loads(docview(session).payload)["columns"][1]["selected"]
             return clicked, ran(session, before), selected
 

@@ -30,11 +30,10 @@ from chunkviz.errors import ChunkvizError
 from chunkviz.llm.client import LLMSettings
 from chunkviz.render import stylesheet
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
-from chunkviz.ui import reruns, sidebar
+from chunkviz.ui import firstpaint, reruns, sidebar
 from chunkviz.ui.columns import Column, run_columns, run_time_limit_s
 from chunkviz.ui.compare import show_compare
 from chunkviz.ui.evaluation import EvalColumn, show_evaluate
-from chunkviz.ui.firstpaint import LOADING_CONTROLS, default_configs, first_paint_document, first_paint_due
 from chunkviz.ui.header import EVALUATE, TUNE, document_header
 from chunkviz.ui.keys import ColumnSettings, Enrichment
 from chunkviz.ui.llm import endpoint_controls
@@ -70,7 +69,7 @@ def main(script: Path | None = None) -> None:
     page = PAGE if script is None else replace(PAGE, app_file=script.resolve())
     st.html(stylesheet() + PAGE_CSS)
     st.markdown(f"**chunkviz** · where each chunking strategy cuts your document, and why. :gray[{HINT}]")
-    if first_paint_due() and (first := first_paint_document(page)) is not None:
+    if firstpaint.first_paint_due() and (first := firstpaint.first_paint_document(page)) is not None:
         return first_screen(page, *first)  # its document view asks for the whole page once drawn
     init_from_url(page)
     try:
@@ -94,10 +93,11 @@ def main(script: Path | None = None) -> None:
 def first_screen(page: Page, document: Document, doc_name: str) -> None:
     """A new visitor's first screen (:mod:`chunkviz.ui.firstpaint`): the page without a control."""
     strategies = st.sidebar.container()
-    strategies.caption(LOADING_CONTROLS)
+    strategies.caption(firstpaint.LOADING_CONTROLS)
     view = document_header(document, doc_name, DEFAULT_TOKENIZER, controls=False)
     defaults = (DEFAULT_TOKENIZER, sidebar.DEFAULT_SETTINGS, None, None, view)
     workspace(Workspace(page, strategies, document, doc_name, True, *defaults, first_paint=True))
+    firstpaint.first_screen_sent()
 
 
 @dataclass(frozen=True)
@@ -123,8 +123,12 @@ class Workspace:
 def workspace(page: Workspace) -> None:
     """The column controls (in the sidebar), the view and the share section: a column's setting
     reruns this, not the page."""
+    if page.first_paint:
+        firstpaint.leave_first_screen()
     with page.strategies:
-        configs = default_configs(page.page) if page.first_paint else choose_columns(page.page, page.tokenizer)
+        configs = (
+            firstpaint.default_configs(page.page) if page.first_paint else choose_columns(page.page, page.tokenizer)
+        )
     if page.document is None or page.view is None:
         return
     columns = [
@@ -157,6 +161,8 @@ def show_view(
     first_paint: bool = False,
 ) -> None:
     """The chosen view: what happens inside it (a query, a click, the Tune control) reruns only it."""
+    if first_paint:
+        firstpaint.leave_first_screen()
     if view == TUNE:
         on_default_sample = st.session_state.get("source") == "Sample" and Path(doc_name).name == DEFAULT_SAMPLE
         show_tune(columns, document, MAX_COLUMNS, TUNE_DEMO_SAMPLE if on_default_sample else None)

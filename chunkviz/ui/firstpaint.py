@@ -11,6 +11,7 @@ screen, which reruns the page, and every later run of the session draws the whol
 first screen has the whole page's containers in the same places, so the browser keeps the drawn
 view and only adds what was missing. A URL with a shared configuration skips the first paint (the
 whole page reads it); so does a document that cannot be read or is empty (the whole page says why).
+Any fragment that reruns with the first screen's arguments reruns the whole page instead.
 
 bench/bench_app.py --browser measures the new visitor against a bare Streamlit page.
 """
@@ -28,6 +29,10 @@ from chunkviz.ui.sidebar import Page, first_document
 
 #: Session state: the session's first run is over (every run from then on draws the whole page).
 FIRST_RUN_DONE = "_first_run_done"
+#: Session state: the first screen is on its way to the browser; a fragment rerun with its
+#: arguments (a click or a window request in its view, a fragment run that cut the whole page's
+#: run short) reruns the whole page instead.
+FIRST_SCREEN_SENT = "_first_screen_sent"
 #: What the sidebar says while the controls are on their way.
 LOADING_CONTROLS = "Loading the controls…"
 
@@ -56,3 +61,15 @@ def default_configs(page: Page) -> list[ColumnConfig]:
     """The page's default columns as a new visitor's controls give them: no parameter differs
     from its default, sizes in the page tokenizer's tokens."""
     return [ColumnConfig(name) for name in page.default_columns]
+
+
+def first_screen_sent() -> None:
+    """Call at the end of the first screen's run."""
+    st.session_state[FIRST_SCREEN_SENT] = True
+
+
+def leave_first_screen() -> None:
+    """In a fragment drawn for the first screen: once that run is over, rerun the whole page (the
+    fragment's stored arguments are the first screen's: no control, default columns)."""
+    if st.session_state.get(FIRST_SCREEN_SENT):
+        st.rerun()

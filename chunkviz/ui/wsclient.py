@@ -443,7 +443,7 @@ class Session:
         self._values[element.id] = checked_value(element, value)
         return await self.run(fragment_id=element.fragment_id)
 
-    async def set_state(self, name: str, state: Mapping[str, Any]) -> RunResult:
+    async def set_state(self, name: str, state: Mapping[str, Any], *, answer_first_paint: bool = True) -> RunResult:
         """Set keys of the state of the custom component ``name`` (its key, else its component
         name; components v2) as its script's ``setStateValue`` does, merged into what it held, and
         rerun what the frontend would: the component's fragment when it lives in one, else the
@@ -451,7 +451,7 @@ class Session:
         element = self.component(name)
         held = self._states.setdefault(element.id, {})
         held.update(json.loads(json.dumps(dict(state))))  # what JSON can carry, as the browser sends it
-        return await self.run(fragment_id=element.fragment_id)
+        return await self.run(fragment_id=element.fragment_id, answer_first_paint=answer_first_paint)
 
     def component(self, name: str) -> Element:
         """The custom component whose key (else whose component name) is ``name``, one on the page."""
