@@ -6,7 +6,9 @@ Streamlit's own websocket protocol (chunkviz.ui.wsclient: no browser, so N sessi
 machine what N students cost the server): N sessions arrive one per ``--arrival`` s, each opens
 the app from a URL (``doc=`` a sample of chunkviz/sample_docs/, three columns: fixed_tokens, a rotating
 second strategy, and a third column that is ``semantic`` for every third session, else
-paragraphs), then every ``--interval`` s for ``--duration`` s changes one parameter in turn:
+paragraphs; one in five of those without ``semantic`` opens the plain link instead, as a class given
+the link does: a new visitor's first screen, then the whole page, timed together as "open plain link"),
+then every ``--interval`` s for ``--duration`` s changes one parameter in turn:
 column 1's chunk size, column 2's strategy (semantic among them), column 3's semantic percentile
 (or paragraphs' max tokens). Each change is timed from the rerun request to ``script_finished``;
 an exception box, an error box, a missing document view or a timeout (``--timeout``) is an
@@ -523,10 +525,20 @@ def ws_columns(session: int) -> list[str]:
     return ["fixed_tokens", WS_COLUMN2[session % len(WS_COLUMN2)], COLUMN3[session % 3 == 0]]
 
 
+def plain_link(session: int) -> bool:
+    """Whether session ``session`` opens the app's plain link, as a class given the link does: a new
+    visitor's first screen, then the whole page (the default sample and columns); one in five of the
+    sessions without a semantic column."""
+    return session % 5 == 1 and session % 3 != 0
+
+
 def ws_url(url: str, session: int) -> str:
-    """The app's URL with session ``session``'s configuration (the app's own share format)."""
+    """The app's URL with session ``session``'s configuration (the app's own share format), or the
+    plain link (:func:`plain_link`)."""
     from chunkviz.compare import ColumnConfig, config_to_query
 
+    if plain_link(session):
+        return url + "/"
     sample = WS_SAMPLES[session % len(WS_SAMPLES)]
     query = config_to_query(sample, "cl100k_base", [ColumnConfig(name) for name in ws_columns(session)])
     return url + "/?" + urllib.parse.urlencode(query)
@@ -571,7 +583,7 @@ async def ws_session(url: str, number: int, args: argparse.Namespace, report: Re
     ``args.interval`` s for ``args.duration`` s (right after the last one when it took longer)."""
     from chunkviz.ui.wsclient import Session, WsClientError
 
-    kind = "open"
+    kind = "open plain link" if plain_link(number) else "open"
     try:
         async with Session.open(ws_url(url, number), timeout_s=args.timeout) as session:
             ws_record(report, number, kind, await session.run(), session)
