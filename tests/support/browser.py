@@ -123,9 +123,11 @@ def chromium(sync_api: Any) -> Iterator[Any]:
 
 
 #: The app's whole page is drawn: the sidebar's controls and the view switch (a new visitor's first
-#: screen has neither: chunkviz.ui.firstpaint), and no script run is going on.
+#: screen has neither: chunkviz.ui.firstpaint), the page's last section (its run got to the end) and
+#: no script run going on (Streamlit shows its status widget only after a moment).
 WHOLE_PAGE_JS = """() => !!document.querySelector('[data-testid=stSidebar] [data-testid=stNumberInput]')
   && !!document.querySelector('[data-testid=stMain] [data-testid=stButtonGroup]')
+  && [...document.querySelectorAll('[data-testid=stMain] h2')].some(h => h.textContent.includes('Share and reproduce'))
   && !document.querySelector('[data-testid=stStatusWidget]')"""
 
 
