@@ -95,8 +95,10 @@ def first_screen(page: Page, document: Document, doc_name: str) -> None:
     strategies = st.sidebar.container()
     strategies.caption(firstpaint.LOADING_CONTROLS)
     view = document_header(document, doc_name, DEFAULT_TOKENIZER, controls=False)
-    defaults = (DEFAULT_TOKENIZER, sidebar.DEFAULT_SETTINGS, None, None, view)
-    workspace(Workspace(page, strategies, document, doc_name, True, *defaults, first_paint=True))
+    settings = sidebar.DEFAULT_SETTINGS
+    first = Workspace(page, strategies, document, doc_name, shareable=True, tokenizer=DEFAULT_TOKENIZER,
+                      settings=settings, enrichment=None, llm=None, view=view, first_paint=True)  # fmt: skip
+    workspace(first)
     firstpaint.first_screen_sent()
 
 

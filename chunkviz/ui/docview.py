@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunkviz.evaluation.playground import Hit
-from chunkviz.ui import component, reruns
+from chunkviz.ui import component
 from chunkviz.views.docview import (
     ANSWER_KEY,
     COMPONENT_NAME,
@@ -54,8 +54,8 @@ from chunkviz.views.docview import (
 
 __all__ = [
     "ANSWER_KEY", "COMPONENT_NAME", "FIRST_WINDOW", "MARGIN_PAGES", "MAX_WINDOW_PAGES", "PAGE_CACHE", "PAINTED_KEY",
-    "STATE_KEY", "WINDOW_KEY", "AnswerSelection", "ColumnView", "DocViewEvent", "Hit", "answer_from_state", "cached_column_html",
-    "column_pages", "component_css", "document_view", "event_from_state", "labels", "ribbon_cuts", "view_payload",
+    "STATE_KEY", "WINDOW_KEY", "AnswerSelection", "ColumnView", "DocViewEvent", "Hit", "answer_from_state",
+    "cached_column_html", "column_pages", "component_css", "document_view", "event_from_state", "labels", "ribbon_cuts", "view_payload",
     "windows_from_state",
 ]  # fmt: skip
 
@@ -145,7 +145,8 @@ def document_view(
     The browser asks for the pages it needs as state ``window``, which reruns the script (or the
     fragment that holds the view); the payload then carries the pages of the window it asked for.
     ``first_paint``: the view is a new visitor's first screen; once drawn, the browser sets state
-    ``painted``, which reruns the whole page (:mod:`chunkviz.ui.firstpaint`)."""
+    ``painted``, whose rerun of the view's fragment becomes the whole page's
+    (:func:`chunkviz.ui.firstpaint.leave_first_screen`)."""
     import streamlit as st
 
     data = view_payload(
@@ -167,7 +168,7 @@ def document_view(
         on_selection_change=_ignore,
         on_answer_change=_ignore,
         on_window_change=_ignore,
-        on_painted_change=reruns.rerun_page if first_paint else _ignore,
+        on_painted_change=_ignore,
     )
     return event_from_state(result)
 

@@ -7,11 +7,12 @@ first run of a session with nothing asked in its URL draws the page without a wi
 the document's line and the Compare view's document view of the default page (the first sample,
 or ``./dev app FILE``'s file, cut by the default columns with their default settings: the very
 runs, and cache entries, of the whole page). The view sets its state ``painted`` once it is on
-screen, which reruns the page, and every later run of the session draws the whole page. The
+screen; that reruns its fragment, which reruns the whole page instead (as any fragment rerun with
+the first screen's arguments does: a click in its view, a window request), and every later run of
+the session draws the whole page. The
 first screen has the whole page's containers in the same places, so the browser keeps the drawn
 view and only adds what was missing. A URL with a shared configuration skips the first paint (the
 whole page reads it); so does a document that cannot be read or is empty (the whole page says why).
-Any fragment that reruns with the first screen's arguments reruns the whole page instead.
 
 bench/bench_app.py --browser measures the new visitor against a bare Streamlit page.
 """

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import threading
 import time
 import urllib.parse
@@ -46,6 +47,8 @@ from websockets.typing import Subprotocol
 
 from chunkviz.views.docview import PAINTED_KEY
 
+#: A document view's data that asks to be answered as a first screen (``"first_paint": true``).
+FIRST_PAINT_ON = re.compile(r'"first_paint"\s*:\s*true\b')
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 STREAM_PATH = "_stcore/stream"
 #: The websocket subprotocol the frontend asks for (Streamlit reads tokens from the entries after it).
@@ -432,7 +435,7 @@ class Session:
         data), which the browser answers with state ``painted`` once it is drawn, so the whole page
         follows (:mod:`chunkviz.ui.firstpaint`); None when there is none."""
         for element in self.components():
-            if '"first_paint"' in element.payload and json.loads(element.payload).get("first_paint") is True:
+            if FIRST_PAINT_ON.search(element.payload):  # a scan, not a parse: every run's payloads pass here
                 return element.key or element.proto.component_name
         return None
 
