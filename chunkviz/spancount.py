@@ -16,6 +16,7 @@ import array
 import bisect
 import collections
 import threading
+from typing import Sequence
 
 import numpy as np
 
@@ -103,6 +104,38 @@ class SpanCounter:
                 head = count(text[start:inner_start]) if inner_start > start else 0
                 return head + inner + (count(text[inner_end:end]) if inner_end < end else 0)
         return self.tokenizer.count(text[start:end])
+
+    def count_many(self, spans: Sequence[tuple[int, int]]) -> list[int]:
+        """:meth:`count` of every span: the same numbers, with the arithmetic between the clean
+        cuts of all spans done in one vectorised lookup (a window per chunk of a long document
+        is thousands of spans)."""
+        text, clean, count = self.text, self.clean_rule, self.tokenizer.count
+        inner_starts: list[int] = []
+        inner_ends: list[int] = []
+        edges: list[int] = []  # per span: its edges' counts, or -1 where it is tokenized whole
+        for start, end in spans:
+            check_time()  # the app's time limit (a no-op without one)
+            inner_start: int | None = start if clean(text, start) else self._clean_cut_after(start, end)
+            inner_end = None
+            if inner_start is not None:
+                inner_end = end if clean(text, end) else self._clean_cut_before(end, inner_start)
+            if end <= start:
+                inner_start = inner_end = start
+                edges.append(0)
+            elif inner_start is None or inner_end is None:
+                inner_start = inner_end = start
+                edges.append(-1)
+            else:
+                head = count(text[start:inner_start]) if inner_start > start else 0
+                edges.append(head + (count(text[inner_end:end]) if inner_end < end else 0))
+            inner_starts.append(inner_start)
+            inner_ends.append(inner_end)
+        token_starts = self.bounds.positions[: self.total]
+        inner = np.searchsorted(token_starts, inner_ends) - np.searchsorted(token_starts, inner_starts)
+        return [
+            edge + n if edge >= 0 else count(text[start:end])
+            for (start, end), edge, n in zip(spans, edges, inner.tolist())
+        ]
 
     def _clean_cut_after(self, pos: int, end: int) -> int | None:
         """The first clean cut in ``(pos, end)`` within ``EDGE_REACH`` characters, if the rule is local."""

@@ -318,7 +318,7 @@ class TiktokenTokenizer(Tokenizer):
         try:
             return self._encoding.encode_to_numpy(text, disallowed_special=())
         except AttributeError:  # pragma: no cover - tiktoken without encode_to_numpy
-            return _token_array(self._encoding.encode_ordinary(text))
+            return _token_array(self._encoding.encode_ordinary(surrogate_safe(text)))
 
     def _encode_parallel(self, text: str, workers: int | None = None) -> np.ndarray:
         """Encode a long text in parts cut at clean positions, on ``workers`` threads (default:
@@ -332,7 +332,9 @@ class TiktokenTokenizer(Tokenizer):
             if cut is not None and cut > cuts[-1]:
                 cuts.append(cut)
         cuts.append(len(text))
-        parts = [text[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+        # encode_ordinary_batch would replace lone surrogates by a round trip that can change the
+        # length; the same-length copy keeps the offsets
+        parts = [surrogate_safe(text[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
         if len(parts) == 1:
             return self._encode_array(text)
         encoded = self._encoding.encode_ordinary_batch(parts, num_threads=len(parts))
@@ -342,14 +344,17 @@ class TiktokenTokenizer(Tokenizer):
         """Token starts by counting the characters that start in each token's bytes (a table per
         token id): no decoding and no pass over the text's bytes. A token whose bytes begin
         inside a multibyte character is snapped down to that character and marked inexact."""
-        text = surrogate_safe(text)  # same length: the offsets are those of the text given
-        tokens = self._encode_parallel(text)
+        try:
+            tokens = self._encode_parallel(text)
+        except UnicodeEncodeError:  # a lone surrogate: the same-length copy (offsets stay those of the text)
+            tokens = self._encode_parallel(surrogate_safe(text))
         char_starts, starts_inside = self._token_tables()
-        positions = np.zeros(len(tokens) + 1, dtype=np.int64)
-        np.cumsum(char_starts[tokens], dtype=np.int64, out=positions[1:])
+        positions = np.empty(len(tokens) + 1, dtype=np.int64)
+        positions[0] = 0
+        np.cumsum(np.take(char_starts, tokens), dtype=np.int64, out=positions[1:])  # take: a faster gather
         exact = np.ones(len(tokens) + 1, dtype=bool)
         if not text.isascii():
-            inside = starts_inside[tokens]
+            inside = np.take(starts_inside, tokens)
             if inside.any():  # rare: a token that starts inside a multibyte character
                 positions[:-1] -= inside
                 exact[:-1] = ~inside

@@ -34,10 +34,12 @@ def _check_span_counts(text: str, name: str, all_pairs_limit: int = 70) -> None:
         clean = [p for p in range(n + 1) if tok.is_clean_cut(text, p)]
         pairs = [(s, e) for s in clean for e in clean if s <= e][:5000]
         pairs += [(s, e) for s in range(0, n + 1, 7) for e in range(s, n + 1, 5)]
-    for s, e in pairs:
-        expected = tok._count(text[s:e])  # uncached, straight from the tokenizer
-        assert counter.count(s, e) == expected, (name, text, s, e, text[s:e])
+    expected = [tok._count(text[s:e]) for s, e in pairs]  # uncached, straight from the tokenizer
+    for (s, e), count in zip(pairs, expected):
+        assert counter.count(s, e) == count, (name, text, s, e, text[s:e])
     assert counter.count(5, 2) == 0
+    # many spans at once: the same numbers, empty and reversed spans included
+    assert SpanCounter(text, tok).count_many([*pairs, (5, 2)]) == [*expected, 0], (name, text)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -139,8 +141,11 @@ def _random_spans(text: str, data: st.DataObject, n: int = 40) -> list[tuple[int
 def test_counts_from_the_edges_equal_the_spans_own_count(text: str, name: str, data: st.DataObject) -> None:
     tok = get_tokenizer(name)
     counter = SpanCounter(text, tok)
-    for start, end in _random_spans(text, data):
-        assert counter.count(start, end) == tok._count(text[start:end]), (name, text, start, end)
+    spans = _random_spans(text, data)
+    expected = [tok._count(text[start:end]) for start, end in spans]
+    for (start, end), count in zip(spans, expected):
+        assert counter.count(start, end) == count, (name, text, start, end)
+    assert counter.count_many(spans) == expected, (name, text)
 
 
 def test_counts_from_the_edges_on_real_documents() -> None:
@@ -176,6 +181,23 @@ def test_a_span_cut_inside_words_tokenizes_only_its_edges() -> None:
     ]  # to the first clean cut, from the last one (before a space): the rest is arithmetic
 
 
+def test_count_many_tokenizes_only_the_edges_of_spans_cut_inside_words() -> None:
+    tok = get_tokenizer("cl100k_base")
+    text = "Alpha bravo charlie delta echo foxtrot golf hotel india juliet. " * 20
+    counter = SpanCounter(text, tok)
+    spans = [(text.index("ravo"), text.rindex("ndia")), (0, len(text)), (text.index("bravo"), text.index(" golf"))]
+    tokenized: list[str] = []
+    memoized, inner = tok.count, tok._count
+    tok.count = lambda s: tokenized.append(s) or inner(s)  # type: ignore[method-assign]  # record, unmemoized
+    try:
+        assert counter.count_many(spans) == [inner(text[a:b]) for a, b in spans]
+    finally:
+        tok.count = memoized  # type: ignore[method-assign]
+    # the first span's two edges, the whole text none (both ends clean), the third its head only
+    # (a cut before "bravo" splits the token " bravo"; the cut before " golf" is clean)
+    assert tokenized == ["ravo", " i", "bravo"]
+
+
 def test_a_tokenizer_without_a_local_rule_counts_spans_whole() -> None:
     class EndsOnly(Tokenizer):
         name, description = "ends-only", "words, clean cuts only at the ends"
@@ -190,3 +212,4 @@ def test_a_tokenizer_without_a_local_rule_counts_spans_whole() -> None:
     text = "one two three four five"
     assert not tok.clean_cut_is_local
     assert SpanCounter(text, tok).count(1, 12) == 3  # "ne two thre" tokenized whole
+    assert SpanCounter(text, tok).count_many([(1, 12), (0, 3), (4, 4)]) == [3, 1, 0]

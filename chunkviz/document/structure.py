@@ -179,14 +179,29 @@ def count_line_breaks(gap: str) -> int:
     return len(LINE_BREAK.findall(gap))
 
 
-#: Characters of context on each side of a cut when only the paragraph around it is segmented.
-#: spaCy's senter (en_core_web_sm) sees about 4 tokens on each side of a token (a window-1,
-#: depth-4 CNN) and tokenizes whitespace-separated pieces on their own, so a window cut at
-#: whitespace 100 characters away (about 20 tokens of prose) decides like the whole paragraph;
-#: tests/test_structure.py checks it on every candidate cut of the sample and real documents.
-SENTENCE_WINDOW = 100
+#: Words of context on each side of a cut when only the paragraph around it is segmented, and
+#: the most characters searched for them. spaCy's senter (en_core_web_sm: a window-1, depth-2
+#: CNN over token features) decides a token from a few tokens on each side, and spaCy tokenizes
+#: whitespace-separated pieces on their own, each into at least one token: a window cut at the
+#: 8th space on each side decides like the whole paragraph. tests/test_structure.py checks it
+#: on every candidate cut of the sample and real documents; it fails with 3 words and passes
+#: from 4, so 8 keeps a margin. Where 8 spaces are not within ``SENTENCE_WINDOW`` characters, the
+#: window reaches that far (at whitespace when there is some).
+SENTENCE_WINDOW_WORDS = 8
+SENTENCE_WINDOW = 200
 _SENTENCE_FINAL = ".!?…。！？"
 _CLOSERS = "\"')]}»”’"
+
+
+def _nth_space(text: str, pos: int, limit: int, n: int) -> int:
+    """The ``n``-th space after ``pos`` (``n`` > 0, before ``limit``) or the ``-n``-th before it
+    (``n`` < 0, at or after ``limit``); -1 when there are fewer."""
+    found = pos
+    for _ in range(abs(n)):
+        found = text.find(" ", found + 1, limit) if n > 0 else text.rfind(" ", limit, found)
+        if found < 0:
+            return -1
+    return found
 
 
 def _after_sentence_punctuation(text: str, end: int) -> bool:
@@ -504,7 +519,7 @@ class Structure:
 
         When the whole document is not segmented yet, only a window of the paragraph around each
         position is (all windows in one batch): the senter model decides from a few tokens of
-        context on each side, so a window reaching ``SENTENCE_WINDOW`` characters past the
+        context on each side, so a window reaching ``SENTENCE_WINDOW_WORDS`` words past the
         position on both sides (or the paragraph's ends) gives the same answer
         (``tests/test_structure.py`` checks this on the sample and real documents) at a fraction
         of the cost of segmenting long paragraphs.
@@ -526,24 +541,34 @@ class Structure:
         return [frozenset(starts) for starts in per_window]
 
     def _sentence_window(self, pos: int) -> tuple[int, int] | None:
-        """The paragraph around ``pos`` (a non-space character), cut to about ``SENTENCE_WINDOW``
-        characters on each side at whitespace, so a window edge never falls inside a word.
-        Found locally: only the text within ``2 * SENTENCE_WINDOW`` of ``pos`` is searched."""
+        """The paragraph around ``pos`` (a non-space character), cut at the
+        ``SENTENCE_WINDOW_WORDS``-th space on each side (or about ``SENTENCE_WINDOW``
+        characters away, at whitespace), so a window edge never falls inside a word. Found
+        locally: only the text within ``SENTENCE_WINDOW`` of ``pos`` is searched."""
         text = self.text
-        reach = 2 * SENTENCE_WINDOW
-        lo_limit, hi_limit = max(0, pos - reach), min(len(text), pos + reach)
-        breaks_before = [m.end() for m in PARAGRAPH_BREAK.finditer(text, lo_limit, pos + 1) if m.end() <= pos]
-        if breaks_before or lo_limit == 0:
-            lo = breaks_before[-1] if breaks_before else _skip_space(text, 0)
+        lo_limit, hi_limit = max(0, pos - SENTENCE_WINDOW), min(len(text), pos + SENTENCE_WINDOW)
+        space_before = _nth_space(text, pos, lo_limit, -SENTENCE_WINDOW_WORDS)
+        if space_before < 0 and lo_limit > 0:  # few spaces: the last one in the reach's first half
+            space_before = text.rfind(" ", lo_limit, pos - SENTENCE_WINDOW // 2)
+        lo_bound = space_before if space_before >= 0 else lo_limit
+        breaks_before = [m.end() for m in PARAGRAPH_BREAK.finditer(text, lo_bound, pos + 1) if m.end() <= pos]
+        if breaks_before:
+            lo = breaks_before[-1]
+        elif lo_bound == 0:
+            lo = _skip_space(text, 0)
         else:
-            lo = text.rfind(" ", lo_limit, pos - SENTENCE_WINDOW)
-            lo = lo_limit if lo < 0 else _skip_space(text, lo)
-        after = PARAGRAPH_BREAK.search(text, pos, hi_limit)
-        if after is not None or hi_limit == len(text):
-            hi = after.start() if after is not None else len(text)
+            lo = _skip_space(text, space_before) if space_before >= 0 else lo_limit
+        space_after = _nth_space(text, pos, hi_limit, SENTENCE_WINDOW_WORDS)
+        if space_after < 0 and hi_limit < len(text):
+            space_after = text.find(" ", pos + SENTENCE_WINDOW // 2, hi_limit)
+        hi_bound = space_after if space_after >= 0 else hi_limit
+        after = PARAGRAPH_BREAK.search(text, pos, hi_bound)
+        if after is not None:
+            hi = after.start()
+        elif hi_bound == len(text):
+            hi = len(text)
         else:
-            hi = text.find(" ", pos + SENTENCE_WINDOW, hi_limit)
-            hi = hi_limit if hi < 0 else hi
+            hi = hi_bound
         while hi > lo and text[hi - 1].isspace():
             hi -= 1
         return (lo, hi) if lo <= pos < hi else None

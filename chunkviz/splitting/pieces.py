@@ -39,17 +39,23 @@ class Piece:
         return replace(self, metadata={**self.metadata, **extra})
 
 
-def engine_metadata(piece: Piece) -> dict[str, Any]:
-    """The piece's metadata plus the engine facts under their vocabulary names."""
-    metadata: dict[str, Any] = dict(piece.metadata)
-    if piece.separator is not None:
-        metadata[Meta.SEPARATOR] = piece.separator
+#: The engine facts' metadata keys as plain strings (a chunk's metadata has plain string keys).
+_SEPARATOR, _SPLIT_UNIT = str(Meta.SEPARATOR), str(Meta.SPLIT_UNIT)
+_OVER_SIZE_LIMIT, _INDIVISIBLE = str(Meta.OVER_SIZE_LIMIT), str(Meta.INDIVISIBLE)
+
+
+def engine_metadata(piece: Piece, at_document_end: bool = False) -> dict[str, Any]:
+    """The piece's metadata plus the engine facts under their vocabulary names (no separator
+    for a piece that ends the document: nothing cut it there)."""
+    metadata: dict[str, Any] = {str(k): v for k, v in piece.metadata.items()}
+    if piece.separator is not None and not at_document_end:
+        metadata[_SEPARATOR] = piece.separator
     if piece.split_unit:
-        metadata[Meta.SPLIT_UNIT] = True
+        metadata[_SPLIT_UNIT] = True
     if piece.over_limit:
-        metadata[Meta.OVER_SIZE_LIMIT] = True
-        metadata[Meta.INDIVISIBLE] = True
-    return {str(k): v for k, v in metadata.items()}
+        metadata[_OVER_SIZE_LIMIT] = True
+        metadata[_INDIVISIBLE] = True
+    return metadata
 
 
 def to_chunks(document: Document, pieces: Sequence[Piece]) -> list[Chunk]:
@@ -59,24 +65,19 @@ def to_chunks(document: Document, pieces: Sequence[Piece]) -> list[Chunk]:
     text = document.text
     n = len(text)
     boundaries = document.structure.boundaries_at([piece.end for piece in pieces])
-    chunks = []
-    for index, (piece, boundary) in enumerate(zip(pieces, boundaries)):
-        reason = Reason.END_OF_DOCUMENT if piece.end >= n else piece.reason
-        metadata = engine_metadata(piece)
-        if piece.end >= n:
-            metadata.pop(str(Meta.SEPARATOR), None)
-        chunks.append(
-            Chunk.from_span(
-                text,
-                index,
-                piece.start,
-                piece.end,
-                reason,
-                boundary=boundary,
-                parent=piece.parent,
-                level=piece.level,
-                added_text=piece.added_text,
-                metadata=metadata,
-            )
+    from_span = Chunk.from_span
+    return [
+        from_span(
+            text,
+            index,
+            piece.start,
+            piece.end,
+            Reason.END_OF_DOCUMENT if piece.end >= n else piece.reason,
+            boundary=boundary,
+            parent=piece.parent,
+            level=piece.level,
+            added_text=piece.added_text,
+            metadata=engine_metadata(piece, at_document_end=piece.end >= n),
         )
-    return chunks
+        for index, (piece, boundary) in enumerate(zip(pieces, boundaries))
+    ]

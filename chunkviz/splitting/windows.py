@@ -166,26 +166,48 @@ RETOKENIZED_NOTE = "the window's text alone tokenizes to more tokens than the wi
 
 
 def window_metadata(window: Window, counter: SpanCounter, size: int, **extra: object) -> dict[str, object]:
-    """A window's metadata: ``token_count`` is the token count of the window's own text (not
-    ``stop - first``), and a window over ``size`` says so.
+    """A window's metadata (see :func:`windows_metadata`) after the ``extra`` items."""
+    return {**extra, **windows_metadata([window], counter, size)[0]}
+
+
+def windows_metadata(
+    windows: Sequence[Window], counter: SpanCounter, size: int, token_range: bool = False
+) -> list[dict[str, object]]:
+    """Each window's metadata: ``token_count`` is the token count of the window's own text (not
+    ``stop - first``), and a window over ``size`` says so; with ``token_range``, the window's
+    tokens (``token_start``, ``token_end``) come first.
 
     A window over ``size`` is flagged ``over_size_limit``. Where a boundary moved to a
     character's start (``snapped_to_character``), or a cut inside it was dropped because it fell
     inside one character, the window holds a whole character whose bytes were spread over
-    several tokens: it is over because that character cannot be cut (``indivisible``). Otherwise the window's text re-tokenizes on its own to more tokens (a
-    wordpiece tokenizer reading a word cut in the middle), which a note says.
+    several tokens: it is over because that character cannot be cut (``indivisible``). Otherwise
+    the window's text re-tokenizes on its own to more tokens (a wordpiece tokenizer reading a
+    word cut in the middle), which a note says.
     """
-    count = counter.count(window.start, window.end)
-    metadata: dict[str, object] = {**extra, Meta.TOKEN_COUNT: count}
-    if window.snapped:
-        metadata[Meta.SNAPPED] = list(window.snapped)
-    if count > size:
-        metadata[Meta.OVER_SIZE_LIMIT] = True
-        if window.snapped or window.merged:
-            metadata[Meta.INDIVISIBLE] = True
-        else:
-            metadata[Meta.NOTE] = RETOKENIZED_NOTE
-    return metadata
+    counts = counter.count_many([(w.start, w.end) for w in windows])
+    out = []
+    for window, count in zip(windows, counts):
+        metadata: dict[str, object] = (
+            {_TOKEN_START: window.first, _TOKEN_END: window.stop, _TOKEN_COUNT: count}
+            if token_range
+            else {_TOKEN_COUNT: count}
+        )
+        if window.snapped:
+            metadata[_SNAPPED] = list(window.snapped)
+        if count > size:
+            metadata[_OVER_SIZE_LIMIT] = True
+            if window.snapped or window.merged:
+                metadata[_INDIVISIBLE] = True
+            else:
+                metadata[_NOTE] = RETOKENIZED_NOTE
+        out.append(metadata)
+    return out
+
+
+#: Metadata keys as plain strings (a chunk's metadata has plain string keys).
+_TOKEN_START, _TOKEN_END, _TOKEN_COUNT = "token_start", "token_end", str(Meta.TOKEN_COUNT)
+_SNAPPED, _OVER_SIZE_LIMIT = str(Meta.SNAPPED), str(Meta.OVER_SIZE_LIMIT)
+_INDIVISIBLE, _NOTE = str(Meta.INDIVISIBLE), str(Meta.NOTE)
 
 
 __all__ = [
@@ -198,4 +220,5 @@ __all__ = [
     "tokens_of_span",
     "window_metadata",
     "window_starts",
+    "windows_metadata",
 ]

@@ -20,8 +20,8 @@ from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.windows import (
     document_tokens,
     overlapping_windows,
-    window_metadata,
     window_starts,
+    windows_metadata,
 )
 from chunkviz.strategies.base import check_overlap_below_size, param, register
 from chunkviz.tokenizers import Tokenizer
@@ -70,15 +70,9 @@ def fixed_tokens(document: Document, params: FixedTokensParams, tokenizer: Token
                 )
             ],
         )
-    pieces = [
-        Piece(
-            w.start,
-            w.end,
-            Reason.SIZE_LIMIT,
-            metadata=window_metadata(w, counter, params.chunk_size, token_start=w.first, token_end=w.stop),
-        )
-        for w in overlapping_windows(tokens, params.chunk_size, params.overlap)
-    ]
+    windows = overlapping_windows(tokens, params.chunk_size, params.overlap)
+    metadata = windows_metadata(windows, counter, params.chunk_size, token_range=True)
+    pieces = [Piece(w.start, w.end, Reason.SIZE_LIMIT, metadata=m) for w, m in zip(windows, metadata)]
     return to_chunks(document, pieces)
 
 

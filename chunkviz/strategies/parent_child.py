@@ -32,6 +32,7 @@ from chunkviz.splitting.windows import (
     tiles,
     tokens_of_span,
     window_metadata,
+    windows_metadata,
 )
 from chunkviz.strategies.base import param, register
 from chunkviz.tokenizers import Tokenizer
@@ -88,8 +89,8 @@ class _Parent:
 
 def _parents_fixed(params: ParentChildParams, doc: SpanTokens, counter: SpanCounter) -> list[_Parent]:
     parents = []
-    for w in tiles(doc, params.parent_size):
-        metadata = window_metadata(w, counter, params.parent_size, token_start=w.first, token_end=w.stop)
+    windows = tiles(doc, params.parent_size)
+    for w, metadata in zip(windows, windows_metadata(windows, counter, params.parent_size, token_range=True)):
         piece = Piece(w.start, w.end, Reason.SIZE_LIMIT, metadata=metadata)
         parents.append(_Parent(piece, doc.slice(w.first, w.stop, w.start, w.end)))
     return parents
@@ -114,9 +115,9 @@ def _parents_sections(
 def _children(parent: _Parent, index: int, params: ParentChildParams, counter: SpanCounter) -> list[Piece]:
     """Child windows inside one parent (tiles without overlap)."""
     children = []
-    for w in overlapping_windows(parent.tokens, params.child_size, params.child_overlap):
+    windows = overlapping_windows(parent.tokens, params.child_size, params.child_overlap)
+    for w, metadata in zip(windows, windows_metadata(windows, counter, params.child_size)):
         reason = Reason.PARENT_END if w.end >= parent.piece.end else Reason.SIZE_LIMIT
-        metadata = window_metadata(w, counter, params.child_size)
         children.append(Piece(w.start, w.end, reason, level=1, parent=index, metadata=metadata))
     return children
 
