@@ -521,12 +521,12 @@ def pin_to_one_core(argv: list[str]) -> None:
 
 def fixed_windows_only(text: str) -> Any:
     """fixed_tokens without Document and Chunks: tokenization, windows and each window's count."""
-    from chunkviz.splitting.windows import document_tokens, overlapping_windows, window_metadata
+    from chunkviz.splitting.windows import document_tokens, overlapping_windows, windows_metadata
 
     tok = get_tokenizer("cl100k_base")
     counter = SpanCounter(text, tok)
     tokens = document_tokens(text, counter)
-    return [window_metadata(w, counter, CHUNK_SIZE) for w in overlapping_windows(tokens, CHUNK_SIZE, OVERLAP)]
+    return windows_metadata(overlapping_windows(tokens, CHUNK_SIZE, OVERLAP), counter, CHUNK_SIZE, token_range=True)
 
 
 def boundaries_only(ends: list[int]) -> Callable[[str], Any]:

@@ -35,7 +35,7 @@ class SpanCounter:
         self.text = text
         self.tokenizer = tokenizer
         self._bounds: TokenBoundaries | None = None
-        self._starts: array.array = array.array("q")
+        self._starts: array.array | None = None
         #: ``tokenizer.clean_cut_rule``: ``(text, pos) -> bool``, for inner loops
         self.clean_rule = tokenizer.clean_cut_rule
         self._local = tokenizer.clean_cut_is_local
@@ -44,19 +44,18 @@ class SpanCounter:
     def bounds(self) -> TokenBoundaries:
         """Token boundaries of the whole text (computed on first use)."""
         if self._bounds is None:
-            bounds = self.tokenizer.boundaries(self.text)
-            starts = array.array("q")
-            # one copy, through the buffer protocol (``q`` is a native 64-bit integer, as is int64)
-            starts.frombytes(np.ascontiguousarray(bounds.positions[:-1], dtype=np.int64).data.cast("B"))
-            self._starts = starts
-            self._bounds = bounds
+            self._bounds = self.tokenizer.boundaries(self.text)
         return self._bounds
 
     @property
     def starts(self) -> array.array:
-        """Where each token of the text starts (``bounds.positions`` without the end), for bisecting."""
-        if self._bounds is None:
-            _ = self.bounds  # computes the starts too
+        """Where each token of the text starts (``bounds.positions`` without the end), for
+        bisecting one position at a time (made on first use: windows count with numpy alone)."""
+        if self._starts is None:
+            starts = array.array("q")
+            # one copy, through the buffer protocol (``q`` is a native 64-bit integer, as is int64)
+            starts.frombytes(np.ascontiguousarray(self.bounds.positions[:-1], dtype=np.int64).data.cast("B"))
+            self._starts = starts
         return self._starts
 
     @property

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
+import chunkviz.document.structure as structure_module
 from chunkviz.document.structure import _ADORNMENT, _LINE, _UNDERLINE, SpaceRuns, Structure
 
 # ----------------------------------------------------------------------------- references
@@ -170,6 +171,29 @@ def test_boundaries_match_a_structure_that_always_parses(text: str) -> None:
     fast = Structure(text, "markdown")._boundary_without_sentences
     parsed = ParsingStructure(text, "markdown")._boundary_without_sentences
     assert [fast(p) for p in positions] == [parsed(p) for p in positions]
+
+
+@settings(max_examples=examples(300), **SETTINGS)
+@given(
+    st.one_of(
+        markdown_texts(plain=True),
+        st.text(
+            alphabet=st.sampled_from(["a", "B", " ", "\u00a0", ".", "!", "”", "\n", "\t", "\u3000", "#", "é"]), max_size=80
+        ),
+    ),
+    st.sampled_from(["markdown", "rst", "none"]),
+)
+def test_the_lone_space_shortcut_matches_the_whitespace_run(text: str, markup: str) -> None:
+    """A cut at a lone space between two non-spaces skips measuring its run: same answers."""
+    positions = list(range(len(text) + 1))
+    fast = [Structure(text, markup)._boundary_without_sentences(p) for p in positions]
+    original = structure_module._single_space_at
+    structure_module._single_space_at = lambda text, pos: 0  # every cut measures its run
+    try:
+        measured = [Structure(text, markup)._boundary_without_sentences(p) for p in positions]
+    finally:
+        structure_module._single_space_at = original
+    assert fast == measured
 
 
 def test_the_atx_shortcut_is_taken_on_plain_markdown_and_not_past_a_fence() -> None:

@@ -204,6 +204,20 @@ def _nth_space(text: str, pos: int, limit: int, n: int) -> int:
     return found
 
 
+def _single_space_at(text: str, pos: int) -> int:
+    """The position of the whitespace run at ``pos`` (just after or before it) when the run is
+    one space between two non-space characters; else 0 (a run at the text's start never is)."""
+    n = len(text)
+    if 0 < pos < n and text[pos] == " ":
+        space = pos
+    elif 1 < pos < n and text[pos - 1] == " ":
+        space = pos - 1
+    else:
+        return 0
+    lone = space > 0 and space + 1 < n and not text[space - 1].isspace() and not text[space + 1].isspace()
+    return space if lone else 0
+
+
 def _after_sentence_punctuation(text: str, end: int) -> bool:
     """Whether ``text[:end]`` ends with sentence-final punctuation (closing quotes and brackets
     after it allowed)."""
@@ -618,6 +632,9 @@ class Structure:
         text = self.text
         n = len(text)
         pos = min(max(pos, 0), n)
+        space = _single_space_at(text, pos)
+        if space:  # the commonest cut: at a lone space between two words (no line break in it)
+            return (None if _after_sentence_punctuation(text, space) else Boundary.WORD), space + 1
         after = self._spaces.end_after(pos)
         if after >= n:
             return Boundary.DOCUMENT_END, after
