@@ -74,3 +74,10 @@ def test_to_chunks_of_no_pieces_is_empty() -> None:
 def test_to_chunks_keeps_the_given_order() -> None:
     chunks = to_chunks(as_document(TEXT), [Piece(12, 23, Reason.UNIT_END), Piece(0, 12, Reason.UNIT_END)])
     assert [(c.index, c.start, c.end) for c in chunks] == [(0, 12, 23), (1, 0, 12)]
+
+
+def test_a_window_piece_is_the_plain_constructors_piece() -> None:
+    made = Piece.window(3, 9, Reason.SIZE_LIMIT, {"token_count": 2})
+    assert made == Piece(3, 9, Reason.SIZE_LIMIT, metadata={"token_count": 2})
+    assert vars(made) == vars(Piece(3, 9, Reason.SIZE_LIMIT, metadata={"token_count": 2}))
+    assert Piece.window(0, 1, Reason.UNIT_END, {}).with_reason(Reason.SIZE_LIMIT).reason == Reason.SIZE_LIMIT

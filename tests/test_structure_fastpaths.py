@@ -178,21 +178,23 @@ def test_boundaries_match_a_structure_that_always_parses(text: str) -> None:
     st.one_of(
         markdown_texts(plain=True),
         st.text(
-            alphabet=st.sampled_from(["a", "B", " ", "\u00a0", ".", "!", "”", "\n", "\t", "\u3000", "#", "é"]), max_size=80
+            alphabet=st.sampled_from(["a", "B", " ", "\u00a0", ".", "!", "”", "\n", "\t", "\u3000", "#", "é"]),
+            max_size=80,
         ),
     ),
     st.sampled_from(["markdown", "rst", "none"]),
 )
-def test_the_lone_space_shortcut_matches_the_whitespace_run(text: str, markup: str) -> None:
-    """A cut at a lone space between two non-spaces skips measuring its run: same answers."""
+def test_the_word_gap_shortcuts_match_the_whitespace_run(text: str, markup: str) -> None:
+    """A cut without whitespace, or at a lone space between two non-spaces, skips measuring
+    its run: the same answers."""
     positions = list(range(len(text) + 1))
     fast = [Structure(text, markup)._boundary_without_sentences(p) for p in positions]
-    original = structure_module._single_space_at
-    structure_module._single_space_at = lambda text, pos: 0  # every cut measures its run
+    original = structure_module._boundary_between_words
+    structure_module._boundary_between_words = lambda text, pos: None  # every cut measures its run
     try:
         measured = [Structure(text, markup)._boundary_without_sentences(p) for p in positions]
     finally:
-        structure_module._single_space_at = original
+        structure_module._boundary_between_words = original
     assert fast == measured
 
 

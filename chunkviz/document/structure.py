@@ -204,18 +204,21 @@ def _nth_space(text: str, pos: int, limit: int, n: int) -> int:
     return found
 
 
-def _single_space_at(text: str, pos: int) -> int:
-    """The position of the whitespace run at ``pos`` (just after or before it) when the run is
-    one space between two non-space characters; else 0 (a run at the text's start never is)."""
+def _boundary_between_words(text: str, pos: int) -> tuple[Boundary | None, int] | None:
+    """The commonest cuts, told without measuring a whitespace run: no whitespace at the cut
+    (inside a word or at its edge), or one space between two non-space characters (a word gap,
+    or a sentence end that only the segmenter can tell: ``None``), with the first non-space at
+    or after the cut. ``None`` for any other cut (a run that may hold a line break)."""
     n = len(text)
-    if 0 < pos < n and text[pos] == " ":
-        space = pos
-    elif 1 < pos < n and text[pos - 1] == " ":
-        space = pos - 1
-    else:
-        return 0
-    lone = space > 0 and space + 1 < n and not text[space - 1].isspace() and not text[space + 1].isspace()
-    return space if lone else 0
+    if not 0 < pos < n:
+        return None
+    before, after = text[pos - 1], text[pos]
+    if not before.isspace() and not after.isspace():
+        return (Boundary.INSIDE_WORD if cuts_mid_word(text, pos) else Boundary.WORD), pos
+    space = pos if after == " " else pos - 1 if before == " " else 0
+    if space > 0 and space + 1 < n and not text[space - 1].isspace() and not text[space + 1].isspace():
+        return (None if _after_sentence_punctuation(text, space) else Boundary.WORD), space + 1
+    return None
 
 
 def _after_sentence_punctuation(text: str, end: int) -> bool:
@@ -632,9 +635,9 @@ class Structure:
         text = self.text
         n = len(text)
         pos = min(max(pos, 0), n)
-        space = _single_space_at(text, pos)
-        if space:  # the commonest cut: at a lone space between two words (no line break in it)
-            return (None if _after_sentence_punctuation(text, space) else Boundary.WORD), space + 1
+        between_words = _boundary_between_words(text, pos)
+        if between_words is not None:
+            return between_words
         after = self._spaces.end_after(pos)
         if after >= n:
             return Boundary.DOCUMENT_END, after

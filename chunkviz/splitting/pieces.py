@@ -32,12 +32,24 @@ class Piece:
     added_text: str = ""
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def window(cls, start: int, end: int, reason: Reason, metadata: Mapping[str, Any]) -> "Piece":
+        """A piece with a span, a reason and metadata, every other field at its default: the
+        same as ``Piece(start, end, reason, metadata=metadata)``, built in one step (a strategy
+        that windows a long document makes thousands)."""
+        piece = object.__new__(cls)
+        piece.__dict__.update(_DEFAULT_FIELDS, start=start, end=end, reason=reason, metadata=metadata)
+        return piece
+
     def with_reason(self, reason: Reason) -> "Piece":
         return replace(self, reason=reason)
 
     def with_metadata(self, **extra: Any) -> "Piece":
         return replace(self, metadata={**self.metadata, **extra})
 
+
+#: Every field of a piece at its default (what :meth:`Piece.window` starts from).
+_DEFAULT_FIELDS = dict(Piece(0, 0, Reason.SIZE_LIMIT).__dict__)
 
 #: The engine facts' metadata keys as plain strings (a chunk's metadata has plain string keys).
 _SEPARATOR, _SPLIT_UNIT = str(Meta.SEPARATOR), str(Meta.SPLIT_UNIT)

@@ -72,7 +72,7 @@ def fixed_tokens(document: Document, params: FixedTokensParams, tokenizer: Token
         )
     windows = overlapping_windows(tokens, params.chunk_size, params.overlap)
     metadata = windows_metadata(windows, counter, params.chunk_size, token_range=True)
-    pieces = [Piece(w.start, w.end, Reason.SIZE_LIMIT, metadata=m) for w, m in zip(windows, metadata)]
+    pieces = [Piece.window(w.start, w.end, Reason.SIZE_LIMIT, m) for w, m in zip(windows, metadata)]
     return to_chunks(document, pieces)
 
 
