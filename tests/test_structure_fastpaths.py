@@ -184,17 +184,17 @@ def test_boundaries_match_a_structure_that_always_parses(text: str) -> None:
     ),
     st.sampled_from(["markdown", "rst", "none"]),
 )
-def test_the_word_gap_shortcuts_match_the_whitespace_run(text: str, markup: str) -> None:
-    """A cut without whitespace, or at a lone space between two non-spaces, skips measuring
-    its run: the same answers."""
+def test_the_plain_run_shortcut_matches_the_measured_run(text: str, markup: str) -> None:
+    """A cut at no whitespace, one space or one or two line breaks between two non-spaces
+    skips measuring its run: the same answers."""
     positions = list(range(len(text) + 1))
     fast = [Structure(text, markup)._boundary_without_sentences(p) for p in positions]
-    original = structure_module._boundary_between_words
-    structure_module._boundary_between_words = lambda text, pos: None  # every cut measures its run
+    original = structure_module._plain_run_at
+    structure_module._plain_run_at = lambda text, pos: None  # every cut measures its run
     try:
         measured = [Structure(text, markup)._boundary_without_sentences(p) for p in positions]
     finally:
-        structure_module._boundary_between_words = original
+        structure_module._plain_run_at = original
     assert fast == measured
 
 

@@ -204,21 +204,27 @@ def _nth_space(text: str, pos: int, limit: int, n: int) -> int:
     return found
 
 
-def _boundary_between_words(text: str, pos: int) -> tuple[Boundary | None, int] | None:
-    """The commonest cuts, told without measuring a whitespace run: no whitespace at the cut
-    (inside a word or at its edge), or one space between two non-space characters (a word gap,
-    or a sentence end that only the segmenter can tell: ``None``), with the first non-space at
-    or after the cut. ``None`` for any other cut (a run that may hold a line break)."""
+#: Whitespace runs told apart without measuring them: their line breaks.
+_PLAIN_RUNS = {"": 0, " ": 0, "\n": 1, "\n\n": 2}
+
+
+def _plain_run_at(text: str, pos: int) -> tuple[int, int, int] | None:
+    """The whitespace run at ``pos`` and its line breaks when it is one of the commonest: none,
+    one space, one or two ``"\n"``, between two non-space characters. ``None`` for any other
+    run (longer, other whitespace, or at the text's start or end): it is measured instead."""
     n = len(text)
     if not 0 < pos < n:
         return None
-    before, after = text[pos - 1], text[pos]
-    if not before.isspace() and not after.isspace():
-        return (Boundary.INSIDE_WORD if cuts_mid_word(text, pos) else Boundary.WORD), pos
-    space = pos if after == " " else pos - 1 if before == " " else 0
-    if space > 0 and space + 1 < n and not text[space - 1].isspace() and not text[space + 1].isspace():
-        return (None if _after_sentence_punctuation(text, space) else Boundary.WORD), space + 1
-    return None
+    lo = pos  # up to 3 characters each way: a run of 3 or more is never a plain one
+    while lo > 0 and pos - lo < 3 and text[lo - 1].isspace():
+        lo -= 1
+    hi = pos
+    while hi < n and hi - pos < 3 and text[hi].isspace():
+        hi += 1
+    if lo == 0 or hi == n:
+        return None
+    breaks = _PLAIN_RUNS.get(text[lo:hi])
+    return None if breaks is None else (lo, hi, breaks)
 
 
 def _after_sentence_punctuation(text: str, end: int) -> bool:
@@ -419,7 +425,8 @@ class Structure:
         line_end, next_line = lines.line_end(pos)
         if _ADORNMENT.match(text, pos, line_end):
             return True
-        return next_line < len(text) and lines.below(next_line)
+        # an empty line after it (a one-line paragraph, the usual case) underlines nothing
+        return next_line < len(text) and text[next_line] != "\n" and lines.below(next_line)
 
     @cached_property
     def _underlines(self) -> UnderlinesBelow:
@@ -635,16 +642,18 @@ class Structure:
         text = self.text
         n = len(text)
         pos = min(max(pos, 0), n)
-        between_words = _boundary_between_words(text, pos)
-        if between_words is not None:
-            return between_words
-        after = self._spaces.end_after(pos)
-        if after >= n:
-            return Boundary.DOCUMENT_END, after
-        before = self._spaces.start_before(pos)
+        plain = _plain_run_at(text, pos)
+        if plain is not None:  # the commonest runs, measured on the spot
+            before, after, breaks = plain
+            paragraph_separator = False
+        else:
+            after = self._spaces.end_after(pos)
+            if after >= n:
+                return Boundary.DOCUMENT_END, after
+            before = self._spaces.start_before(pos)
+            breaks, paragraph_separator = self._gap_kind(before, after) if before < after else (0, False)
         if before == after:  # no whitespace at the cut
             return (Boundary.INSIDE_WORD if cuts_mid_word(text, pos) else Boundary.WORD), after
-        breaks, paragraph_separator = self._gap_kind(before, after)
         if (breaks or before == 0) and self._could_start_heading(after) and self._starts_heading(after):
             return Boundary.SECTION, after
         if before == 0 or breaks >= 2 or paragraph_separator:
