@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import array
 import bisect
-import collections
-import threading
 from typing import Sequence
 
 import numpy as np
 
+from chunkviz.cache import BoundedLRU, text_key
 from chunkviz.deadline import check_time
 from chunkviz.tokenizers import TokenBoundaries, Tokenizer
 
@@ -179,28 +178,22 @@ def best_cut(text: str, start: int, end: int, counter: SpanCounter) -> int:
     return first if first is not None else start
 
 
-_COUNTERS: "collections.OrderedDict[tuple[int, int, str], SpanCounter]" = collections.OrderedDict()
-_COUNTERS_MAX = 8
-_COUNTERS_LOCK = threading.Lock()
+#: Counters of recent (text, tokenizer) pairs, keyed by :func:`~chunkviz.cache.text_key` and the tokenizer's name.
+_COUNTERS: BoundedLRU[tuple[tuple[int, str], str], SpanCounter] = BoundedLRU(max_entries=8)
 
 
 def shared_counter(text: str, tokenizer: Tokenizer) -> SpanCounter:
     """A SpanCounter reused across calls on the same text and tokenizer (the app re-chunks the
     same document on every parameter change; its whole-document tokenization is kept)."""
-    key = (hash(text), len(text), tokenizer.name)
-    with _COUNTERS_LOCK:
-        counter = _COUNTERS.get(key)
-        if counter is not None and counter.text == text and counter.tokenizer is tokenizer:
-            _COUNTERS.move_to_end(key)
-            return counter
-        counter = SpanCounter(text, tokenizer)
-        _COUNTERS[key] = counter
-        if len(_COUNTERS) > _COUNTERS_MAX:
-            _COUNTERS.popitem(last=False)
+    key = (text_key(text), tokenizer.name)
+    counter = _COUNTERS.get(key)
+    if counter is not None and counter.text == text and counter.tokenizer is tokenizer:
         return counter
+    counter = SpanCounter(text, tokenizer)
+    _COUNTERS.put(key, counter)
+    return counter
 
 
 def clear_shared_counters() -> None:
     """Forget every shared counter (benchmarks call this so repeats start cold)."""
-    with _COUNTERS_LOCK:
-        _COUNTERS.clear()
+    _COUNTERS.clear()

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chunkviz.cache import BoundedLRU, cache_folder, cache_root
+from chunkviz.cache import BoundedLRU, cache_folder, cache_root, text_key
 
 
 def test_the_least_recently_used_entry_goes_first() -> None:
@@ -189,3 +189,30 @@ def test_get_or_make_makes_a_missing_value_once_and_never_keeps_an_unhashable_ke
         unhashable, lambda: make(unhashable)
     )
     assert made == ["a", unhashable, unhashable] and len(cache) == 1
+
+
+def test_text_keys_are_equal_for_equal_texts_and_cheap_for_long_ones() -> None:
+    long = "".join(f"word{k} " for k in range(20_000))
+    assert text_key(long) == text_key("".join(list(long)))  # an equal text, another object
+    assert text_key("short text") == (10, "short text")
+    n, samples = text_key(long)
+    assert n == len(long) and len(samples) < 300
+    assert text_key(long[:-1] + "!") != text_key(long)  # the end is always read
+    assert text_key(long + " ") != text_key(long)  # so is the length
+
+
+def test_texts_with_the_same_key_never_share_a_counter_or_a_document() -> None:
+    from chunkviz.document.model import as_document
+    from chunkviz.spancount import shared_counter
+    from chunkviz.tokenizers import get_tokenizer
+
+    base = "".join(f"word{k} " for k in range(20_000))
+    step = len(base) // 16
+    unsampled = step + 100  # between two samples
+    other = base[:unsampled] + "X" + base[unsampled + 1 :]
+    assert text_key(other) == text_key(base) and other != base
+    tok = get_tokenizer("words")
+    assert shared_counter(base, tok).text == base
+    assert shared_counter(other, tok).text == other  # a key collision is a miss, not a wrong hit
+    assert as_document(base).text == base and as_document(other).text == other
+    assert as_document(base) is as_document("".join(list(base)))  # equal texts share one

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 
-from chunkviz.cache import BoundedLRU
+from chunkviz.cache import BoundedLRU, text_key
 from chunkviz.document.blocks import Block
 from chunkviz.document.structure import Structure, markup_for
 
@@ -58,7 +58,7 @@ def content_digest(document: Document) -> str:
 
 #: Documents made from the same text and format, shared so that their structure is built once
 #: (the public API takes text; the 8 most recently used documents are kept).
-SHARED_DOCUMENTS: BoundedLRU[tuple[int, int, str], Document] = BoundedLRU(max_entries=8)
+SHARED_DOCUMENTS: BoundedLRU[tuple[tuple[int, str], str], Document] = BoundedLRU(max_entries=8)
 
 
 def as_document(source: "str | Document", format: str | None = None) -> Document:
@@ -70,7 +70,7 @@ def as_document(source: "str | Document", format: str | None = None) -> Document
     if not isinstance(source, str):
         raise TypeError(f"expected text (str) or a Document, got {type(source).__name__}")
     fmt = format or "text"
-    key = (hash(source), len(source), fmt)
+    key = (text_key(source), fmt)
     found = SHARED_DOCUMENTS.get(key)
     if found is not None and found.text == source:
         return found
