@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chunkviz import strategies as _strategies  # noqa: F401 - registers the built-in strategies
-from chunkviz.document.model import Document, as_document
+from chunkviz.document.model import Document, as_document, is_blank
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from chunkviz.types import Chunk
@@ -30,7 +30,7 @@ def chunk(
     spec = get_strategy(strategy)
     validated = spec.make_params(params)
     document = as_document(text, format)
-    if not document.text.strip():
+    if is_blank(document.text):
         return []
     return spec.function(document, validated, get_tokenizer(tokenizer))
 

@@ -137,3 +137,12 @@ def test_results_are_deterministic_and_comparable(strategy: str) -> None:
     first = chunk(text, strategy, **params)
     assert first == chunk(text, strategy, **params)
     assert_valid_chunking(text, first)
+
+
+def test_blank_texts_give_no_chunks_and_are_told_without_a_copy() -> None:
+    from chunkviz.document import is_blank
+
+    assert [is_blank(t) for t in ("", " ", "\n\t\u3000", " a ", "a")] == [True, True, True, False, False]
+    for text in ("", "   \n\n\t", "\u2029\u3000"):
+        assert chunkviz.chunk(text, "fixed_tokens", chunk_size=8, overlap=0) == []
+    assert [c.text for c in chunkviz.chunk("\n a \n", "fixed_chars", chunk_size=10, overlap=0)] == ["\n a \n"]

@@ -1,7 +1,7 @@
 """Documents: reading bytes into text, and the structure built once per document."""
 
 from chunkviz.document.blocks import Block, LeafSection, Section
-from chunkviz.document.model import FORMATS, Document, as_document
+from chunkviz.document.model import FORMATS, Document, as_document, is_blank
 from chunkviz.document.read import read_bytes, read_path
 from chunkviz.document.structure import Structure
 
@@ -13,6 +13,7 @@ __all__ = [
     "Section",
     "Structure",
     "as_document",
+    "is_blank",
     "read_bytes",
     "read_path",
 ]

@@ -47,6 +47,12 @@ class Document:
         return self.structure.blocks
 
 
+def is_blank(text: str) -> bool:
+    """True for an empty or whitespace-only text, read only up to its first non-space character
+    (``not text.strip()`` copies a long text that has whitespace at either end)."""
+    return not text or text.isspace()
+
+
 def content_digest(document: Document) -> str:
     """BLAKE2b (16 bytes, hex) of a document's format, name and text."""
     digest = hashlib.blake2b(digest_size=16)

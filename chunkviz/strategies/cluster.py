@@ -53,7 +53,7 @@ import numpy as np
 
 from chunkviz.cache import BoundedLRU
 from chunkviz.charts import hover_text
-from chunkviz.document.model import Document, as_document
+from chunkviz.document.model import Document, as_document, is_blank
 from chunkviz.explain import Explanation, ExplanationFigure, finite, go, require_plotly
 from chunkviz.semantic import embeddings
 from chunkviz.semantic.cluster import (
@@ -371,7 +371,7 @@ def prepare_cluster(
     """Split and embed the pieces once (cached), reporting progress in pieces."""
     require_semantic_extra()
     text = as_document(document).text
-    if text.strip():
+    if not is_blank(text):
         pieces = cluster_pieces(text, params.min_tokens, tokenizer)
         check_piece_count(len(pieces), params)  # refused before anything is embedded, as the run itself does
         piece_vectors(text, pieces, params.model, progress)

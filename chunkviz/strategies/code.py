@@ -44,7 +44,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from chunkviz.document.model import Document
+from chunkviz.document.model import Document, is_blank
 from chunkviz.document.pysource import DEFINITIONS, PARSE_ERRORS, PythonSource, parse_module
 from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import PRESETS, PackPolicy, Piece, RecursiveSplitter, pack_units, to_chunks
@@ -353,7 +353,7 @@ def parse_python(text: str) -> tuple[ast.Module | None, str | None]:
 )
 def code(document: Document, params: CodeParams, tokenizer: Tokenizer) -> list[Chunk]:
     text = document.text
-    if not text.strip():
+    if is_blank(text):
         return []
     tree, note = parse_python(text)
     if tree is None:

@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from chunkviz.document.blocks import LeafSection
-from chunkviz.document.model import Document
+from chunkviz.document.model import Document, is_blank
 from chunkviz.errors import InvalidParamError
 from chunkviz.spancount import shared_counter
 from chunkviz.splitting import PackPolicy, Piece, pack_units, to_chunks
@@ -113,7 +113,7 @@ def _section_piece(piece: Piece, sections: Sequence[LeafSection]) -> Piece:
 )
 def headings(document: Document, params: HeadingsParams, tokenizer: Tokenizer) -> list[Chunk]:
     text = document.text
-    if not text.strip():
+    if is_blank(text):
         return []
     counter = shared_counter(text, tokenizer)
     sections = document.structure.leaf_sections(params.max_level)

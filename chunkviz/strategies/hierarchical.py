@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from chunkviz.document.model import Document
+from chunkviz.document.model import Document, is_blank
 from chunkviz.spancount import shared_counter
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.units import SECTION_SEPARATORS, split_unit, unit_splitter
@@ -123,7 +123,7 @@ def hierarchy_nodes(document: Document, depth: int) -> list[_Node]:
 )
 def hierarchical(document: Document, params: HierarchicalParams, tokenizer: Tokenizer) -> list[Chunk]:
     text = document.text
-    if not text.strip():
+    if is_blank(text):
         return []
     counter = shared_counter(text, tokenizer)
     splitter = unit_splitter(text, counter, params.max_tokens, SECTION_SEPARATORS)

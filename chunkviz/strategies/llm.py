@@ -22,7 +22,7 @@ import functools
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from chunkviz.document.model import Document, as_document
+from chunkviz.document.model import Document, as_document, is_blank
 from chunkviz.errors import InvalidParamError
 from chunkviz.explain import Explanation, ExplanationFigure
 from chunkviz.llm.client import CallEstimate, LLMClient, count_tokens
@@ -99,7 +99,7 @@ class _Plan:
 
 def _plan(document: Document, params: LLMParams, tokenizer: Tokenizer) -> _Plan:
     text = document.text
-    if not text.strip():
+    if is_blank(text):
         return _Plan((0,), (), ())
     counter = shared_counter(text, tokenizer)
     cuts = tuple(unit_cuts(text, document.structure.sentence_starts or [0], counter))
@@ -240,7 +240,7 @@ def _pieces(
 ) -> tuple[list[Piece], int]:
     """One piece per section; a section over ``max_tokens`` packed by sentences (split_unit)."""
     text = document.text
-    if not text.strip():
+    if is_blank(text):
         return [], 0
     counter = shared_counter(text, tokenizer)
     bounds = [0, *starts, len(cuts) - 1]

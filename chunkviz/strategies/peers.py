@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from chunkviz.document.model import Document
+from chunkviz.document.model import Document, is_blank
 from chunkviz.peers import available_peers, explain_peer, run_peer
 from chunkviz.peers.params import (
     ChonkieRecursiveParams,
@@ -50,7 +50,7 @@ _WHAT = {
 
 
 def _peer_chunks(name: str, document: Document, params: Any, tokenizer: Tokenizer) -> list[Chunk]:
-    if not document.text.strip():
+    if is_blank(document.text):
         return []
     return list(run_peer(document, name, params, tokenizer).chunks)
 

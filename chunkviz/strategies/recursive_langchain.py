@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import cast
 
-from chunkviz.document.model import Document
+from chunkviz.document.model import Document, is_blank
 from chunkviz.errors import InvalidParamError
 from chunkviz.splitting import PRESETS, Piece, resolve_separators, to_chunks
 from chunkviz.splitting.langchain import KEEP_SEPARATOR, KeepSeparator, LangChainChunk, LangChainSplitter
@@ -83,7 +83,7 @@ def length_function(tokenizer: Tokenizer, count_special_tokens: bool) -> LengthF
 )
 def recursive_langchain(document: Document, params: RecursiveLangChainParams, tokenizer: Tokenizer) -> list[Chunk]:
     text = document.text
-    if not text.strip():
+    if is_blank(text):
         return []
     separators = resolve_separators(params.separators, NAME)
     splitter = LangChainSplitter(

@@ -15,7 +15,7 @@ import streamlit as st
 from chunkviz.api import chunk as chunkviz_chunk
 from chunkviz.compare import ColumnConfig, StrategyRun
 from chunkviz.deadline import RunTimeLimitExceeded, time_limit
-from chunkviz.document import Document
+from chunkviz.document import Document, is_blank
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import uses_llm
 from chunkviz.evaluation.retrieval import searchable
@@ -148,7 +148,7 @@ def llm_confirmed(column: Column, document: Document) -> bool:
     """Whether an LLM column may run: every answer is cached, or the user allowed the calls
     (shown with their number and input tokens). No endpoint: True, and the run says what to set."""
     settings = column.llm or LLMSettings.from_env()
-    if not settings.configured or not document.text.strip():
+    if not settings.configured or is_blank(document.text):
         return True
     with llm_session(settings) as session:
         estimate, error = safe_estimate(lambda: column_estimate(column, document, session))
@@ -182,7 +182,7 @@ def prepare_with_progress(config: ColumnConfig, document: Document, tokenizer: s
     """Run a strategy's expensive precomputation (e.g. embeddings) with a progress bar that is
     on screen from the first moment (loading a model can take seconds before any progress)."""
     spec = get_strategy(config.strategy)
-    if spec.prepare is None or not document.text.strip():
+    if spec.prepare is None or is_blank(document.text):
         return
     params = spec.make_params(config.params)
     began = time.perf_counter()

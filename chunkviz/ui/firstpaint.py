@@ -23,7 +23,7 @@ import streamlit as st
 
 from chunkviz.compare import ColumnConfig
 from chunkviz.deadline import time_limit
-from chunkviz.document import Document
+from chunkviz.document import Document, is_blank
 from chunkviz.errors import ChunkvizError
 from chunkviz.ui.columns import run_time_limit_s
 from chunkviz.ui.sidebar import Page, first_document
@@ -55,7 +55,7 @@ def first_paint_document(page: Page) -> tuple[Document, str] | None:
             document, name = first_document(page)
     except (ChunkvizError, OSError):
         return None
-    return (document, name) if document.text.strip() else None
+    return (document, name) if not is_blank(document.text) else None
 
 
 def default_configs(page: Page) -> list[ColumnConfig]:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from chunkviz.compare import outline_html
 from chunkviz.deadline import time_limit
-from chunkviz.document import Document
+from chunkviz.document import Document, is_blank
 from chunkviz.errors import ChunkvizError
 from chunkviz.ui.cached import cached_stats, load_tokenizer
 from chunkviz.ui.columns import run_time_limit_s
@@ -51,7 +51,7 @@ def document_header(document: Document, doc_name: str, tokenizer: str, *, contro
         f"{Path(doc_name).name} · {stats['characters']:,} characters · {stats['words']:,} words · "
         f"{stats['tokens']:,} tokens ({tokenizer})"
     )
-    if not document.text.strip():
+    if is_blank(document.text):
         st.warning("The document is empty: there is nothing to chunk.")
         return None
     return view or COMPARE

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from chunkviz.deadline import RunTimeLimitExceeded, check_time, check_time_now
 from chunkviz.document.blocks import Block
-from chunkviz.document.model import Document
+from chunkviz.document.model import Document, is_blank
 from chunkviz.document.readers import MAX_TEXT_CHARS, needs_formats_extra, one_line, too_much_text
 from chunkviz.errors import DocumentError
 
@@ -225,7 +225,7 @@ def _page_notes(texts: list[str], failed: list[int], text: str) -> list[str]:
     notes = [
         f"text extracted from {count} PDF page{plural}; pages are joined by a blank line and offsets index the extracted text"
     ]
-    if not text.strip():
+    if is_blank(text):
         notes.append("no text could be extracted (scanned PDF?)")
     else:
         empty = [n for n, page in enumerate(texts, 1) if not page.strip() and n not in failed]

@@ -14,7 +14,7 @@ import io
 import re
 import tokenize
 
-from chunkviz.document.model import Document
+from chunkviz.document.model import Document, is_blank
 from chunkviz.errors import DocumentError
 
 #: Refuse text in which more than this share of the characters are control characters.
@@ -205,7 +205,7 @@ def _refuse_control_characters(text: str, name: str) -> None:
 def _content_notes(text: str) -> list[str]:
     if not text:
         return ["document is empty"]
-    if not text.strip():
+    if is_blank(text):
         return ["document contains only whitespace"]
     line_endings = line_ending_note(text)
     return [line_endings] if line_endings else []
