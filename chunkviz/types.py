@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 from chunkviz.vocabulary import Boundary, Reason
 
@@ -14,6 +14,18 @@ Span = tuple[int, int]
 #: A progress callback: ``progress(done, total)`` after each step of a long job (embedding
 #: batches, model calls).
 Progress = Callable[[int, int], None]
+
+
+_Frozen = TypeVar("_Frozen")
+
+
+def frozen_instance(cls: type[_Frozen], **fields: Any) -> _Frozen:
+    """An instance of the frozen dataclass ``cls`` with every field given (values already
+    checked), set in one step: a frozen dataclass's ``__init__`` makes one
+    ``object.__setattr__`` call per field, which thousands of chunks per document add up to."""
+    instance = object.__new__(cls)
+    instance.__dict__.update(fields)
+    return instance
 
 
 @dataclass(frozen=True)
@@ -62,11 +74,9 @@ class Chunk:
         """Build a chunk whose text is taken from ``document[start:end]``."""
         if not 0 <= start <= end <= len(document):
             raise ValueError(f"span [{start}, {end}) is outside the document (length {len(document)})")
-        chunk = object.__new__(cls)
-        # The span is checked above and the text is its slice, so __init__'s checks cannot fail;
-        # filling the fields in one step costs a quarter of the frozen __init__'s one call per
-        # field (to_chunks makes a chunk per piece: thousands per document).
-        chunk.__dict__.update(
+        # the span is checked above and the text is its slice: __post_init__'s checks cannot fail
+        return frozen_instance(
+            cls,
             index=index,
             start=start,
             end=end,
@@ -78,7 +88,6 @@ class Chunk:
             added_text=added_text,
             metadata=dict(metadata) if metadata else {},
         )
-        return chunk
 
     @property
     def span(self) -> Span:

@@ -81,3 +81,18 @@ def test_a_window_piece_is_the_plain_constructors_piece() -> None:
     assert made == Piece(3, 9, Reason.SIZE_LIMIT, metadata={"token_count": 2})
     assert vars(made) == vars(Piece(3, 9, Reason.SIZE_LIMIT, metadata={"token_count": 2}))
     assert Piece.window(0, 1, Reason.UNIT_END, {}).with_reason(Reason.SIZE_LIMIT).reason == Reason.SIZE_LIMIT
+
+
+def test_a_chunk_from_a_span_is_the_constructors_frozen_chunk() -> None:
+    import dataclasses
+
+    import pytest
+
+    made = Chunk.from_span(TEXT, 1, 6, 10, "size_limit", boundary="word", metadata={"a": 1})
+    built = Chunk(1, 6, 10, TEXT[6:10], Reason.SIZE_LIMIT, Boundary.WORD, metadata={"a": 1})
+    assert made == built and hash(made) == hash(built) and vars(made) == vars(built)
+    assert type(made.reason) is Reason and type(made.boundary) is Boundary
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.start = 0  # type: ignore[misc]  # frozen: the assignment must fail
+    with pytest.raises(ValueError, match="outside the document"):
+        Chunk.from_span(TEXT, 0, 5, len(TEXT) + 1, Reason.SIZE_LIMIT)

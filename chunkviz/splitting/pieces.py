@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from chunkviz.document.model import Document
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, frozen_instance
 from chunkviz.vocabulary import Meta, Reason
 
 
@@ -37,9 +37,9 @@ class Piece:
         """A piece with a span, a reason and metadata, every other field at its default: the
         same as ``Piece(start, end, reason, metadata=metadata)``, built in one step (a strategy
         that windows a long document makes thousands)."""
-        piece = object.__new__(cls)
-        piece.__dict__.update(_DEFAULT_FIELDS, start=start, end=end, reason=reason, metadata=metadata)
-        return piece
+        return frozen_instance(
+            cls, **{**_DEFAULT_FIELDS, "start": start, "end": end, "reason": reason, "metadata": metadata}
+        )
 
     def with_reason(self, reason: Reason) -> "Piece":
         return replace(self, reason=reason)

@@ -16,6 +16,7 @@ import numpy as np
 
 from chunkviz.deadline import check_time
 from chunkviz.spancount import SpanCounter
+from chunkviz.types import frozen_instance
 from chunkviz.vocabulary import Meta
 
 
@@ -147,7 +148,9 @@ def overlapping_windows(tokens: SpanTokens, size: int, overlap: int) -> list[Win
                 continue
             end = start + 1  # a window inside one multibyte character: take the whole character
             snapped = tuple(sorted({*snapped, "end"}))
-        windows.append(Window(start, end, first, stop, snapped))
+        windows.append(
+            frozen_instance(Window, start=start, end=end, first=first, stop=stop, snapped=snapped, merged=False)
+        )
     return windows
 
 
