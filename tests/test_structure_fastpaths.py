@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
@@ -196,6 +197,50 @@ def test_the_plain_run_shortcut_matches_the_measured_run(text: str, markup: str)
     finally:
         structure_module._plain_run_at = original
     assert fast == measured
+
+
+#: The searches the line-opening shortcuts replaced: every position tried.
+HEADING_HINT_SEARCH = re.compile(structure_module._HEADING_HINT.pattern, re.MULTILINE)
+BLOCK_HINT_SEARCH = re.compile(r"^ {0,3}(?:[-*+>|]|\d+[.)]|```|~~~)|^(?: {4}|\t)\S|\|", re.MULTILINE)
+
+
+@settings(max_examples=examples(400), **SETTINGS)
+@given(
+    st.one_of(
+        markdown_texts(),
+        markdown_texts(plain=True),
+        st.text(alphabet=st.sampled_from(list("\n\r\t #=-~*+>|`1.)a!_") + ["\u2028"]), max_size=40),
+    )
+)
+def test_heading_and_block_hints_match_a_search_of_every_position(text: str) -> None:
+    structure = Structure(text, "markdown")
+    assert structure.headings_possible == bool(HEADING_HINT_SEARCH.search(text))
+    assert structure._may_have_blocks() == bool(HEADING_HINT_SEARCH.search(text) or BLOCK_HINT_SEARCH.search(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "prose\n1. item",
+        "prose\n  10) item",
+        "prose\n    code",
+        "prose\n\tcode",
+        "prose\n~~~",
+        "prose\n```",
+        "prose\n> quote",
+        "prose\n+ item",
+        "prose\n   * item",
+        "prose | cell",
+        "prose\n===",
+        "prose\n   ## heading",
+        "prose\n    # code, not a heading hint",
+        "prose\n***\n",
+        "prose only\nand more prose\n",
+        "",
+    ],
+)
+def test_heading_and_block_hints_on_each_kind_of_line(text: str) -> None:
+    test_heading_and_block_hints_match_a_search_of_every_position.hypothesis.inner_test(text)  # type: ignore[attr-defined]  # hypothesis exposes the undecorated test
 
 
 def test_the_atx_shortcut_is_taken_on_plain_markdown_and_not_past_a_fence() -> None:
