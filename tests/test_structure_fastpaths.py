@@ -200,7 +200,9 @@ def test_the_plain_run_shortcut_matches_the_measured_run(text: str, markup: str)
 
 
 #: The searches the line-opening shortcuts replaced: every position tried.
-HEADING_HINT_SEARCH = re.compile(structure_module._HEADING_HINT.pattern, re.MULTILINE)
+HEADING_HINT_SEARCH = re.compile(
+    r"^ {0,3}#|^ {0,3}(?:=+|-+)[ \t]*\r?$|^([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}[ \t]*\r?$", re.MULTILINE
+)
 BLOCK_HINT_SEARCH = re.compile(r"^ {0,3}(?:[-*+>|]|\d+[.)]|```|~~~)|^(?: {4}|\t)\S|\|", re.MULTILINE)
 
 
