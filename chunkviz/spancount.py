@@ -91,49 +91,54 @@ class SpanCounter:
         check_time()  # the app's time limit (a no-op without one)
         if end <= start:
             return 0
-        text, clean = self.text, self.clean_rule
-        inner_start = start if clean(text, start) else self._clean_cut_after(start, end)
-        if inner_start is not None:
-            inner_end = end if clean(text, end) else self._clean_cut_before(end, inner_start)
-            if inner_end is not None:
-                starts = self.starts
-                inner = bisect.bisect_left(starts, inner_end) - bisect.bisect_left(starts, inner_start)
-                count = self.tokenizer.count
-                head = count(text[start:inner_start]) if inner_start > start else 0
-                return head + inner + (count(text[inner_end:end]) if inner_end < end else 0)
-        return self.tokenizer.count(text[start:end])
+        inner = self._inner_span(start, end)
+        if inner is None:
+            return self.tokenizer.count(self.text[start:end])
+        inner_start, inner_end = inner
+        starts = self.starts
+        inner_count = bisect.bisect_left(starts, inner_end) - bisect.bisect_left(starts, inner_start)
+        return self._edge_count(start, end, inner_start, inner_end) + inner_count
 
     def count_many(self, spans: Sequence[tuple[int, int]]) -> list[int]:
         """:meth:`count` of every span: the same numbers, with the arithmetic between the clean
         cuts of all spans done in one vectorised lookup (a window per chunk of a long document
         is thousands of spans)."""
-        text, clean, count = self.text, self.clean_rule, self.tokenizer.count
         inner_starts: list[int] = []
         inner_ends: list[int] = []
         edges: list[int] = []  # per span: its edges' counts, or -1 where it is tokenized whole
         for start, end in spans:
             check_time()  # the app's time limit (a no-op without one)
-            inner_start: int | None = start if clean(text, start) else self._clean_cut_after(start, end)
-            inner_end = None
-            if inner_start is not None:
-                inner_end = end if clean(text, end) else self._clean_cut_before(end, inner_start)
-            if end <= start:
-                inner_start = inner_end = start
-                edges.append(0)
-            elif inner_start is None or inner_end is None:
-                inner_start = inner_end = start
-                edges.append(-1)
+            inner = self._inner_span(start, end) if end > start else (start, start)
+            if inner is None:
+                inner, edge = (start, start), -1
             else:
-                head = count(text[start:inner_start]) if inner_start > start else 0
-                edges.append(head + (count(text[inner_end:end]) if inner_end < end else 0))
-            inner_starts.append(inner_start)
-            inner_ends.append(inner_end)
+                edge = self._edge_count(start, end, *inner) if end > start else 0
+            inner_starts.append(inner[0])
+            inner_ends.append(inner[1])
+            edges.append(edge)
         token_starts = self.bounds.positions[: self.total]
-        inner = np.searchsorted(token_starts, inner_ends) - np.searchsorted(token_starts, inner_starts)
+        inner_counts = np.searchsorted(token_starts, inner_ends) - np.searchsorted(token_starts, inner_starts)
+        text, count = self.text, self.tokenizer.count
         return [
             edge + n if edge >= 0 else count(text[start:end])
-            for (start, end), edge, n in zip(spans, edges, inner.tolist())
+            for (start, end), edge, n in zip(spans, edges, inner_counts.tolist())
         ]
+
+    def _inner_span(self, start: int, end: int) -> tuple[int, int] | None:
+        """The clean cuts nearest inside the span's ends (the ends themselves where they are
+        clean), between which its count is arithmetic; None when the span must be tokenized whole."""
+        text, clean = self.text, self.clean_rule
+        inner_start = start if clean(text, start) else self._clean_cut_after(start, end)
+        if inner_start is None:
+            return None
+        inner_end = end if clean(text, end) else self._clean_cut_before(end, inner_start)
+        return None if inner_end is None else (inner_start, inner_end)
+
+    def _edge_count(self, start: int, end: int, inner_start: int, inner_end: int) -> int:
+        """Tokens of the span's edges outside its inner clean cuts, each tokenized alone (memoized)."""
+        text, count = self.text, self.tokenizer.count
+        head = count(text[start:inner_start]) if inner_start > start else 0
+        return head + (count(text[inner_end:end]) if inner_end < end else 0)
 
     def _clean_cut_after(self, pos: int, end: int) -> int | None:
         """The first clean cut in ``(pos, end)`` within ``EDGE_REACH`` characters, if the rule is local."""

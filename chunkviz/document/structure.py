@@ -48,7 +48,7 @@ _UNDERLINE = re.compile(r" {0,3}(?:=+|-+|([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~
 _ADORNMENT = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}[ \t]*$")
 
 
-class LineHint:
+class _LineHint:
     """Whether some line of a text opens with one of a few patterns, found at C speed.
 
     ``re.MULTILINE`` with ``^`` makes the regex engine try every position of the text (12-43 ms
@@ -66,10 +66,12 @@ class LineHint:
 
 #: Lines that could start or underline a heading; when none occurs, no parse is needed to know
 #: that a document has no headings.
-HEADING_HINT = LineHint(r" {0,3}#| {0,3}(?:=+|-+)[ \t]*\r?$|([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}[ \t]*\r?$")
+_HEADING_HINT = _LineHint(
+    r" {0,3}#| {0,3}(?:=+|-+)[ \t]*\r?$|([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}[ \t]*\r?$"
+)
 #: A line that opens a Markdown block other than a paragraph (a list item, quote, table row,
 #: fence or indented code).
-BLOCK_HINT = LineHint(r" {0,3}(?:[-*+>|]|\d+[.)]|```|~~~)|(?: {4}|\t)\S")
+_BLOCK_HINT = _LineHint(r" {0,3}(?:[-*+>|]|\d+[.)]|```|~~~)|(?: {4}|\t)\S")
 
 
 #: The opening of an ATX heading at a line's start: 1-6 "#" and a space, a tab or the line's end.
@@ -363,7 +365,7 @@ class Structure:
     def _may_have_blocks(self) -> bool:
         """Markdown without any heading-, fence-, table- or list-like line parses to paragraphs
         only; skipping the parse then keeps plain prose fast."""
-        return bool(self.headings_possible or "|" in self.text or BLOCK_HINT.found_in(self.text))
+        return bool(self.headings_possible or "|" in self.text or _BLOCK_HINT.found_in(self.text))
 
     def of_kind(self, *kinds: str) -> list[Block]:
         return [b for b in self.blocks if b.kind in kinds]
@@ -497,7 +499,7 @@ class Structure:
     @cached_property
     def headings_possible(self) -> bool:
         """False when no line of the text could start or underline a heading."""
-        return HEADING_HINT.found_in(self.text)
+        return _HEADING_HINT.found_in(self.text)
 
     # ---- lines and paragraphs ------------------------------------------------------------------
     @cached_property
