@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -20,9 +21,11 @@ from chunkviz.diagnostics import DEFAULT_TINY_FRACTION, Diagnostics, diagnose
 from chunkviz.diagnostics.results import unit_words
 from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import enrich
-from chunkviz.limits import check_chunk_count, check_chunk_count_bound
+from chunkviz.errors import ChunkvizError
+from chunkviz.limits import MAX_QUERY_VALUE_CHARS, check_chunk_count, check_chunk_count_bound
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.render import ChunkAnnotation
+from chunkviz.sidefile import parse_json
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import get_tokenizer, tokenizer_names
 from chunkviz.types import Chunk
@@ -343,32 +346,65 @@ def config_to_query(
     return query
 
 
+class SharedLinkError(ChunkvizError, ValueError):
+    """Query parameters of a shared link that cannot be read (the app says why and shows its default page)."""
+
+
+_COLUMN_COUNT = re.compile(r"\s*[0-9]{1,6}\s*")
+
+
 def config_from_query(
     query: Mapping[str, str], max_columns: int = 4
 ) -> tuple[str | None, str | None, list[ColumnConfig]]:
-    """Parse query parameters back; unknown strategies and malformed params are dropped, and so
-    is an unknown column tokenizer. The embedding model: :func:`model_from_query`."""
+    """Parse query parameters back (as :func:`config_to_query` writes them); unknown strategies are
+    dropped, and so is an unknown column tokenizer. The embedding model: :func:`model_from_query`.
+
+    Parsing is bounded, as a link can be anyone's: a value longer than
+    :data:`~chunkviz.limits.MAX_QUERY_VALUE_CHARS`, a column count that is not a short number, or
+    a column's parameters that are not a JSON object within the side files' bounds
+    (:func:`chunkviz.sidefile.parse_json`: depth, digits) or that its strategy refuses raise
+    :class:`SharedLinkError`, naming the parameter."""
+    for key, value in query.items():
+        if len(value) > MAX_QUERY_VALUE_CHARS:
+            raise SharedLinkError(
+                f"{key} is {len(value):,} characters long; a value is at most {MAX_QUERY_VALUE_CHARS:,}"
+            )
     names = {s.name for s in registered()}
-    try:
-        n = max(1, min(max_columns, int(query.get("n", "0"))))
-    except ValueError:
-        n = 0
+    n = 0
+    if "n" in query:
+        if not _COLUMN_COUNT.fullmatch(query["n"]):
+            raise SharedLinkError(f"n={query['n'][:20]!r} is not a number of columns (1 to {max_columns})")
+        n = max(1, min(max_columns, int(query["n"])))
     columns = []
-    for i in range(n if "n" in query else 0):
+    for i in range(n):
         name = query.get(f"s{i}")
         if name not in names:
             continue
-        params: dict[str, Any] = {}
         raw = query.get(f"p{i}")
-        if raw:
-            try:
-                loaded = json.loads(raw)
-                params = loaded if isinstance(loaded, dict) else {}
-            except json.JSONDecodeError:
-                params = {}
+        params = _query_params(f"p{i}", name, raw) if raw else {}
         column_tokenizer = query.get(f"t{i}")
         columns.append(ColumnConfig(name, params, column_tokenizer if column_tokenizer in tokenizer_names() else None))
     return query.get("doc"), query.get("tokenizer"), columns
+
+
+def _query_params(key: str, strategy: str, raw: str) -> dict[str, Any]:
+    """A column's parameters from its query value: a JSON object (bounded) the strategy accepts, its
+    values converted as the strategy converts them."""
+
+    def refused(_line: int | None, problem: str) -> SharedLinkError:
+        return SharedLinkError(f"{key}: {problem}")
+
+    try:
+        loaded = parse_json(raw, refused)
+    except json.JSONDecodeError as exc:
+        raise SharedLinkError(f"{key} is not JSON ({exc.msg} at character {exc.pos + 1})") from None
+    if not isinstance(loaded, dict):
+        raise SharedLinkError(f"{key} is not a JSON object of {strategy}'s parameters")
+    try:
+        checked = get_strategy(strategy).make_params(loaded)
+    except ChunkvizError as exc:
+        raise SharedLinkError(f"{key}: {exc}") from None
+    return {name: getattr(checked, name) for name in loaded}  # as the strategy reads them ("false": False)
 
 
 def model_from_query(query: Mapping[str, str]) -> str:

@@ -161,6 +161,7 @@ __all__ = [
     "MAX_CONFIG_BYTES",
     "MAX_CONFIG_COLUMNS",
     "MAX_CONFIG_TEXT_CHARS",
+    "MAX_QUERY_VALUE_CHARS",
     "MAX_QUESTION_FILE_BYTES",
     "MAX_SIDE_FILE_DEPTH",
     "MAX_SIDE_FILE_DIGITS",
@@ -192,3 +193,10 @@ MAX_QUESTION_FILE_BYTES = 64_000_000
 MAX_SIDE_FILE_DEPTH = 32
 #: The most digits of a whole number in a side file (a character offset of the largest document has 9).
 MAX_SIDE_FILE_DIGITS = 30
+
+
+# --------------------------------------------------------------------------- shared links (issue 36)
+#: The longest value of one query parameter of a shared link the app reads
+#: (:func:`chunkviz.compare.config_from_query`): a column's parameters as the app writes them take
+#: under 100 characters, a few hundred with custom separators. Its JSON has the side files' bounds.
+MAX_QUERY_VALUE_CHARS = 8_000

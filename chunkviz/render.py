@@ -15,7 +15,11 @@ Colours come from :mod:`chunkviz.palette`: the root sets the column's hue (``sty
 and one stylesheet draws every column. Neighbouring bands alternate three shades (``cv-k0`` …
 ``cv-k2``, by the band's place in the document).
 
-Every piece of document text and every attribute value goes through ``html.escape``.
+Every attribute value and every piece of text goes through :func:`escape`: HTML-escaped (quotes
+too, so no value can leave its attribute, whatever its type) and with each lone surrogate as U+FFFD
+(:func:`chunkviz.tokenizers.surrogate_safe`: a page is UTF-8; one character for one, so offsets stay
+aligned). The document's text, the bulk of the page, is made surrogate-safe once and escaped piece
+by piece.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from chunkviz.palette import (
     chunk_shade,
     css_colour,
 )
+from chunkviz.tokenizers import surrogate_safe
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS, Flag
 
@@ -44,6 +49,16 @@ BAND_COLOURS = tuple(chunk_shade(COLUMN_HUES[0], k) for k in range(N_COLOURS))
 
 #: Names of the marks :func:`legend_html` can explain (see :func:`marks_present`).
 MARKS = ("chunk", "end", "midsent", "midword", "overlap", "gap", "added", "parent")
+
+
+def escape(value: object) -> str:
+    """Any value as HTML text or as a quoted attribute's value: lone surrogates as U+FFFD
+    (:func:`~chunkviz.tokenizers.surrogate_safe`: a page is UTF-8), then escaped
+    (``& < > " '``). The one escape of the renderer and the views: a value of an unexpected type
+    (a string where a chunk's index should be) stays text too."""
+    if value.__class__ is int:
+        return str(value)  # digits and a sign: nothing to escape (a bool or an int subclass is escaped)
+    return html.escape(surrogate_safe(str(value)), quote=True)
 
 
 @dataclass(frozen=True)
@@ -155,15 +170,16 @@ def _split_at(
 
 def _root(text: str, options: RenderOptions) -> str:
     return (
-        f'<div class="cv-doc" data-strategy="{html.escape(options.strategy)}" data-length="{len(text)}" '
-        f'style="--h:{int(options.hue)}" data-tokenizer="{html.escape(options.tokenizer)}">'
+        f'<div class="cv-doc" data-strategy="{escape(options.strategy)}" data-length="{len(text)}" '
+        f'style="--h:{int(options.hue)}" data-tokenizer="{escape(options.tokenizer)}">'
     )
 
 
 def render_html(text: str, chunks: Sequence[Chunk], options: RenderOptions) -> str:
     """The document with every chunk drawn inline; pure, escaped, one element per region."""
+    text = surrogate_safe(text)  # once, for every piece below (same length: offsets stay)
     if not chunks:
-        return _root(text, options) + html.escape(text) + "</div>"
+        return _root(text, options) + escape(text) + "</div>"
     sweep = _Sweep(text, chunks, options)
     out: list[str] = [_root(text, options)]
     for a, b, cover in sweep.stretches():
@@ -199,7 +215,7 @@ class _Sweep:
         self.text = text
         self.options = options
         self.notes = options.annotations
-        self.strategy = html.escape(options.strategy, quote=True)
+        self.strategy = escape(options.strategy)
         has_children = {c.parent for c in chunks if c.parent is not None}
         self.bands = [c for c in chunks if c.index not in has_children]
         self.parents = sorted((c for c in chunks if c.index in has_children), key=lambda c: (c.start, c.level, -c.end))
@@ -261,7 +277,7 @@ class _Sweep:
                 continue
             if c.added_text:
                 out.append(
-                    f'<ins class="cv-add" data-added-to="{c.index}" title="added by the strategy">{html.escape(c.added_text)}</ins>'
+                    f'<ins class="cv-add" data-added-to="{escape(c.index)}" title="added by the strategy">{escape(c.added_text)}</ins>'
                 )
             if c.start == c.end:
                 out.append(self._band_open(pos) + "</span>" + _end_marker(c, self.notes.get(c.index)))
@@ -273,13 +289,13 @@ class _Sweep:
         piece = self._text(a, b)
         if not cover:
             if self._in_gap(a):
-                return f'<span class="cv-gap" data-gap-start="{a}" data-gap-end="{b}" title="not in any chunk">{piece}</span>'
+                return f'<span class="cv-gap" data-gap-start="{escape(a)}" data-gap-end="{escape(b)}" title="not in any chunk">{piece}</span>'
             return piece
         if len(cover) > 1:
             return self._overlap(a, b, cover, piece)
         pos = cover[0]
         if pos in self.drawn:  # a chunk's second own stretch (after a parent boundary)
-            return f'<span class="cv-c cv-k{self.shade[pos]}" data-continues="{self.bands[pos].index}">{piece}</span>'
+            return f'<span class="cv-c cv-k{self.shade[pos]}" data-continues="{escape(self.bands[pos].index)}">{piece}</span>'
         self.drawn.add(pos)
         return self._band_open(pos) + piece + "</span>"
 
@@ -298,7 +314,8 @@ class _Sweep:
         return "".join(out)
 
     def _text(self, a: int, b: int) -> str:
-        """The escaped text ``[a, b)`` with the end markers that fall strictly inside it."""
+        """The escaped text ``[a, b)`` with the end markers that fall strictly inside it (the text is
+        surrogate-safe already: :func:`render_html` makes it so once, not piece by piece)."""
         lo, hi = bisect_right(self.marker_points, a), bisect_left(self.marker_points, b)
         if lo >= hi:
             return html.escape(self.text[a:b])
@@ -320,43 +337,46 @@ class _Sweep:
 
     def _overlap(self, a: int, b: int, cover: tuple[int, ...], piece: str) -> str:
         first = min(cover, key=lambda pos: (self.bands[pos].start, pos))
-        indexes = " ".join(str(self.bands[p].index) for p in cover)
-        return f'<span class="cv-o cv-o{self.shade[first]}" data-overlap="{indexes}" data-start="{a}" data-end="{b}">{piece}</span>'
+        indexes = escape(" ".join(str(self.bands[p].index) for p in cover))
+        return f'<span class="cv-o cv-o{self.shade[first]}" data-overlap="{indexes}" data-start="{escape(a)}" data-end="{escape(b)}">{piece}</span>'
 
     def _parent_open(self, parent: Chunk, continues: bool) -> str:
         sel = " cv-psel" if parent.index in self.selected_ancestors or parent.index == self.options.selected else ""
-        classes = f"cv-p{' cv-podd' if parent.index % 2 else ''}{sel}"
+        odd = isinstance(parent.index, int) and parent.index % 2  # an index of another type is drawn, as text
+        classes = f"cv-p{' cv-podd' if odd else ''}{sel}"
+        index = escape(parent.index)
         if continues:
-            return f'<span class="{classes}" data-continues="{parent.index}">'
+            return f'<span class="{classes}" data-continues="{index}">'
         return (
-            f'<span id="cv-{self.strategy}-{parent.index}" class="{classes}" data-chunk-index="{parent.index}" '
-            f'data-parent-index="{parent.index}"{_facts(parent, self.notes.get(parent.index))}>'
+            f'<span id="cv-{self.strategy}-{index}" class="{classes}" data-chunk-index="{index}" '
+            f'data-parent-index="{index}"{_facts(parent, self.notes.get(parent.index))}>'
         )
 
     def _band_open(self, pos: int) -> str:
         c = self.bands[pos]
         sel = " cv-sel" if self.options.selected == c.index else ""
+        index = escape(c.index)
         return (
-            f'<span id="cv-{self.strategy}-{c.index}" class="cv-c cv-k{self.shade[pos]}{sel}" '
-            f'data-chunk-index="{c.index}"{_facts(c, self.notes.get(c.index))}>'
+            f'<span id="cv-{self.strategy}-{index}" class="cv-c cv-k{self.shade[pos]}{sel}" '
+            f'data-chunk-index="{index}"{_facts(c, self.notes.get(c.index))}>'
         )
 
 
 def _facts(c: Chunk, note: ChunkAnnotation | None) -> str:
     """The chunk's ``data-*`` attributes after its index (absent ones are left out; level 0 too)."""
-    parts = [f' data-start="{c.start}" data-end="{c.end}"']
+    parts = [f' data-start="{escape(c.start)}" data-end="{escape(c.end)}"']
     if c.level:
-        parts.append(f' data-level="{c.level}"')
-    parts.append(f' data-reason="{html.escape(str(c.reason))}" data-boundary="{html.escape(str(c.boundary))}"')
+        parts.append(f' data-level="{escape(c.level)}"')
+    parts.append(f' data-reason="{escape(c.reason)}" data-boundary="{escape(c.boundary)}"')
     if note is not None:
         if note.tokens is not None:
-            parts.append(f' data-tokens="{note.tokens}"')
+            parts.append(f' data-tokens="{escape(note.tokens)}"')
         if note.embedding_tokens is not None:
-            parts.append(f' data-mtokens="{note.embedding_tokens}"')
+            parts.append(f' data-mtokens="{escape(note.embedding_tokens)}"')
         if note.flags:
-            parts.append(f' data-flags="{html.escape(" ".join(str(f) for f in note.flags))}"')
+            parts.append(f' data-flags="{escape(" ".join(str(f) for f in note.flags))}"')
     if c.parent is not None:
-        parts.append(f' data-parent="{c.parent}"')
+        parts.append(f' data-parent="{escape(c.parent)}"')
     return "".join(parts)
 
 
@@ -388,7 +408,7 @@ def _marker_class(note: ChunkAnnotation | None) -> str:
 
 
 def _end_marker(c: Chunk, note: ChunkAnnotation | None) -> str:
-    return f'<i class="{_marker_class(note)}" data-end-of="{c.index}"></i>'
+    return f'<i class="{_marker_class(note)}" data-end-of="{escape(c.index)}"></i>'
 
 
 def marks_present(
@@ -443,5 +463,5 @@ def legend_html(present: Collection[str] | None = None, hue: int = COLUMN_HUES[0
         "parent": ('<span class="cv-p">&nbsp;parent&nbsp;</span>', "underline: a parent around its children"),
     }
     shown = MARKS if present is None else [name for name in MARKS if name in present]
-    body = "".join(f"<span>{items[name][0]} {html.escape(items[name][1])}</span>" for name in shown)
+    body = "".join(f"<span>{items[name][0]} {escape(items[name][1])}</span>" for name in shown)
     return f'<div class="cv-legend" style="--h:{int(hue)}">{body}</div>'

@@ -112,4 +112,19 @@ class Chunk:
         return record
 
 
-__all__ = ["Boundary", "Chunk", "Progress", "Reason", "Span"]
+def check_chunk_numbers(chunk: Chunk, where: str) -> None:
+    """Refuse, with a ``TypeError`` that says what to pass, a chunk made elsewhere whose ``index``,
+    ``parent`` or ``level`` is not a whole number (``parent``: or None). A chunkviz strategy's
+    chunks always pass; a view checks chunks it is given with this before drawing them."""
+    for name, value in (("index", chunk.index), ("parent", chunk.parent), ("level", chunk.level)):
+        if (value is None and name == "parent") or (isinstance(value, int) and not isinstance(value, bool)):
+            continue
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
+        raise TypeError(
+            f"{where}: its {name} is {shown} (a {type(value).__name__}); a chunk's index is an int (its "
+            "number in the chunking), its parent an int or None, its level an int (0 for a flat chunking): "
+            "pass int(...) values"
+        )
+
+
+__all__ = ["Boundary", "Chunk", "Progress", "Reason", "Span", "check_chunk_numbers"]

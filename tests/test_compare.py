@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 import chunkviz
 from chunkviz import compare
 from chunkviz.compare import (
     SHOWN_FLAGS,
     ColumnConfig,
+    SharedLinkError,
     chunk_flags,
     chunk_table,
     config_from_query,
@@ -75,6 +80,32 @@ def test_config_round_trips_through_query_params() -> None:
     doc, tokenizer, parsed = config_from_query(config_to_query("a.md", "words", columns))
     assert (doc, tokenizer, parsed) == ("a.md", "words", columns)
     assert config_from_query({"n": "1", "s0": "no_such_strategy"})[2] == []
+
+
+def test_a_shared_link_is_read_within_bounds() -> None:
+    """Issue 36 item 7: a link is anyone's. Its JSON has the side files' depth and digit bounds, each
+    value a length bound, the column count a few digits; values come back as the strategy reads them."""
+    column = {"n": "1", "s0": "recursive_langchain"}
+    for query, problem in [
+        ({**column, "p0": "[" * 33 + "]" * 33}, "p0: JSON nested more than 32 levels deep (at character 33)"),
+        ({**column, "p0": '{"chunk_size":' + "9" * 31 + "}"}, "p0: a whole number of 31 digits (999999999999…)"),
+        ({**column, "p0": "x" * 8_001}, "p0 is 8,001 characters long; a value is at most 8,000"),
+        ({"doc": "x" * 8_001}, "doc is 8,001 characters long; a value is at most 8,000"),
+        ({**column, "p0": '{"chunk_size": NaN}'}, "p0: recursive_langchain: parameter 'chunk_size' must be"),
+        ({"n": "9" * 7}, "n='9999999' is not a number of columns (1 to 4)"),
+        ({"n": "-1"}, "n='-1' is not a number of columns (1 to 4)"),
+    ]:
+        with pytest.raises(SharedLinkError) as refused:
+            config_from_query(query)
+        assert str(refused.value).startswith(problem), refused.value
+    typed = {"count_special_tokens": "false", "chunk_size": "1e3", "separators": ["\n", ""]}
+    read = config_from_query({**column, "p0": json.dumps(typed)})[2]
+    assert read == [
+        ColumnConfig(
+            "recursive_langchain", {"count_special_tokens": False, "chunk_size": 1000, "separators": ["\n", ""]}
+        )
+    ]
+    assert config_from_query({"n": " 9 ", "s0": "paragraphs"})[2] == [ColumnConfig("paragraphs", {})]
 
 
 # --------------------------------------------------------------------------- flags, models, units

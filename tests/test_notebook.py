@@ -7,14 +7,18 @@ that kernel (about 20 s here): the issue asks for exactly this test, so it runs 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import chunkviz
+from chunkviz.notebook import ChunkView
+from chunkviz.views.build import view_from_chunks
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "docs" / "notebook.ipynb"
@@ -98,6 +102,85 @@ def test_show_checks_its_arguments() -> None:
     ]
     assert [list(c) for c in view.chunks.values()] == expected
     assert "ChunkView of 'document'" in repr(view) and view._repr_html_().startswith('<div class="cvr" id="cvr-')
+
+
+HOSTILE = '"><img src=x onerror="alert(7)">'
+
+
+class _Elements(HTMLParser):
+    """Every element's tag and attributes, and the text outside added text (``<ins>``) and scripts."""
+
+    def __init__(self, markup: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self._skip = 0
+        self.feed(markup)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._skip += tag in ("ins", "script", "style")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._skip -= tag in ("ins", "script", "style")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.text.append(data)
+
+
+def test_chunks_given_with_indexes_that_are_not_whole_numbers_are_refused() -> None:
+    """Issue 36 item 5: a string index drew script into the cell; now the chunk is refused, saying what to pass."""
+    text = "One. Two.\n\nThree."
+    good = chunkviz.Chunk.from_span(text, 0, 0, len(text), "end_of_document")
+    assert [list(c) for c in chunkviz.ChunkView.from_chunks(text, {"mine": [good]}).chunks.values()] == [[good]]
+    for field, value, shown in [
+        ("index", HOSTILE, repr(HOSTILE) + " (a str)"),
+        ("index", True, "True (a bool)"),
+        ("parent", "0", "'0' (a str)"),
+        ("level", 1.0, "1.0 (a float)"),
+    ]:
+        bad = dataclasses.replace(good, **{field: value})
+        message = (
+            f"'mine', the chunk at position 1: its {field} is {shown}; a chunk's index is an int (its number in "
+            "the chunking), its parent an int or None, its level an int (0 for a flat chunking): pass int(...) values"
+        )
+        with pytest.raises(TypeError) as refused:
+            chunkviz.ChunkView.from_chunks(text, {"mine": [good, bad]})
+        assert str(refused.value) == message
+
+
+def test_hostile_labels_stay_text_in_a_notebook_view() -> None:
+    text = "One. Two.\n\nThree."
+    chunks = [chunkviz.Chunk.from_span(text, 0, 0, len(text), "end_of_document")]
+    fragment = chunkviz.ChunkView.from_chunks(text, {HOSTILE: chunks})._repr_html_()
+    elements = _Elements(fragment)
+    assert {tag for tag, _ in elements.tags} == {"div", "style", "header", "h2", "p", "section", "h3", "table",
+                                                  "thead", "tr", "th", "tbody", "td", "script"}  # fmt: skip
+    assert not any(name.startswith("on") for _, attrs in elements.tags for name in attrs)
+    assert payload(fragment)["view"]["columns"][0]["label"] == f"1. {HOSTILE}"
+
+
+def test_a_view_of_text_with_lone_surrogates_shows_and_saves(tmp_path: Path) -> None:
+    """Issue 36 item 3: each lone surrogate is drawn as U+FFFD (the cell's output and the saved file are
+    UTF-8); the chunks keep the text's own characters and offsets."""
+    text = "A lone \ud800 surrogate.\n\nAnother \udfff one, é.\n\nA pair as two code points \ud83d\ude00 here.\n"
+    view = chunkviz.show(text, "paragraphs", ("fixed_chars", {"chunk_size": 12, "overlap": 0}))
+    expected = [chunkviz.chunk(text, "paragraphs"), chunkviz.chunk(text, "fixed_chars", chunk_size=12, overlap=0)]
+    assert [list(c) for c in view.chunks.values()] == expected
+    assert "\ud800" in expected[0][0].text  # the chunks hold the text as it is
+    fragment = view._repr_html_()
+    fragment.encode("utf-8")
+    saved = view.save(tmp_path / "view.html").read_bytes().decode("utf-8")  # strict: valid UTF-8
+    shown = text.replace("\ud800", "\ufffd").replace("\udfff", "\ufffd").replace("\ud83d\ude00", "\ufffd\ufffd")
+    for page in (fragment, saved):
+        columns = payload(page)["view"]["columns"]
+        for column, chunks in zip(columns, expected):
+            assert spans_in(column) == [(c.start, c.end) for c in chunks]
+            assert "".join(_Elements("".join(h for _, h in column["page_html"])).text) == shown
+    named = view_from_chunks(text, {"mine": expected[0]}, doc_name="caf\udce9.md")  # a name read with surrogateescape
+    assert "chunkviz · caf\ufffd.md" in ChunkView(named).html().encode("utf-8").decode("utf-8")
 
 
 @pytest.mark.browser

@@ -235,6 +235,67 @@ def test_any_flat_chunking_shows_the_whole_text_one_element_and_one_marker_per_c
     assert sorted(int(a["data-end-of"] or -1) for a in parsed.with_attr("data-end-of")) == [c.index for c in chunks]
 
 
+#: Attributes whose value render.py takes from a chunk's index (or its parent's).
+_INDEX_ATTRIBUTES = ("data-chunk-index", "data-parent-index", "data-continues", "data-end-of", "data-added-to")
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ['"><img src=x onerror="alert(7)">', "' onmouseover='alert(7)", "<!-- --><script>alert(7)</script>", "7%s"],
+)
+def test_chunk_numbers_of_the_wrong_type_stay_attribute_values(hostile: str) -> None:
+    """Issue 36 item 5: an index, parent or level that is a string (a chunk made elsewhere) is one
+    attribute's value, escaped: no element or attribute of its own, whatever the renderer does with it."""
+    text = "0123456789abcdefghij"
+    ids = [f"{hostile}{k}" for k in range(5)]
+    chunks = [  # the crossing case: outlines closed and reopened, a child continued across them
+        Chunk.from_span(text, ids[0], 0, 10, Reason.SIZE_LIMIT, boundary=Boundary.WORD, level=hostile),
+        Chunk.from_span(text, ids[1], 5, 15, Reason.SIZE_LIMIT, boundary=Boundary.WORD, level=1),
+        Chunk.from_span(text, ids[2], 0, 5, Reason.UNIT_END, boundary=Boundary.WORD, parent=ids[0], level=hostile),
+        Chunk.from_span(
+            text, ids[3], 5, 12, Reason.UNIT_END, boundary=Boundary.WORD, parent=ids[1], added_text=hostile
+        ),
+        Chunk.from_span(text, ids[4], 10, 15, Reason.PARENT_END, boundary=Boundary.WORD, parent=ids[1]),
+    ]
+    notes = {ids[3]: ChunkAnnotation(tokens=hostile, flags=(hostile, Flag.MID_WORD))}
+    html = render_html(text, chunks, RenderOptions(hostile, tokenizer=hostile, selected=ids[3], annotations=notes))
+    parsed = _Parsed(html)
+    assert {tag for tag, _ in parsed.tags} == {"div", "span", "i", "ins"}
+    for k, (_, attrs) in enumerate(parsed.tags):
+        for name in attrs:
+            assert name in {"class", "id", "title"} or name.startswith("data-") or (k == 0 and name == "style"), name
+    assert "".join(parsed.text) == text and "".join(parsed.added) == hostile
+    values = {a[name] for name in _INDEX_ATTRIBUTES for a in parsed.with_attr(name)}
+    assert values == set(ids)
+    assert {a["data-parent"] for a in parsed.with_attr("data-parent")} == {ids[0], ids[1]}
+    assert sorted(a["data-level"] or "" for a in parsed.with_attr("data-level")) == sorted([hostile, "1", hostile])
+    assert {a["data-overlap"] for a in parsed.with_attr("data-overlap")} == {f"{ids[3]} {ids[4]}"}
+    (noted,) = [a for a in parsed.with_attr("data-tokens")]
+    assert noted["data-chunk-index"] == ids[3] and noted["data-tokens"] == hostile
+    assert noted["data-flags"] == f"{hostile} mid_word" and noted["id"] == f"cv-{hostile}-{ids[3]}"
+
+
+def test_lone_surrogates_are_drawn_as_replacement_characters_one_for_one() -> None:
+    """Issue 36 item 3: a lone surrogate (not UTF-8) in the text, added text or a name is drawn as
+    U+FFFD, one character for one: the page encodes as UTF-8 and every offset stays the text's."""
+    text = "a\ud800b <c> & d\n\n\udfffe \ud83d\ude00 é."
+    cut = text.index("\n\n") + 2
+    chunks = [
+        Chunk.from_span(text, 0, 0, cut, Reason.UNIT_END, boundary=Boundary.PARAGRAPH),
+        Chunk.from_span(text, 1, cut, len(text), Reason.END_OF_DOCUMENT, added_text="x\udc80y"),
+    ]
+    shown = "a\ufffdb <c> & d\n\n\ufffde \ufffd\ufffd é."
+    for drawn in (chunks, []):
+        html = render_html(text, drawn, RenderOptions("col\ud800", tokenizer="t\udfff"))
+        parsed = _Parsed(html.encode("utf-8").decode("utf-8"))
+        assert "".join(parsed.text) == shown and len(shown) == len(text)
+        assert parsed.tags[0][1]["data-strategy"] == "col\ufffd" and parsed.tags[0][1]["data-tokenizer"] == "t\ufffd"
+    parsed = _Parsed(render_html(text, chunks, RenderOptions("s")))
+    assert "".join(parsed.added) == "x\ufffdy"
+    spans = [(a["data-start"], a["data-end"]) for a in parsed.with_attr("data-chunk-index")]
+    assert spans == [("0", str(cut)), (str(cut), str(len(text)))]
+
+
 # ---- legend
 
 

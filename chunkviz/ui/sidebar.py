@@ -10,7 +10,7 @@ from typing import Any
 
 import streamlit as st
 
-from chunkviz.compare import ColumnConfig, config_from_query, model_from_query
+from chunkviz.compare import ColumnConfig, SharedLinkError, config_from_query, model_from_query
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
 from chunkviz.document import Document
 from chunkviz.document.read import MAX_BYTES
@@ -116,13 +116,18 @@ def load_shared(query: dict[str, str]) -> None:
 
 
 def init_from_url(page: Page) -> None:
-    """Apply a shared configuration from the URL once per session (and one :func:`load_shared` gave)."""
+    """Apply a shared configuration from the URL once per session (and one :func:`load_shared` gave).
+    A link whose settings cannot be read gets a one-line message and the default page."""
     pending = st.session_state.pop(SHARED_QUERY, None)
     if st.session_state.get("_url_applied") and pending is None:
         return
     st.session_state["_url_applied"] = True
     query = pending if pending is not None else st.query_params.to_dict()
-    doc, tokenizer, columns = config_from_query(query, page.max_columns)
+    try:
+        doc, tokenizer, columns = config_from_query(query, page.max_columns)
+    except SharedLinkError as exc:
+        st.warning(f"This link's settings could not be read, so the page shows its defaults: {exc}")
+        return
     if pending is not None:  # the columns' controls were seeded before: forget them, so they are seeded again
         for key in [k for k in st.session_state if any(str(k).startswith(f"col{i}.") for i in range(len(columns)))]:
             if not str(key).endswith(".open"):

@@ -24,7 +24,7 @@ from chunkviz.render import RenderOptions, legend_html, marks_present, render_ht
 from chunkviz.semantic.explanation import SemanticExplanation
 from chunkviz.strategies.base import get_strategy
 from chunkviz.tokenizers import DEFAULT_TOKENIZER
-from chunkviz.types import Chunk
+from chunkviz.types import Chunk, check_chunk_numbers
 from chunkviz.views.docview import ColumnView, ribbon_cuts
 
 #: Most columns of one view (the app's limit).
@@ -158,16 +158,18 @@ def view_from_chunks(
     doc_name: str | None = None,
 ) -> ComparisonView:
     """A view of chunkings you already have (label -> chunks of this document), diagnosed and drawn
-    like any column. Each chunk must be a span of the document (``text == doc[start:end]``)."""
+    like any column. Each chunk must be a span of the document (``text == doc[start:end]``), its index,
+    parent and level whole numbers (:func:`~chunkviz.types.check_chunk_numbers`)."""
     doc = as_document(document)
     if not chunkings:
         raise ValueError("give at least one chunking: {label: chunks}")
     drawn = []
     for i, (label, chunks) in enumerate(chunkings.items()):
         chunks = tuple(chunks)
-        for c in chunks:
+        for position, c in enumerate(chunks):
             if not isinstance(c, Chunk):
                 raise TypeError(f"{label!r}: chunk {c!r} is not a chunkviz Chunk (make one with Chunk.from_span)")
+            check_chunk_numbers(c, f"{label!r}, the chunk at position {position}")
             if not 0 <= c.start <= c.end <= len(doc.text) or doc.text[c.start : c.end] != c.text:
                 raise ValueError(
                     f"{label!r}, chunk {c.index}: its text is not the document's characters {c.start}..{c.end}"

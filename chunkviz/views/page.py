@@ -9,17 +9,18 @@ into a constant, puts ``report.js`` (the host Streamlit would be, and the semant
 it and wraps both in one function, started on the view's root by its unique id (never
 ``document.body``: a notebook shows many views in one page, or each in an iframe).
 
-Safety: document text is escaped by render.py exactly as in the app; the payload is JSON in a
-``<script type="application/json">`` whose ``</`` and ``<!`` are escaped (no document text can end
-it); a report file carries a Content-Security-Policy that allows no request to any host and runs
-only the one inline script whose hash it names, so even markup that got through would not run.
+Safety: document text is escaped by render.py exactly as in the app, and every other value by its
+:func:`~chunkviz.render.escape` (lone surrogates as U+FFFD there and in the payload, so a page always
+encodes as UTF-8); the payload is JSON in a ``<script type="application/json">`` whose ``</`` and
+``<!`` are escaped (no document text can end it); a report file carries a Content-Security-Policy
+that allows no request to any host and runs only the one inline script whose hash it names, so even
+markup that got through would not run.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import re
 import secrets
@@ -32,8 +33,9 @@ from chunkviz.compare import ColumnConfig, document_stats, stats_row
 from chunkviz.config import CONFIG_FILE_NAME, config_from_columns, config_json
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import cli_command
-from chunkviz.render import stylesheet_rules
+from chunkviz.render import escape, stylesheet_rules
 from chunkviz.semantic.tuning import CONTROLS
+from chunkviz.tokenizers import surrogate_safe
 from chunkviz.views.build import ComparisonView
 from chunkviz.views.docview import view_payload
 
@@ -72,8 +74,9 @@ def view_css() -> str:
 
 
 def script_json(data: Any) -> str:
-    """``data`` as JSON that cannot end the ``<script type="application/json">`` it is put in."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """``data`` as JSON that cannot end the ``<script type="application/json">`` it is put in (a lone
+    surrogate, which ``ensure_ascii=False`` leaves as it is and UTF-8 cannot encode, as U+FFFD)."""
+    text = surrogate_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
     text = text.replace("</", "<\\/").replace("<!", "<\\u0021")
     return _SCRIPT_OPEN.sub(lambda m: "\\u003c" + m.group(0)[1:], text)  # no "<script" at all, to any parser
 
@@ -143,7 +146,7 @@ def _fragment(view: ComparisonView, height_px: int, root_id: str) -> tuple[str, 
     script = start_script(root_id)
     doc = view.document
     stats = document_stats(doc.text, view.tokenizer)
-    e = html.escape
+    e = escape
     head = (
         f'<header><h2>chunkviz · {e(Path(view.doc_name).name or view.doc_name)}</h2><p class="cvr-sub">'
         f"{stats['characters']:,} characters · {stats['words']:,} words · {stats['tokens']:,} {e(view.tokenizer)} tokens"
@@ -174,7 +177,7 @@ def _semantic_section(view: ComparisonView, i: int) -> str:
     column = view.columns[i]
     data = column.semantic or {}
     control = CONTROLS["percentile"]
-    e = html.escape
+    e = escape
     slider = (
         f'<label>percentile <input class="cvr-range" type="range" min="{control.minimum:g}" max="{control.maximum:g}"'
         f' step="{control.step:g}" aria-label="percentile of column {e(column.label)}"></label>'
@@ -196,7 +199,7 @@ def _statistics(view: ComparisonView) -> str:
     keys: list[str] = []
     for row in rows:
         keys += [k for k in row if k not in keys]
-    e = html.escape
+    e = escape
     head = "".join(f"<th>{e(k)}</th>" for k in keys)
     body = "".join("<tr>" + "".join(f"<td>{e(_cell(row.get(k)))}</td>" for k in keys) + "</tr>" for row in rows)
     note = (
@@ -246,7 +249,7 @@ def configuration(view: ComparisonView) -> str | None:
 
 
 def _reproduce(view: ComparisonView) -> str:
-    e = html.escape
+    e = escape
     config = configuration(view)
     commands = reproduce_commands(view)
     if config is None:
@@ -270,7 +273,7 @@ def report_html(view: ComparisonView, *, title: str | None = None) -> str:
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src {script_hash(script)}; base-uri 'none'; form-action 'none'"
     )
-    name = html.escape(title or f"chunkviz · {Path(view.doc_name).name or view.doc_name}")
+    name = escape(title or f"chunkviz · {Path(view.doc_name).name or view.doc_name}")
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
