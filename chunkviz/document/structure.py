@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Sequence
 
 from chunkviz.document.blocks import Block, LeafSection, Section
-from chunkviz.document.markdown import markdown_blocks
+from chunkviz.document.markdown import MarkdownParserFailed, markdown_blocks
 from chunkviz.document.rst import detect_markup, rst_blocks
 from chunkviz.document.sentences import (
     Segmenter,
@@ -349,13 +349,39 @@ class Structure:
         self._window_sentences: dict[tuple[int, int], frozenset[int]] = {}
         self._spaces = SpaceRuns(text)
         self._gaps: dict[tuple[int, int], tuple[int, bool]] = {}  # whitespace run -> (line breaks up to 2, has U+2029)
+        self._notes: list[str] = []
+        self._markdown_failed = False
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What parsing the markup has noted so far: a parser that failed and how the text is read
+        instead. Shown with the document's own notes (:attr:`Document.notes`)."""
+        return tuple(self._notes)
+
+    def markup_notes(self) -> tuple[str, ...]:
+        """:attr:`notes` once the markup is parsed (parsed now if it is not yet: a page that shows
+        the document's notes before any strategy runs)."""
+        _ = self.blocks
+        return self.notes
+
+    def _markdown_blocks(self, headings_only: bool = False) -> list[Block]:
+        """:func:`markdown_blocks` of the text; none when the parser fails on it (said once in
+        :attr:`notes`, and not tried again)."""
+        if self._markdown_failed:
+            return []
+        try:
+            return markdown_blocks(self.text, headings_only)
+        except MarkdownParserFailed as exc:
+            self._markdown_failed = True
+            self._notes.append(str(exc))
+            return []
 
     # ---- blocks and sections ---------------------------------------------------------------
     @cached_property
     def blocks(self) -> tuple[Block, ...]:
         """Markup blocks and reader blocks (pages, functions, classes) in document order."""
         if self.markup == "markdown":
-            parsed = markdown_blocks(self.text) if self._may_have_blocks() else []
+            parsed = self._markdown_blocks() if self._may_have_blocks() else []
         elif self.markup == "rst":
             parsed = rst_blocks(self.text)
         else:
@@ -375,7 +401,7 @@ class Structure:
         if self.markup == "markdown" and not self.headings_possible:
             return ()
         if self.markup == "markdown" and "blocks" not in self.__dict__:
-            return tuple(markdown_blocks(self.text, headings_only=True))  # the same headings, faster
+            return tuple(self._markdown_blocks(headings_only=True))  # the same headings, faster
         return tuple(b for b in self.blocks if b.kind == "heading")
 
     @cached_property
@@ -472,7 +498,8 @@ class Structure:
 
         An ATX heading that is certainly one (:meth:`_certain_atx_heading`) needs no parse;
         anything else is looked up in :attr:`headings` (parsed once)."""
-        if "_heading_anchors" not in self.__dict__ and self._certain_atx_heading(pos):
+        parsed = "_heading_anchors" in self.__dict__ or self._markdown_failed  # failed: no heading is certain
+        if not parsed and self._certain_atx_heading(pos):
             return True
         return pos in self._heading_anchors
 
