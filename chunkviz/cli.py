@@ -430,6 +430,8 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
         print(f"note: {note}", file=sys.stderr)
     check_chunk_count_bound(spec, validated, document.text, tokenizer)  # refused before chunking
     chunks = chunk(document, spec.name, tokenizer=tokenizer, **values)  # the Document: its format decides the structure
+    for note in document.structure.notes:  # what parsing its markup noted (a parser that failed)
+        print(f"note: {note}", file=sys.stderr)
     check_chunk_count(spec, validated, chunks)  # before records, diagnostics or output multiply the cost
     chunks = enrich_chunks(args, document, chunks, tokenizer)
     is_instance = dataclasses.is_dataclass(validated) and not isinstance(validated, type)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.files import large_docx, zip_bytes
+from support.files import docx_with_nested_table, large_docx, zip_bytes
 from test_read import check_blocks, headings, span
 
 from chunkviz.document.read import read_bytes, read_path
@@ -172,3 +172,15 @@ def test_cli_chunks_a_docx(capsys, tmp_path: Path) -> None:
     for record in records:
         assert record["text"] == DOCX_TEXT[record["start"] : record["end"]]
     assert "note: " in captured.err and "DOCX" in captured.err
+
+
+def test_docx_nested_table_is_text_in_its_cell_with_a_note() -> None:
+    """Issue 36 item 15: the inner table's rows were written into the outer cell as escaped pipes."""
+    doc = read_bytes(docx_with_nested_table(), "kit.docx")
+    assert doc.text == "Before.\n\n| Kit | Parts |\n| --- | --- |\n| A | Bolt / 4; Nut / 8 |\n\nAfter.\n"
+    assert "1 table inside another table's cell kept as text in that cell (cells separated by '/', rows by ';')" in (
+        doc.notes
+    )
+    (table,) = doc.structure.tables
+    assert len(table.rows) == 3
+    check_blocks(doc)

@@ -175,3 +175,81 @@ def test_large_page_keeps_every_heading_table_and_code_block() -> None:
     assert len(structure.headings) == sections
     assert len(structure.tables) == sections and all(len(t.rows) == 7 for t in structure.tables)
     assert len(structure.of_kind("code")) == sections
+
+
+# ----------------------------------------------------------------------------- issue 36 item 15
+
+NESTED_NOTE = "1 table inside another table's cell kept as text in that cell (cells separated by '/', rows by ';')"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (  # in a body row: the outer cell held the inner rows as escaped pipes
+            "<table><tr><th>Kit</th><th>Parts</th></tr><tr><td>A</td>"
+            "<td><table><tr><th>Part</th><th>n</th></tr><tr><td>Bolt</td><td>4</td></tr></table></td></tr></table>",
+            "| Kit | Parts |\n| --- | --- |\n| A | Part / n; Bolt / 4 |\n",
+        ),
+        (  # in the header row: the delimiter row got the inner columns and the table was a paragraph
+            "<table><tr><th><table><tr><td>1</td><td>2</td></tr></table></th><th>B</th></tr>"
+            "<tr><td>x</td><td>y</td></tr></table>",
+            "| 1 / 2 | B |\n| --- | --- |\n| x | y |\n",
+        ),
+        (  # text around it and a caption stay in the cell, in order
+            "<table><tr><td>a</td></tr><tr><td>before <table><caption>Inner</caption><tr><td>1</td></tr>"
+            "<tr><td>2</td></tr></table> after</td></tr></table>",
+            "| a |\n| --- |\n| before Inner: 1; 2 after |\n",
+        ),
+    ],
+)
+def test_a_nested_table_is_text_in_its_cell_with_a_note(source: str, expected: str) -> None:
+    doc = read_bytes(f"<html><body>{source}</body></html>".encode(), "nested.html")
+    assert doc.text == expected
+    assert NESTED_NOTE in doc.notes
+    (table,) = doc.structure.tables
+    assert len(table.rows) == expected.count("\n")
+    check_blocks(doc)
+
+
+def test_tables_nested_two_deep_are_text_innermost_first() -> None:
+    source = (
+        "<table><tr><td><table><tr><td><table><tr><td>deep</td><td>er</td></tr></table></td>"
+        "<td>x</td></tr></table></td><td>y</td></tr></table>"
+    )
+    text, notes = html_reader.convert_html(source)
+    assert text == "| deep / er / x | y |\n| --- | --- |\n"
+    assert notes == [
+        "2 tables inside another table's cell kept as text in that cell (cells separated by '/', rows by ';')"
+    ]
+
+
+def test_side_by_side_tables_are_not_nested() -> None:
+    text, notes = html_reader.convert_html("<table><tr><td>a</td></tr></table><table><tr><td>b</td></tr></table>")
+    assert text == "| a |\n| --- |\n\n| b |\n| --- |\n" and notes == []
+
+
+@pytest.mark.parametrize("tag", ["<wbr>", "<wbr/>", "<WBR />", "<wbr></wbr>"])
+def test_wbr_inserts_nothing(tag: str) -> None:
+    word = tag.join(["super", "cali", "fragi", "listic"])
+    assert html_to_markdown(f"<p>{word} and <b>bo{tag}ld</b></p>") == "supercalifragilistic and **bold**\n"
+
+
+def test_many_wbr_keep_the_word_whole_without_a_nesting_note() -> None:
+    """lxml nested the rest of the text in each <wbr>: past 48 of them the word was flattened
+    as deep nesting, one line per piece (a space in the word when read)."""
+    text, notes = html_reader.convert_html("<p>" + "ab<wbr>" * 200 + "end</p><h2>Next</h2>")
+    assert text == "ab" * 200 + "end\n\n## Next\n" and notes == []
+
+
+def test_wbr_in_an_attribute_or_a_script_is_left_alone() -> None:
+    text, _ = html_reader.convert_html("<p>a<wbr>b <img alt='x<wbr>y' src='s.png'></p><script>'<wbr>'</script>")
+    assert text == "ab ![x<wbr>y](s.png)\n"
+
+
+def test_tables_nested_past_the_nesting_limit_keep_all_their_text() -> None:
+    """Past :data:`MAX_NESTING` the rest is text lines, which may sit in a row outside its cells:
+    the nested table around them keeps them as text too."""
+    text, notes = html_reader.convert_html("<table><tr><td>x" * 200)
+    assert text.count("x") == 200
+    assert text.startswith("| x x x") and text.endswith("|\n| --- |\n")
+    assert len(notes) == 2 and notes[1].startswith("15 tables inside another table's cell")

@@ -5,14 +5,21 @@ tree carries its source range (``srcmap``, in UTF-8 bytes), which is mapped back
 offsets of the original text. It parses a 3 MB document in about 60 ms, against about a second
 for the pure-Python markdown-it-py, so that knowing where the headings are costs a fraction of
 tokenizing the document (see ``bench/bench_engine.py``).
+
+Only the block rules run (see :data:`BLOCK_RULES`), and the native parser runs in one place,
+:func:`_tree`, which turns a panic of it into :class:`MarkdownParserFailed`: the structure then
+reads the text as plain text and says so in a note (``Structure.notes``).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from markdown_it_pyrs import MarkdownIt
+
+if TYPE_CHECKING:  # the stub's names of the parser's plugins (a Literal)
+    from markdown_it_pyrs.markdown_it_pyrs import _PLUGIN_NAME
 
 from chunkviz.document.blocks import Block
 
@@ -32,9 +39,61 @@ _KINDS = {
 }
 
 
+#: CommonMark's block rules and pipe tables. The inline rules (code spans, emphasis, links ...)
+#: are left out: CommonMark finds the blocks before their inline content, so blocks and their
+#: spans are the same without them (``tests/test_markdown_fuzz.py`` compares both parses), a
+#: heading's content is then one text node from its first to its last character (its title), the
+#: parse takes about half the time, and markdown-it-pyrs 0.4.0 panics in its code span rule on
+#: ordinary prose (``x [` ` `\n``: an index out of bounds).
+BLOCK_RULES: tuple["_PLUGIN_NAME", ...] = (
+    "blockquote",
+    "code",
+    "fence",
+    "heading",
+    "hr",
+    "lheading",
+    "list",
+    "paragraph",
+    "reference",
+    "html_block",
+    "table",
+)
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark").enable("table")
+    return MarkdownIt("zero").enable_many(list(BLOCK_RULES))
+
+
+class MarkdownParserFailed(Exception):
+    """The Markdown parser failed on a text; the message is the note the user sees."""
+
+
+def is_native_panic(exc: BaseException) -> bool:
+    """Whether ``exc`` is a Rust panic raised into Python by pyo3: ``pyo3_runtime.PanicException``,
+    which derives from BaseException (``except Exception`` misses it) and which no importable
+    module exports, so it is known by its type's module and name."""
+    kind = type(exc)
+    return kind.__module__ == "pyo3_runtime" and kind.__name__ == "PanicException"
+
+
+def _tree(safe: str) -> Any:
+    """The parse tree of ``safe``: the one place where the native parser runs. Its panic becomes
+    :class:`MarkdownParserFailed`; anything else (KeyboardInterrupt, MemoryError) goes on.
+
+    The panic's message and, with ``RUST_BACKTRACE`` set, its backtrace are written to the
+    process's standard error by Rust's panic hook before Python sees the exception; Python cannot
+    silence that without redirecting file descriptor 2 for every thread of the process."""
+    try:
+        return _parser().tree(safe)
+    except BaseException as exc:
+        if not is_native_panic(exc):
+            raise
+        reason = str(exc).splitlines()[0][:200] if str(exc) else "a panic"
+        raise MarkdownParserFailed(
+            f"the Markdown parser (markdown-it-pyrs) failed on this text ({reason}): it is read as plain "
+            "text, so no headings, tables, lists or code blocks are known to the strategies"
+        ) from None
 
 
 def _parseable(text: str) -> str:
@@ -68,10 +127,11 @@ def markdown_blocks(text: str, headings_only: bool = False) -> list[Block]:
     Nested blocks (a paragraph inside a list item or a quote) are not repeated: only the
     outermost container is a block, except headings, code and tables, which are always kept.
     ``headings_only`` gives just the headings (the same ones) without visiting the rest.
+    Raises :class:`MarkdownParserFailed` when the parser fails on the text.
     """
     safe = _parseable(text)
     wanted = _HEADINGS if headings_only else _BLOCK_NODES
-    nodes = [(node, name, node.srcmap, depth) for node, name, depth in _walk(_parser().tree(safe)) if name in wanted]
+    nodes = [(node, name, node.srcmap, depth) for node, name, depth in _walk(_tree(safe)) if name in wanted]
     nodes = [item for item in nodes if item[2] is not None]
     offsets = [o for _, _, srcmap, _ in nodes for o in srcmap]
     offsets += [

@@ -106,6 +106,19 @@ def _section_piece(piece: Piece, sections: Sequence[LeafSection]) -> Piece:
     return replace(piece, reason=reason, metadata=metadata)
 
 
+def _refuse_many_sections(sections: int, params: HeadingsParams) -> None:
+    """Without merging every section is a chunk at least: refused before any is packed."""
+    from chunkviz.limits import refuse_as_counted  # at run time: chunkviz.limits imports the strategies
+
+    refuse_as_counted(
+        "headings",
+        sections,
+        f"this document's {sections:,} sections (headings of level {params.max_level} or higher)",
+        "Lower max_level to cut at fewer headings, or set merge_small to merge small sections, "
+        "or chunk a smaller document",
+    )
+
+
 @register(
     "headings",
     "One chunk per section, cut at every heading (up to max_level) with its heading path; long sections split at paragraphs, small ones optionally merged.",
@@ -117,6 +130,8 @@ def headings(document: Document, params: HeadingsParams, tokenizer: Tokenizer) -
         return []
     counter = shared_counter(text, tokenizer)
     sections = document.structure.leaf_sections(params.max_level)
+    if not params.merge_small:
+        _refuse_many_sections(len(sections), params)
     cuts = [s.start for s in sections] + [len(text)]
     # min_tokens=0 stops after every section (no merging); merge_small > 0 merges small ones
     policy = PackPolicy(params.max_tokens, min_tokens=params.merge_small, split_separators=SECTION_SEPARATORS)

@@ -116,6 +116,17 @@ def hierarchy_nodes(document: Document, depth: int) -> list[_Node]:
     return nodes
 
 
+def _refuse_many_nodes(at_least: int, params: HierarchicalParams) -> None:
+    from chunkviz.limits import refuse_as_counted  # at run time: chunkviz.limits imports the strategies
+
+    refuse_as_counted(
+        "hierarchical",
+        at_least,
+        f"this document's sections (depth {params.depth})",
+        "Lower depth to index fewer levels, or chunk a smaller document",
+    )
+
+
 @register(
     "hierarchical",
     "Chapters, sections and subsections indexed at once (levels with parent links); each chunk a whole section with its heading path.",
@@ -128,7 +139,9 @@ def hierarchical(document: Document, params: HierarchicalParams, tokenizer: Toke
     counter = shared_counter(text, tokenizer)
     splitter = unit_splitter(text, counter, params.max_tokens, SECTION_SEPARATORS)
     pieces: list[tuple[int | None, Piece]] = []  # (node id of a piece kept whole, piece with node-id parent)
-    for nid, node in enumerate(hierarchy_nodes(document, params.depth)):
+    nodes = hierarchy_nodes(document, params.depth)
+    _refuse_many_nodes(len(nodes), params)  # every node is a chunk at least: refused before any is counted
+    for nid, node in enumerate(nodes):
         piece = replace(node.piece(), parent=node.parent)
         if counter.count(node.start, node.end) <= params.max_tokens:
             pieces.append((nid, piece))
@@ -137,6 +150,8 @@ def hierarchical(document: Document, params: HierarchicalParams, tokenizer: Toke
         else:  # a leaf is nobody's parent, so its pieces need no node id
             parts = split_unit(splitter, node.start, node.end, Reason.UNIT_END, piece.metadata)
             pieces.extend((None, replace(part, level=node.level, parent=node.parent)) for part in parts)
+        if node.leaf and params.split_oversized:  # as it goes: the pieces so far and a chunk per node to come
+            _refuse_many_nodes(len(pieces) + len(nodes) - nid - 1, params)
     order = sorted(range(len(pieces)), key=lambda k: (pieces[k][1].level, pieces[k][1].start))
     index_of = {pieces[k][0]: pos for pos, k in enumerate(order) if pieces[k][0] is not None}
     ordered = [pieces[k][1] for k in order]

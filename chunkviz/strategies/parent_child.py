@@ -99,8 +99,18 @@ def _parents_fixed(params: ParentChildParams, doc: SpanTokens, counter: SpanCoun
 def _parents_sections(
     document: Document, params: ParentChildParams, doc: SpanTokens, counter: SpanCounter
 ) -> list[_Parent]:
+    from chunkviz.limits import refuse_as_counted  # at run time: chunkviz.limits imports the strategies
+
+    sections = document.structure.leaf_sections()
+    # every section is a parent at least: refused before any is tokenized
+    refuse_as_counted(
+        "parent_child",
+        len(sections),
+        f"this document's {len(sections):,} sections",
+        'Use parents="fixed", or chunk a smaller document',
+    )
     parents = []
-    for section in document.structure.leaf_sections():
+    for section in sections:
         tokens = tokens_of_span(document.text, counter, doc, section.start, section.end)
         split = tokens.n > params.parent_size
         windows = tiles(tokens, params.parent_size) if split else [Window(section.start, section.end, 0, tokens.n)]

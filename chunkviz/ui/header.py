@@ -26,11 +26,12 @@ def document_header(document: Document, doc_name: str, tokenizer: str, *, contro
     """The document's outline, notes and numbers, and the view switch beside them (``controls``;
     else its place stays empty); the view chosen, or None when there is nothing to chunk (the
     reason is shown)."""
+    notes = (*document.notes, *document.structure.markup_notes())  # parsed once, before the outline reads it
     outline = outline_html(document) if controls else ""
     section = opened_section("Outline (headings)", "outline", parent=st.sidebar) if outline else None
     if section is not None:
         section.html(outline)
-    for note in document.notes:
+    for note in notes:
         st.info(note)
     try:
         load_tokenizer(tokenizer)

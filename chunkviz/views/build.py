@@ -126,7 +126,8 @@ def build_view(
             column_tokenizer=config.tokenizer,
         )
         drawn.append(column_from_run(doc, i, run, config))
-    return ComparisonView(doc, doc_name or doc.name or "document", tokenizer, tuple(drawn), embedding_model)
+    name = doc_name or doc.name or "document"
+    return ComparisonView(doc, name, tokenizer, tuple(drawn), embedding_model, doc.structure.notes)
 
 
 def view_from_runs(
@@ -147,6 +148,7 @@ def view_from_runs(
         drawn.append(column_from_run(document, len(drawn), run, config, label=f"{i + 1}. {config.strategy}"))
     if not drawn:
         raise ValueError("none of the columns ran: nothing to draw")
+    notes = [*document.structure.notes, *notes]
     return ComparisonView(document, doc_name, tokenizer, tuple(drawn), embedding_model, tuple(notes))
 
 

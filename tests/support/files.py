@@ -29,6 +29,24 @@ def docx_bytes(paragraphs: list[str]) -> bytes:
     return out.getvalue()
 
 
+def docx_with_nested_table() -> bytes:
+    """A DOCX with a 2 x 2 table whose last cell holds a 2 x 2 table (parts and counts)."""
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Before.")
+    outer = document.add_table(rows=2, cols=2)
+    outer.cell(0, 0).text, outer.cell(0, 1).text, outer.cell(1, 0).text = "Kit", "Parts", "A"
+    inner = outer.cell(1, 1).add_table(rows=2, cols=2)
+    for r, row in enumerate([["Bolt", "4"], ["Nut", "8"]]):
+        for c, value in enumerate(row):
+            inner.cell(r, c).text = value
+    document.add_paragraph("After.")
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
 def docx_bomb(inflated_bytes: int) -> bytes:
     """A valid DOCX whose document.xml inflates to about ``inflated_bytes`` (written in pieces)."""
     source = zipfile.ZipFile(io.BytesIO(docx_bytes(["Real start."])))

@@ -28,6 +28,13 @@ note counts those that held text). Nothing else is lost:
 * text and elements directly inside a ``<table>`` but outside its cells are moved before the
   table, as browsers do ("foster parenting"), instead of breaking its first row;
 * a ``<pre>`` inside a heading or a table cell is inline text, separated by spaces;
+* a table inside another table's cell is that cell's text, its cells separated by `` / `` and
+  its rows by ``; `` (a note counts them): a pipe table cannot hold a table, and markdownify
+  wrote the inner rows into the cell as escaped pipes (or broke the outer table when the inner
+  one sat in its header row);
+* ``<wbr>`` (a line break opportunity inside a word) is removed before parsing: lxml's parser
+  does not know it as an empty element and nested the rest of the text in it, so many of them
+  were flattened as deep nesting, with a line break (a space) inside the word;
 * elements nested deeper than :data:`MAX_NESTING` keep their text, one line per text node,
   without the deeper structure (a note says how many were flattened): markdownify converts
   recursively and indents every nested list level again, so unbounded nesting would exhaust the
@@ -39,7 +46,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, Iterator
 
 from chunkviz.deadline import check_time
 from chunkviz.document.model import Document
@@ -82,6 +89,10 @@ MAX_ELEMENTS = 250_000
 #: was 2 million nodes, 88 s and 1.3 GB.
 BR_AS_TEXT_FROM = 1_000
 _BR_TAG = re.compile(r"<br\b[^<>]*>", re.IGNORECASE)  # lxml ignores "</br>"
+_WBR_TAG = re.compile(r"</?wbr\b[^<>]*>", re.IGNORECASE)
+#: What separates the cells and the rows of a table kept as text in another table's cell.
+NESTED_CELL_SEPARATOR = " / "
+NESTED_ROW_SEPARATOR = "; "
 _TAG_STOP = re.compile(r"[>\"']")
 _RAW_TEXT_OPENING = re.compile(r"<(script|style|title|textarea|xmp)\b", re.IGNORECASE)
 _ELEMENT_OPENING = re.compile(r"<[A-Za-z]")
@@ -241,6 +252,59 @@ def _flatten_deep_nesting(soup: Any, limit: int = MAX_NESTING) -> int:
     return flattened
 
 
+def _flatten_nested_tables(soup: Any) -> int:
+    """Replace every table inside another table by its text (see :data:`NESTED_CELL_SEPARATOR`),
+    innermost first, so a table nested in a nested table is text before its parent is read.
+    Returns how many tables were replaced."""
+    nested = [table for table in soup("table") if table.find_parent("table") is not None]
+    for table in reversed(nested):  # document order reversed: inner tables before the ones around them
+        check_time()
+        table.replace_with(_spaced(table, _table_as_text(table)))
+    return len(nested)
+
+
+def _spaced(element: Any, text: str) -> str:
+    """``text`` to stand for ``element``, with a space on each side where the text beside it has none."""
+    before, after = element.previous_sibling, element.next_sibling
+    left = "" if isinstance(before, str) and before[-1:].isspace() else " "
+    right = "" if isinstance(after, str) and after[:1].isspace() else " "
+    return left + text + right
+
+
+def _table_as_text(table: Any) -> str:
+    """A table's caption and rows on one line: cells joined by `` / ``, rows by ``; ``. Text in
+    the table outside its cells (what :func:`_flatten_deep_nesting` left in a row) is kept in
+    its place, as a cell or a row of its own."""
+    caption: list[str] = []
+    rows: list[str] = []
+    for child in _table_children(table):  # its nested tables are text already
+        name = getattr(child, "name", None)
+        if name == "caption":
+            caption.append(_text_of(child))
+        elif name == "tr":
+            rows.append(NESTED_CELL_SEPARATOR.join(cell for cell in map(_text_of, child.children) if cell))
+        else:
+            rows.append(_text_of(child))
+    body = NESTED_ROW_SEPARATOR.join(row for row in rows if row)
+    return ": ".join(part for part in (" ".join(caption).strip(), body) if part)
+
+
+def _table_children(part: Any) -> Iterator[Any]:
+    """The children of a table, those of its thead, tbody and tfoot in their place, in order."""
+    for child in part.children:
+        if getattr(child, "name", None) in ("thead", "tbody", "tfoot"):
+            yield from _table_children(child)
+        else:
+            yield child
+
+
+def _text_of(node: Any) -> str:
+    """An element's text, its pieces joined by spaces; a text node's own text (not a comment's)."""
+    if getattr(node, "name", None) is not None:
+        return " ".join(node.stripped_strings)
+    return str(node).strip() if type(node).__name__ == "NavigableString" else ""
+
+
 def _br_marker(html: str) -> str | None:
     """A private-use character that does not occur in ``html``, to stand for its ``<br>`` tags
     when it has more than :data:`BR_AS_TEXT_FROM` of them; None otherwise."""
@@ -250,10 +314,20 @@ def _br_marker(html: str) -> str | None:
 
 
 def _breaks_as(html: str, marker: str) -> str:
-    """``html`` with every ``<br>`` tag in the page's flow replaced by ``marker``: not those in
-    comments, in attribute values (``alt="a<br>b"``) or in the raw text of scripts, styles,
-    titles and text areas. One pass: every character is looked at once (a tag whose quote or
-    ``>`` never closes ends the replacing; the ``<br>`` tags after it stay elements)."""
+    """``html`` with every ``<br>`` tag in the page's flow replaced by ``marker`` (see :func:`_tags_replaced`)."""
+    return _tags_replaced(html, _BR_TAG, marker)
+
+
+def _without_wbr(html: str) -> str:
+    """``html`` without its ``<wbr>`` tags (see :func:`_tags_replaced`); looked for first."""
+    return _tags_replaced(html, _WBR_TAG, "") if _WBR_TAG.search(html) else html
+
+
+def _tags_replaced(html: str, tag: re.Pattern[str], by: str) -> str:
+    """``html`` with every tag that ``tag`` matches whole, in the page's flow, replaced by ``by``:
+    not those in comments, in attribute values (``alt="a<br>b"``) or in the raw text of scripts,
+    styles, titles and text areas. One pass: every character is looked at once (a tag whose quote
+    or ``>`` never closes ends the replacing; the tags after it stay elements)."""
     pieces: list[str] = []
     done = pos = 0
     n = len(html)
@@ -273,10 +347,10 @@ def _breaks_as(html: str, marker: str) -> str:
         end = _tag_end(html, pos + 1)
         if end < 0:
             break
-        match = _BR_TAG.match(html, pos, end)
+        match = tag.match(html, pos, end)
         if match is not None and match.end() == end:
             pieces.append(html[done:pos])
-            pieces.append(marker)
+            pieces.append(by)
             done = end
         else:
             raw = _RAW_TEXT_OPENING.match(html, pos, end)
@@ -320,7 +394,7 @@ def convert_html(html: str, name: str = "the HTML") -> tuple[str, list[str]]:
     notes about anything the conversion left out, moved or flattened."""
     if not HAVE_MARKDOWNIFY:
         raise needs_formats_extra("reading HTML")
-    html = re.sub(r"\r\n?", "\n", html)
+    html = _without_wbr(re.sub(r"\r\n?", "\n", html))
     _check_element_count(html, name)
     marker = _br_marker(html)
     if marker is not None:  # many <br>: text, not elements (linear, no node per tag)
@@ -336,6 +410,12 @@ def convert_html(html: str, name: str = "the HTML") -> tuple[str, list[str]]:
     if flattened:
         notes.append(
             f"HTML nested deeper than {MAX_NESTING} levels: {flattened:,} deeper elements kept as plain text lines"
+        )
+    nested = _flatten_nested_tables(soup)  # after the deep nesting: each table's ancestors are few
+    if nested:
+        notes.append(
+            f"{nested} table{'s' if nested > 1 else ''} inside another table's cell kept as text in that cell "
+            f"(cells separated by '{NESTED_CELL_SEPARATOR.strip()}', rows by '{NESTED_ROW_SEPARATOR.strip()}')"
         )
     _captions_before_tables(soup)
     converter = _Converter(heading_style=ATX, bullets="-", wrap=True, wrap_width=None, table_infer_header=True)
