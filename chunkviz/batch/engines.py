@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Mapping, Sequence
+import signal
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import fields
 from typing import Any
 
 from chunkviz.batch.worker import DocResult, DocumentChunker, Plan, shown_source
 from chunkviz.errors import ChunkvizError, missing_extra
+from chunkviz.files import regular_file_problem
 
 ENGINES = ("local", "ray")
 
@@ -34,7 +37,44 @@ _WORKER: DocumentChunker | None = None
 
 def _start_worker(plan: Plan, done: Mapping[str, int]) -> None:
     global _WORKER
+    _leave_interrupts_to_the_parent()
     _WORKER = DocumentChunker(plan, done)
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    """In a pool worker: Ctrl-C (SIGINT, sent to the whole process group) is ignored, so it ends
+    the run once, in the parent, without a traceback from every worker; the parent's SIGTERM when
+    it ends the pool exits quietly, through the ``finally`` blocks, so a part being written is
+    removed rather than left as a temporary file."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_quietly)
+
+
+def _exit_quietly(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # an int: multiprocessing exits with it and prints nothing
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[Callable[[], None]]:
+    """SIGINT held back in this thread until the returned ``release()`` (or the end of the block):
+    the pool's workers, started meanwhile, inherit the mask, so a Ctrl-C while they import is not
+    theirs; one that came meanwhile reaches the parent on release."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows: no process groups to signal
+        yield lambda: None
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if not released:
+            released = True
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    try:
+        yield release
+    finally:
+        release()
 
 
 def _process_in_worker(source: str) -> DocResult:
@@ -52,9 +92,12 @@ def run_local(sources: Sequence[str], plan: Plan, done: Mapping[str, int], worke
     # spawn, not fork: the tokenizers' and torch's threads do not survive a fork
     context = multiprocessing.get_context("spawn")
     chunksize = max(1, min(8, len(sources) // (workers * 16)))
-    with context.Pool(min(workers, len(sources)), initializer=_start_worker, initargs=(plan, dict(done))) as pool:
-        for result in pool.imap_unordered(_process_in_worker, sources, chunksize=chunksize):
-            on_result(result)
+    with _interrupts_held() as release:
+        pool = context.Pool(min(workers, len(sources)), initializer=_start_worker, initargs=(plan, dict(done)))
+        with pool:  # leaving it, Ctrl-C included, terminates the workers
+            release()
+            for result in pool.imap_unordered(_process_in_worker, sources, chunksize=chunksize):
+                on_result(result)
 
 
 # --------------------------------------------------------------------------- ray
@@ -114,6 +157,8 @@ def run_ray(
                     "rename it, or run with --engine local (which records such names percent-encoded)",
                 )
             )
+        elif (problem := regular_file_problem(source)) is not None:  # swapped for a pipe: Ray's read would wait
+            on_result(DocResult(source, "failed", error=f"{shown_source(source)} {problem}"))
         elif os.access(source, os.R_OK):
             readable.append(source)
         else:
