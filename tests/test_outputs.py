@@ -662,7 +662,13 @@ def test_ctrl_c_in_a_batch_prints_no_worker_traceback_and_the_run_resumes_to_the
             assert process.poll() is None, process.communicate()[1]
             assert time.monotonic() < deadline, "the workers never finished a document"
             time.sleep(0.05)
-        os.killpg(process.pid, signal.SIGINT)
+        workers = _pool_workers(process.pid)
+        assert len(workers) == 2
+        for pid in workers:  # the deterministic part: each worker ignores SIGINT and ends quietly on SIGTERM
+            ignored, caught = _signal_masks(pid)
+            assert ignored & (1 << (signal.SIGINT - 1)) and caught & (1 << (signal.SIGTERM - 1)), pid
+            os.kill(pid, signal.SIGINT)  # a worker reached first (the parent may be busy) is no exception
+        os.killpg(process.pid, signal.SIGINT)  # then Ctrl-C, which reaches the whole process group
         _, err = process.communicate(timeout=HANG_TIMEOUT_S)
     finally:
         if process.poll() is None:
@@ -675,6 +681,23 @@ def test_ctrl_c_in_a_batch_prints_no_worker_traceback_and_the_run_resumes_to_the
     assert resumed.kept == 2
     assert out.read_bytes() == reference.read_bytes()
     assert list(state.rglob("*.tmp")) == []
+
+
+def _pool_workers(pid: int) -> list[int]:
+    """The spawned pool workers among the children of ``pid`` (Linux's /proc)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if not children.exists():
+        pytest.skip("needs /proc/PID/task/PID/children")
+    found = [int(c) for c in children.read_text().split()]
+    return [c for c in found if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+
+def _signal_masks(pid: int) -> tuple[int, int]:
+    """(ignored, caught) signal bit masks of a process (``SigIgn`` and ``SigCgt`` of /proc/PID/status)."""
+    fields = dict(
+        line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line
+    )
+    return int(fields["SigIgn"], 16), int(fields["SigCgt"], 16)
 
 
 def _finished(state: Path) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
@@ -55,21 +56,27 @@ def _exit_quietly(signum: int, frame: object) -> None:
 
 
 @contextmanager
-def _interrupts_held() -> Iterator[Callable[[], None]]:
-    """SIGINT held back in this thread until the returned ``release()`` (or the end of the block):
-    the pool's workers, started meanwhile, inherit the mask, so a Ctrl-C while they import is not
-    theirs; one that came meanwhile reaches the parent on release."""
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows: no process groups to signal
+def _workers_start_deaf_to_interrupts() -> Iterator[Callable[[], None]]:
+    """While the pool spawns its workers, SIGINT is ignored, a disposition a new process inherits:
+    a Ctrl-C while a worker imports is not that worker's either. It is also held back in this
+    thread, so that one arriving meanwhile reaches this process on ``release()`` (or at the end
+    of the block) rather than being lost. Outside the main thread (where Python cannot change a
+    handler) only the workers' initializer ignores it."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
         yield lambda: None
         return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     released = False
 
     def release() -> None:
         nonlocal released
         if not released:
             released = True
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            signal.signal(signal.SIGINT, previous)
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     try:
         yield release
@@ -92,7 +99,7 @@ def run_local(sources: Sequence[str], plan: Plan, done: Mapping[str, int], worke
     # spawn, not fork: the tokenizers' and torch's threads do not survive a fork
     context = multiprocessing.get_context("spawn")
     chunksize = max(1, min(8, len(sources) // (workers * 16)))
-    with _interrupts_held() as release:
+    with _workers_start_deaf_to_interrupts() as release:
         pool = context.Pool(min(workers, len(sources)), initializer=_start_worker, initargs=(plan, dict(done)))
         with pool:  # leaving it, Ctrl-C included, terminates the workers
             release()
