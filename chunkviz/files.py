@@ -36,7 +36,7 @@ from chunkviz.errors import ChunkvizError
 
 #: (what, path) pairs: the inputs of a command an output may not be, e.g. ("the document", "a.md").
 #: A path of None or ``-`` (standard input) is no file and is skipped.
-Inputs = Iterable[tuple[str, "str | Path | None"]]
+Inputs = Iterable[tuple[str, str | Path | None]]
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -51,7 +51,7 @@ def file_kind(mode: int) -> str:
     """What a ``st_mode`` is, in words: ``"a regular file"``, ``"a FIFO (named pipe)"``, ..."""
     if stat.S_ISREG(mode):
         return "a regular file"
-    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+    return next((kind for test, kind in _KINDS if test(mode)), "a special file")
 
 
 # --------------------------------------------------------------------------- reading
