@@ -35,6 +35,7 @@ from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.tunecli import add_tune_parser, cmd_tune
 from chunkviz.export import chunk_records, serialize
 from chunkviz.external.cli import add_audit_parser, cmd_audit
+from chunkviz.files import OutputError, check_output, write_text_atomic
 from chunkviz.interop import INTEROP_FORMATS, interop_text
 from chunkviz.launch import add_app_parser, cmd_app
 from chunkviz.limits import check_chunk_count, check_chunk_count_bound
@@ -61,10 +62,6 @@ FORMATS = ("jsonl", "json", "csv", "text", *INTEROP_FORMATS)
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
-
-
-class OutputError(ChunkvizError, OSError):
-    """Standard output cannot be written (closed, a full disk, an I/O error)."""
 
 
 class _GuardedOutput:
@@ -326,6 +323,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     variants = variant_options(args.enrich, args.query, args.summaries, args.retriever, args.fusion)  # fail early
     retrieval = retrieval_options(args.alpha, args.rerank, args.rerank_candidates)
     check_answer_endpoint(args)  # --answers without an endpoint fails now, not after the embedding
+    if args.json != "-":  # the output is no input, and can be written: known before any work
+        inputs = [("the question file", args.questions), *(("the document", path) for path in args.corpus)]
+        check_output(args.json, "--json", inputs)
     documents = [read_path(path) for path in args.corpus]
     corpus = {doc.name: doc for doc in documents}
     questions = load_questions(args.questions, {name: doc.text for name, doc in corpus.items()})
@@ -363,11 +363,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     print(with_answer_columns(table(results), qualities) if qualities else table(results))
     print_question_set(questions, corpus)
     if args.json:
-        try:
-            with open(args.json, "w", encoding="utf-8") as out:
-                out.write(as_json)
-        except OSError as exc:  # a full disk, a missing folder: one line, not "a bug in chunkviz"
-            raise OutputError(f"cannot write {args.json}: {exc.strerror or exc}") from None
+        write_text_atomic(args.json, as_json)  # a failure leaves the old file: one line, exit 1
     return EXIT_OK
 
 

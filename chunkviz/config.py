@@ -39,8 +39,6 @@ import argparse
 import dataclasses
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +56,7 @@ from chunkviz.evaluation.retrievers import (
     check_rerank_candidates,
     check_retriever,
 )
+from chunkviz.files import write_text_atomic
 from chunkviz.limits import MAX_CONFIG_BYTES, MAX_CONFIG_COLUMNS, MAX_CONFIG_TEXT_CHARS
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.sidefile import parse_json, read_side_file
@@ -234,18 +233,9 @@ def config_json(data: ChunkvizConfig | Mapping[str, Any]) -> str:
 
 
 def save_config(config: ChunkvizConfig | Mapping[str, Any], path: str | Path) -> Path:
-    """Write ``config`` to ``path`` atomically (a temporary file renamed over it)."""
-    target = Path(path)
-    text = config_json(config)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path("."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    """Write ``config`` to ``path`` atomically (:func:`chunkviz.files.write_text_atomic`: a
+    temporary file renamed over it; a failure leaves the old file)."""
+    return write_text_atomic(path, config_json(config))
 
 
 def load_config(path: str | Path) -> ChunkvizConfig:

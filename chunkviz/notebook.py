@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chunkviz.files import write_text_atomic
+
 if TYPE_CHECKING:
     from chunkviz.document.model import Document
     from chunkviz.types import Chunk
@@ -64,10 +66,11 @@ class ChunkView:
         return report_html(self.view)
 
     def save(self, path: str | Path) -> Path:
-        """Write the view as a report file (opens from ``file://``, asks no host for anything)."""
-        out = Path(path)
-        out.write_text(self.html(), encoding="utf-8")
-        return out
+        """Write the view as a report file (opens from ``file://``, asks no host for anything).
+
+        The page is rendered first and written beside ``path``, then renamed over it: a failure
+        leaves an existing file as it was (:func:`chunkviz.files.write_text_atomic`)."""
+        return write_text_atomic(path, self.html())
 
     def __repr__(self) -> str:
         columns = ", ".join(f"{c.label} ({len(c.run.chunks)} chunks)" for c in self.view.columns)

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from chunkviz.errors import FileLineError
+from chunkviz.files import write_text_atomic
 from chunkviz.jsonl import json_line
 from chunkviz.limits import MAX_QUESTION_FILE_BYTES
 from chunkviz.sidefile import ErrorFactory, check_side_text, decode_side_file, parse_json, read_side_file
@@ -676,6 +677,4 @@ def save_questions(
     Spans are explicit; give ``corpus`` to add each reference's text as ``excerpt`` (for
     readability; on loading, it is checked against the span). Returns the path.
     """
-    p = Path(path)
-    p.write_text(questions_to_jsonl(questions, corpus), encoding="utf-8", newline="\n")
-    return p
+    return write_text_atomic(path, questions_to_jsonl(questions, corpus))  # whole, or the old file stays

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from chunkviz.files import NotRegularFileError, open_regular
 from chunkviz.limits import MAX_SIDE_FILE_DEPTH, MAX_SIDE_FILE_DIGITS
 
 #: ``error(line or None, message)``: the exception a side file's problem raises.
@@ -37,10 +38,14 @@ def _size(n: int) -> str:
 
 def read_side_file(path: str | Path, max_bytes: int, what: str, error: ErrorFactory) -> bytes:
     """The bytes of ``path``, at most ``max_bytes`` of them: one more is refused with ``error``
-    before any more is read. OS errors (missing file, a folder, permissions) pass through for the
-    caller to phrase."""
-    with open(path, "rb") as handle:
-        data = handle.read(max_bytes + 1)
+    before any more is read. A pipe, a socket or a device is refused with ``error`` at once
+    (:func:`chunkviz.files.open_regular`: never waited on). Other OS errors (a missing file, a
+    folder, permissions) pass through for the caller to phrase."""
+    try:
+        with open_regular(path) as handle:
+            data = handle.read(max_bytes + 1)
+    except NotRegularFileError as exc:
+        raise error(None, exc.problem) from None
     if len(data) > max_bytes:
         raise error(
             None,

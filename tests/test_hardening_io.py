@@ -556,15 +556,18 @@ def test_a_strategy_name_that_is_not_a_string_is_the_unknown_strategy_error(valu
         chunkviz.chunk("a b. c d.", value)  # type: ignore[arg-type]
 
 
-@pytest.mark.slow
-def test_eval_json_that_cannot_be_written_is_one_error_line(
+def test_eval_json_that_cannot_be_written_is_one_error_line_before_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A missing folder is bad input, known before anything is embedded (issue 36: exit 2, not after the run)."""
     monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", str(tmp_path / "cache"))
     samples = REPO_ROOT / "chunkviz/sample_docs"
     target = tmp_path / "missing-folder" / "scores.json"
     code = cli.main(["eval", str(samples / "topic_shifts.txt"), "--questions", str(samples / "questions" / "topic_shifts.jsonl"),
                      "--k", "3", "--json", str(target)])  # fmt: skip
     err = capsys.readouterr().err
-    assert code == cli.EXIT_FAILURE
-    assert err.splitlines()[-1] == f"chunkviz: error: cannot write {target}: No such file or directory"
+    assert code == cli.EXIT_USAGE
+    assert err == (
+        f"chunkviz: error: cannot write {target}: no such folder {target.parent}; create it first or give another path\n"
+    )
+    assert not (tmp_path / "cache").exists()  # nothing was embedded

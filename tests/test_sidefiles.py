@@ -16,12 +16,9 @@ import pytest
 from chunkviz import config as config_module
 from chunkviz.cli import main
 from chunkviz.config import ConfigError, load_config
-from chunkviz.document.sizes import format_size
 from chunkviz.limits import (
-    MAX_CONFIG_BYTES,
     MAX_CONFIG_COLUMNS,
     MAX_CONFIG_TEXT_CHARS,
-    MAX_QUESTION_FILE_BYTES,
     MAX_SIDE_FILE_DEPTH,
     MAX_SIDE_FILE_DIGITS,
 )
@@ -161,17 +158,17 @@ def test_a_nul_in_a_csv_is_the_files_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
-def test_dev_zero_as_config_or_questions_is_refused_at_the_limit(
+def test_dev_zero_as_config_or_questions_is_refused_as_a_device_before_reading(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A device is no side file (issue 36 item 16): refused at once, not read up to the size limit."""
     doc = tmp_path / "doc.md"
     doc.write_text(DOC)
+    device = "is a character device, not a regular file; give the file itself (a pipe or a device is not read)"
     assert main(["chunk", str(doc), "--config", "/dev/zero"]) == 2
-    err = capsys.readouterr().err
-    assert f"/dev/zero is larger than {format_size(MAX_CONFIG_BYTES)}, the limit of a configuration file" in err
+    assert capsys.readouterr().err == f"chunkviz: error: /dev/zero {device}\n"
     assert main(["eval", str(doc), "--questions", "/dev/zero"]) == 2
-    err = capsys.readouterr().err
-    assert f"/dev/zero: is larger than {format_size(MAX_QUESTION_FILE_BYTES)}, the limit of a question file" in err
+    assert capsys.readouterr().err == f"chunkviz: error: /dev/zero: {device}\n"
 
 
 @pytest.mark.parametrize("limit", [64, 1_000])

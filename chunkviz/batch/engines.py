@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Mapping, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import fields
 from typing import Any
 
 from chunkviz.batch.worker import DocResult, DocumentChunker, Plan, shown_source
 from chunkviz.errors import ChunkvizError, missing_extra
+from chunkviz.files import regular_file_problem
 
 ENGINES = ("local", "ray")
 
@@ -34,7 +38,50 @@ _WORKER: DocumentChunker | None = None
 
 def _start_worker(plan: Plan, done: Mapping[str, int]) -> None:
     global _WORKER
+    _leave_interrupts_to_the_parent()
     _WORKER = DocumentChunker(plan, done)
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    """In a pool worker: Ctrl-C (SIGINT, sent to the whole process group) is ignored, so it ends
+    the run once, in the parent, without a traceback from every worker; the parent's SIGTERM when
+    it ends the pool exits quietly, through the ``finally`` blocks, so a part being written is
+    removed rather than left as a temporary file."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_quietly)
+
+
+def _exit_quietly(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # an int: multiprocessing exits with it and prints nothing
+
+
+@contextmanager
+def _workers_start_deaf_to_interrupts() -> Iterator[Callable[[], None]]:
+    """While the pool spawns its workers, SIGINT is ignored, a disposition a new process inherits:
+    a Ctrl-C while a worker imports is not that worker's either. It is also held back in this
+    thread, so that one arriving meanwhile reaches this process on ``release()`` (or at the end
+    of the block) rather than being lost. Outside the main thread (where Python cannot change a
+    handler) only the workers' initializer ignores it."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        yield lambda: None
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if not released:
+            released = True
+            signal.signal(signal.SIGINT, previous)
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    try:
+        yield release
+    finally:
+        release()
 
 
 def _process_in_worker(source: str) -> DocResult:
@@ -52,9 +99,12 @@ def run_local(sources: Sequence[str], plan: Plan, done: Mapping[str, int], worke
     # spawn, not fork: the tokenizers' and torch's threads do not survive a fork
     context = multiprocessing.get_context("spawn")
     chunksize = max(1, min(8, len(sources) // (workers * 16)))
-    with context.Pool(min(workers, len(sources)), initializer=_start_worker, initargs=(plan, dict(done))) as pool:
-        for result in pool.imap_unordered(_process_in_worker, sources, chunksize=chunksize):
-            on_result(result)
+    with _workers_start_deaf_to_interrupts() as release:
+        pool = context.Pool(min(workers, len(sources)), initializer=_start_worker, initargs=(plan, dict(done)))
+        with pool:  # leaving it, Ctrl-C included, terminates the workers
+            release()
+            for result in pool.imap_unordered(_process_in_worker, sources, chunksize=chunksize):
+                on_result(result)
 
 
 # --------------------------------------------------------------------------- ray
@@ -114,6 +164,8 @@ def run_ray(
                     "rename it, or run with --engine local (which records such names percent-encoded)",
                 )
             )
+        elif (problem := regular_file_problem(source)) is not None:  # swapped for a pipe: Ray's read would wait
+            on_result(DocResult(source, "failed", error=f"{shown_source(source)} {problem}"))
         elif os.access(source, os.R_OK):
             readable.append(source)
         else:

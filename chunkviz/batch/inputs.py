@@ -22,6 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from chunkviz.errors import ChunkvizError
+from chunkviz.files import check_output as check_target
+from chunkviz.files import same_file
 
 _GLOB_CHARS = ("*", "?", "[")
 
@@ -200,14 +202,16 @@ def check_output(
     the file at ``output`` is the one a batch wrote there); refuse (:class:`BatchInputError`,
     naming both paths) an output that is an input file, would replace one, or sits where a glob
     input would read it. ``protected``: other files the run reads, as (what, path) pairs (the
-    configuration), which the output may not be either."""
+    configuration), which the output may not be either. An output that is a folder, a device, a
+    FIFO or a socket is refused too (:func:`chunkviz.files.check_output`)."""
     out = str(output)
+    check_target(output, "--out", creates_folders=True)
     for what, path in protected:
-        if _same_file(path, output):
+        if same_file(path, output):
             raise BatchInputError(f"--out {out} is the {what} {path}; write the output somewhere else")
     named = [item for item in inputs if os.path.isfile(item)]
     for item in named:
-        if _same_file(item, output):
+        if same_file(item, output):
             raise BatchInputError(
                 f"--out {out} is the input file {item}: the output would replace it; write the output somewhere else"
             )
@@ -239,13 +243,6 @@ def _is_stat(path: str, wanted: os.stat_result) -> bool:
     try:
         return os.path.samestat(os.stat(path), wanted)
     except OSError:
-        return False
-
-
-def _same_file(a: str | Path, b: str | Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist
         return False
 
 

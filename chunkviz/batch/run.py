@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
@@ -24,12 +23,12 @@ from chunkviz.batch.state import (
     output_format,
     part_path,
     record_output,
-    temporary_beside,
 )
 from chunkviz.batch.worker import DocResult, Plan, shown_source
 from chunkviz.config import ChunkvizConfig, column_hash, load_config, normalized
 from chunkviz.errors import missing_extra
 from chunkviz.export import RECORD_FIELDS
+from chunkviz.files import replacing
 
 #: Parquet columns (the JSONL record's keys; ``metadata`` as a JSON string).
 PARQUET_COLUMNS = ("source", *RECORD_FIELDS)
@@ -105,7 +104,7 @@ def run_batch(
     layout = make_layout(out_text, fmt, run_key)
     protected = [("--config file", config_path)] if config_path is not None else []
     found = expand_inputs(inputs, exclude=[layout.state_root])
-    # before anything is created: the output may be no input (nor the configuration)
+    # before anything is created: the output may be no input (nor the configuration), no device or pipe
     check_output(inputs, found, layout.output, earlier_output=is_earlier_output(layout), protected=protected)
     with OutputLock(layout):
         # again under the lock: the run that held it may have written the output meanwhile
@@ -172,19 +171,14 @@ def assemble(layout: Layout, ordered: Sequence[DocResult], fmt: str) -> None:
     """The output file from the parts of ``ordered`` (failed documents have none), written to a
     temporary file renamed over the output."""
     parts = [part_path(layout.parts, r.part) for r in ordered if r.status != "failed" and r.part]
-    tmp = temporary_beside(layout.output)
-    try:
+    with replacing(layout.output) as tmp:  # a link is followed; a failure leaves the old output
         if fmt == "parquet":
-            _write_parquet(Path(tmp), parts)
+            _write_parquet(tmp, parts)
         else:
             with open(tmp, "wb") as out:
                 for part in parts:
                     with part.open("rb") as handle:
                         shutil.copyfileobj(handle, out)
-        os.replace(tmp, layout.output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     record_output(layout)
 
 

@@ -31,7 +31,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from chunkviz.errors import ChunkvizError
+from chunkviz.files import write_bytes_atomic
 from chunkviz.jsonl import json_line
 
 STATE_DIR = ".chunkviz-batch"
@@ -122,35 +122,11 @@ def part_path(parts: Path, key: str) -> Path:
     return parts / key[:2] / f"{key}.jsonl"
 
 
-def _file_mode() -> int:
-    """The mode a new file gets (0o666 less the umask); mkstemp's own is 0o600."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-FILE_MODE = _file_mode()
-
-
-def temporary_beside(path: Path) -> Path:
-    """A new empty temporary file in ``path``'s folder (same file system: the rename is atomic),
-    with the mode an ordinary new file would get."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.fchmod(fd, FILE_MODE)
-    os.close(fd)
-    return Path(tmp)
-
-
 def write_atomic(path: Path, data: bytes) -> None:
-    """``data`` at ``path``, or nothing: a temporary file in the same folder, renamed over it."""
-    tmp = temporary_beside(path)
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """``data`` at ``path``, or nothing: a temporary file in the same folder (made if missing),
+    renamed over it (:func:`chunkviz.files.write_bytes_atomic`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(path, data)
 
 
 def _identity(path: Path) -> list[int] | None:
@@ -312,6 +288,5 @@ __all__ = [
     "part_key",
     "part_path",
     "record_output",
-    "temporary_beside",
     "write_atomic",
 ]

@@ -30,6 +30,7 @@ from chunkviz.document.model import Document
 from chunkviz.document.read import MAX_BYTES, read_bytes
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import chunk_records
+from chunkviz.files import NotRegularFileError, open_regular
 from chunkviz.interop import interop_records
 from chunkviz.jsonl import json_line
 from chunkviz.limits import check_chunk_count, check_chunk_count_bound
@@ -131,11 +132,13 @@ class DocumentChunker:
     def process_path(self, source: str) -> DocResult:
         """Read ``source`` from disk and :meth:`process` it."""
         try:
-            size = os.path.getsize(source)
-            if size > MAX_BYTES:
-                return self._failed(source, None, size, _size_message(source, size))
-            with open(source, "rb") as handle:
+            with open_regular(source) as handle:  # a file swapped for a pipe is refused, not waited on
+                size = os.fstat(handle.fileno()).st_size
+                if size > MAX_BYTES:
+                    return self._failed(source, None, size, _size_message(source, size))
                 data = handle.read(MAX_BYTES + 1)
+        except NotRegularFileError as exc:
+            return self._failed(source, None, 0, f"{shown_source(source)} {exc.problem}")
         except OSError as exc:
             return self._failed(source, None, 0, f"cannot read {shown_source(source)}: {exc.strerror or exc}")
         return self.process(source, data)

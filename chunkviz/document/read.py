@@ -13,6 +13,7 @@ a Markdown or text file should not pay.
 from __future__ import annotations
 
 import io
+import os
 import re
 import sys
 import zipfile
@@ -24,6 +25,7 @@ from chunkviz.document.readers.python import python_document
 from chunkviz.document.readers.text import binary_kind, decode_bytes
 from chunkviz.document.sizes import format_size
 from chunkviz.errors import DocumentError
+from chunkviz.files import NotRegularFileError, open_regular
 
 #: Largest input accepted, in bytes (20 MB).
 MAX_BYTES = 20_000_000
@@ -186,16 +188,17 @@ def read_bytes(data: bytes, name: str = "document", max_bytes: int = MAX_BYTES) 
 
 def read_path(path: str | Path, max_bytes: int = MAX_BYTES) -> Document:
     """Read a file with :func:`read_bytes`; a missing or unreadable file is a :class:`DocumentError`."""
-    p = Path(path)
     name = str(path)
     try:
-        if p.is_dir():
-            raise DocumentError(f"{name} is a directory, not a file")
-        size = p.stat().st_size
-        if size > max_bytes:
-            raise _too_large(name, size, max_bytes)
-        with p.open("rb") as handle:
+        with open_regular(path) as handle:  # a pipe or a device is refused, never waited on
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                raise _too_large(name, size, max_bytes)
             data = handle.read(max_bytes + 1)
+    except IsADirectoryError:
+        raise DocumentError(f"{name} is a directory, not a file") from None
+    except NotRegularFileError as exc:
+        raise DocumentError(f"{name} {exc.problem}") from None
     except FileNotFoundError:
         raise DocumentError(f"file not found: {name}") from None
     except PermissionError:

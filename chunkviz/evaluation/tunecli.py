@@ -16,10 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.retrievers import RETRIEVERS
 from chunkviz.evaluation.tune import (
     DEFAULT_BUDGET,
@@ -39,6 +37,7 @@ from chunkviz.evaluation.tune import (
     metric_name,
     parse_constraints,
 )
+from chunkviz.files import check_outputs, write_text_atomic
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 
 EXIT_OK, EXIT_NOT_MET = 0, 1
@@ -158,6 +157,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     minimise = args.minimise is not None
     objective = metric_name(args.minimise or args.maximise or "iou")
     constraints = parse_constraints(args.subject_to)
+    inputs = [("the question file", args.questions), *(("the document", path) for path in args.corpus)]
+    check_outputs([("-o", args.output), ("--json", args.json), ("--plot", args.plot)], inputs)
     documents = [read_path(path) for path in args.corpus]
     corpus = {doc.name: doc for doc in documents}
     texts = {name: doc.text for name, doc in corpus.items()}
@@ -184,10 +185,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     chosen = best(study.points, objective, constraints, minimise=minimise or None)
     _report(args, study, len(questions), len(corpus), chosen)
     if args.json:
-        _write(args.json, json.dumps(study.to_dict(), indent=2, default=str) + "\n")
+        write_text_atomic(args.json, json.dumps(study.to_dict(), indent=2, default=str) + "\n")
     if args.plot:
         figure = frontier_figure(study, "iou", "recall", published, chosen)
-        _write(args.plot, figure.to_html(include_plotlyjs=True, full_html=True))
+        write_text_atomic(args.plot, figure.to_html(include_plotlyjs=True, full_html=True))
         print(f"frontier figure: {args.plot}")
     goal = f"{'minimise' if minimise else 'maximise'} {TITLES[objective]}"
     goal += f" subject to {', '.join(map(str, constraints))}" if constraints else ""
@@ -247,14 +248,4 @@ def _save(point: Point, path: str) -> None:
     data = config_from_columns(
         [ColumnConfig(c.strategy, dict(c.params), None)], tokenizer=c.tokenizer, retrieval=Retrieval.of(c)
     )
-    try:
-        save_config(data, path)
-    except OSError as exc:
-        raise ChunkvizError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def _write(path: str, text: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ChunkvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+    save_config(data, path)  # atomic; a failure is one line naming the file (chunkviz.files)

@@ -11,27 +11,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from chunkviz.argtypes import whole_number
 from chunkviz.document.model import Document
-from chunkviz.errors import ChunkvizError
 from chunkviz.external.load import FILE_LINE_KEY, LoadedChunks, chunk_flags, load_chunks
 from chunkviz.external.records import CHUNK_FORMATS, unescape_delimiter
+from chunkviz.files import check_output, write_text_atomic
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 from chunkviz.vocabulary import Meta
 
 EXIT_OK = 0
 #: Flagged chunks listed in the text report (all of them are in --json).
 LISTED = 20
-
-
-class FixTargetError(ChunkvizError, ValueError):
-    """``--fix`` names the document or the chunk file."""
 
 
 def add_chunks_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
@@ -99,8 +92,8 @@ def loaded_from_args(args: argparse.Namespace, document: Document | None = None)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    if args.fix is not None:
-        _check_fix_target(args.fix, {"the document": args.file, "the chunk file": args.chunks})
+    if args.fix is not None:  # before anything is read: the output is no input, and can be written
+        check_output(args.fix, "--fix", [("the document", args.file), ("the chunk file", args.chunks)])
     loaded = loaded_from_args(args)
     report = loaded.diagnostics(args.tokenizer)
     if args.json:
@@ -142,34 +135,13 @@ def audit_lines(loaded: LoadedChunks) -> list[str]:
     return lines
 
 
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return Path(a).resolve() == Path(b).resolve()
-
-
-def _check_fix_target(target: str, inputs: dict[str, str]) -> None:
-    for what, path in inputs.items():
-        if path != "-" and _same_file(target, path):
-            raise FixTargetError(f"--fix {target} is {what} ({path}): write the fixed chunks to another file")
-
-
 def write_fix(loaded: LoadedChunks, path: str, tokenizer: str) -> int:
     """Write :meth:`LoadedChunks.placed` as chunkviz JSONL (atomically); the count written."""
     from chunkviz.export import chunk_records, to_jsonl
     from chunkviz.tokenizers import get_tokenizer
 
     placed = loaded.placed()
-    text = to_jsonl(chunk_records(placed, get_tokenizer(tokenizer), loaded.document.text))
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=".chunkviz-fix-", dir=folder)
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except OSError as exc:
-        raise FixTargetError(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_text_atomic(path, to_jsonl(chunk_records(placed, get_tokenizer(tokenizer), loaded.document.text)))
     return len(placed)
 
 

@@ -28,6 +28,7 @@ before parsing, so a deeply nested file cannot exhaust the parser's recursion).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -40,6 +41,7 @@ from chunkviz.document.read import MAX_BYTES
 from chunkviz.document.readers.text import decode_bytes
 from chunkviz.document.sizes import format_size
 from chunkviz.errors import FileLineError
+from chunkviz.files import NotRegularFileError, open_regular
 from chunkviz.limits import MAX_CHUNKS
 from chunkviz.vocabulary import Reason
 
@@ -125,13 +127,15 @@ def _too_large(size: int, max_bytes: int) -> str:
 
 def _read_bytes(path: Path, source: str, max_bytes: int) -> bytes:
     try:
-        if path.is_dir():
-            raise ChunkFileError(source, None, "is a directory, not a chunk file")
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise ChunkFileError(source, None, _too_large(size, max_bytes))
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:  # a pipe or a device is refused, never waited on
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                raise ChunkFileError(source, None, _too_large(size, max_bytes))
             return handle.read(max_bytes + 1)
+    except IsADirectoryError:
+        raise ChunkFileError(source, None, "is a directory, not a chunk file") from None
+    except NotRegularFileError as exc:
+        raise ChunkFileError(source, None, exc.problem) from None
     except FileNotFoundError:
         raise ChunkFileError(source, None, "file not found") from None
     except PermissionError:

@@ -436,10 +436,13 @@ def cmd_questions(args: argparse.Namespace, stdout: TextIO | None = None, stderr
     survives, ChunkvizError for unreadable documents."""
     from chunkviz.document.read import read_path
     from chunkviz.errors import ChunkvizError
+    from chunkviz.files import check_output
     from chunkviz.llm.cli import cli_llm_session
 
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
+    if args.out != "-":  # the question file is no document, and can be written: known before any call
+        check_output(args.out, "--out", [("the document", path) for path in args.documents])
     documents = [read_path(path) for path in args.documents]
     names = Counter(doc.name for doc in documents)
     twice = [name for name, count in names.items() if count > 1]

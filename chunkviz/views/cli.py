@@ -11,6 +11,7 @@ from typing import Any
 from chunkviz.cliparams import convert_param_values, parse_param_args
 from chunkviz.compare import ColumnConfig
 from chunkviz.config import ConfigError, Enrichment, add_config_argument, load_config
+from chunkviz.files import check_output, write_text_atomic
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.strategies.base import get_strategy
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
@@ -97,6 +98,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from chunkviz.views.build import build_view  # noqa: PLC0415
     from chunkviz.views.page import fixed_bytes, report_html  # noqa: PLC0415
 
+    if args.output != "-":  # the report is no input, and can be written: known before any work
+        check_output(args.output, "-o", [("the document", args.file), ("the --config file", args.config)])
     columns, tokenizer, model, enrichment = report_columns(args)
     began = time.perf_counter()
     document = read_path(args.file)
@@ -115,8 +118,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(page)
         return 0
-    with open(args.output, "w", encoding="utf-8") as out:
-        out.write(page)
+    write_text_atomic(args.output, page)
     size = len(page.encode("utf-8"))
     fixed = fixed_bytes()
     per = (size - fixed) / max(1, len(document.text)) / len(view.columns)

@@ -33,6 +33,7 @@ from chunkviz.compare import ColumnConfig, document_stats, stats_row
 from chunkviz.config import CONFIG_FILE_NAME, config_from_columns, config_json
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import cli_command
+from chunkviz.files import write_text_atomic
 from chunkviz.render import escape, stylesheet_rules
 from chunkviz.semantic.tuning import CONTROLS
 from chunkviz.tokenizers import surrogate_safe
@@ -285,10 +286,8 @@ def report_html(view: ComparisonView, *, title: str | None = None) -> str:
 
 
 def write_report(view: ComparisonView, path: str | Path) -> Path:
-    """Write :func:`report_html` to ``path`` (UTF-8)."""
-    out = Path(path)
-    out.write_text(report_html(view), encoding="utf-8")
-    return out
+    """Write :func:`report_html` to ``path`` (UTF-8, atomically: a failure leaves the old file)."""
+    return write_text_atomic(path, report_html(view))
 
 
 def fixed_bytes() -> int:
