@@ -8,6 +8,11 @@ checked the nesting depth (Python's parser recurses once per level, and 100,000 
 than 4,300 digits, with a message about ``sys.set_int_max_str_digits``). Every problem is an
 error made by the caller's ``error(line, message)``, so each file type keeps its own exception
 and the message reads ``FILE, line N: what to fix``. The bounds are in :mod:`chunkviz.limits`.
+
+The same bounds hold for every other JSON chunkviz parses: ``-p`` values and separators given
+as JSON text (:func:`parse_json`), and a model's answers (:func:`too_deep_at`, before
+:mod:`chunkviz.llm.jsonanswer` and :mod:`chunkviz.llm.sections` read them leniently; a number
+past Python's own digit limit there is a ValueError, which they read as "not JSON").
 """
 
 from __future__ import annotations
@@ -74,23 +79,32 @@ def _line_at(text: str, position: int, first_line: int) -> int:
     return first_line + text.count("\n", 0, position)
 
 
-def check_depth(text: str, error: ErrorFactory, *, first_line: int = 1, max_depth: int = MAX_SIDE_FILE_DEPTH) -> None:
-    """Refuse JSON nested deeper than ``max_depth`` (one pass over the text; strings skipped)."""
+def too_deep_at(text: str, max_depth: int = MAX_SIDE_FILE_DEPTH) -> int | None:
+    """Where JSON in ``text`` first opens a level deeper than ``max_depth``, or None (one pass over
+    the text; strings skipped): what must be refused before a JSON parser recurses into it."""
     if text.count("[") + text.count("{") <= max_depth:
-        return
+        return None
     blanked = _STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', text)
     depth = 0
     for match in _BRACKET.finditer(blanked):
         if match.group() in _OPENS:
             depth += 1
             if depth > max_depth:
-                raise error(
-                    _line_at(text, match.start(), first_line),
-                    f"JSON nested more than {max_depth} levels deep (at character {match.start() + 1:,}); "
-                    "nothing chunkviz reads needs more than a few levels: check for a run of [ or {",
-                )
+                return match.start()
         else:
             depth = max(0, depth - 1)
+    return None
+
+
+def check_depth(text: str, error: ErrorFactory, *, first_line: int = 1, max_depth: int = MAX_SIDE_FILE_DEPTH) -> None:
+    """Refuse JSON nested deeper than ``max_depth`` (:func:`too_deep_at`) with ``error``."""
+    at = too_deep_at(text, max_depth)
+    if at is not None:
+        raise error(
+            _line_at(text, at, first_line),
+            f"JSON nested more than {max_depth} levels deep (at character {at + 1:,}); "
+            "nothing chunkviz reads needs more than a few levels: check for a run of [ or {",
+        )
 
 
 class _TooManyDigits(ValueError):
@@ -123,4 +137,12 @@ def parse_json(text: str, error: ErrorFactory, *, first_line: int = 1) -> Any:
         raise error(first_line, "JSON nested too deeply") from None
 
 
-__all__ = ["ErrorFactory", "check_depth", "check_side_text", "decode_side_file", "parse_json", "read_side_file"]
+__all__ = [
+    "ErrorFactory",
+    "check_depth",
+    "check_side_text",
+    "decode_side_file",
+    "parse_json",
+    "read_side_file",
+    "too_deep_at",
+]

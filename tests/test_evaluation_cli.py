@@ -48,6 +48,28 @@ def test_sweep_parsing_and_configurations() -> None:
     assert [c.label() for c in got[:1]] == ["recursive(chunk_size=64)"]
 
 
+def test_a_sweep_of_an_unknown_name_is_refused_listing_the_valid_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36 item 13: ``--sweep ovrlap=8,16`` (a typo) swept chunk_size at 8 and 16 without a
+    word; only the names of sizes stand for another strategy's size."""
+    with pytest.raises(SweepError) as refused:
+        swept_param("recursive", "ovrlap")
+    assert str(refused.value) == (
+        "--sweep ovrlap: recursive has no parameter 'ovrlap'; choose one of: chunk_size, overlap, separators, "
+        "or a size name (chunk_size, max_tokens, child_size) to sweep its chunk_size"
+    )
+    with pytest.raises(
+        SweepError, match="paragraphs has no parameter 'overlap'; choose one of: min_tokens, max_tokens"
+    ):
+        configurations(["recursive", "paragraphs"], {}, "cl100k_base", ("overlap", [8, 16]))
+    assert swept_param("fixed_tokens", "max_tokens") == "chunk_size"  # a size name: the strategy's size
+    questions = SAMPLES / "questions" / "topic_shifts.jsonl"
+    code, out, err = run(
+        capsys, str(SAMPLES / "topic_shifts.txt"), "--questions", str(questions), "--sweep", "ovrlap=8,16"
+    )
+    assert (code, out) == (2, "")
+    assert err.strip().splitlines() == [f"chunkviz: error: {refused.value}"]
+
+
 @pytest.mark.slow
 def test_table_and_json_for_a_sweep(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -19,6 +19,7 @@ from chunkviz.evaluation.tune import (
     TuneError,
     TuneProgress,
     best,
+    check_sizes,
     chunking,
     closest,
     coarse_grid,
@@ -179,6 +180,16 @@ def test_model_calling_and_sizeless_strategies_are_refused() -> None:
         tune({"d": "text"}, [], strategies=["hierarchical"])
     with pytest.raises(TuneError, match="budget must be at least 1"):
         tune({"d": "text"}, [], budget=0)
+
+
+def test_sizes_outside_a_strategys_range_are_refused_with_the_range_that_fits() -> None:
+    """Issue 36 item 14: the grid left them out, and with a single size the whole search."""
+    with pytest.raises(TuneError) as refused:
+        tune({"d": "text"}, [], strategies=["fixed_chars", "recursive"], sizes=[512, 500_000])
+    assert str(refused.value) == (
+        "size 500,000 is outside the range of recursive's chunk_size, 1 to 100,000; give sizes from 1 to 100,000"
+    )
+    check_sizes(["fixed_chars"], [512, 500_000])  # characters: up to 10,000,000
 
 
 # ----------------------------------------------------------------------------- the search, end to end

@@ -44,6 +44,7 @@ from chunkviz.llm.answers import (
     with_answer_columns,
 )
 from chunkviz.llm.cache import AnswerCache, clear_memory
+from chunkviz.llm.jsonanswer import read_json_answer
 from chunkviz.questions import Question, Reference
 
 
@@ -153,6 +154,18 @@ def test_token_f1_is_a_symmetric_fraction_and_one_on_itself(a: str, b: str) -> N
 )
 def test_read_verdict(answer: str, expected: Verdict | None) -> None:
     assert read_verdict(answer) == expected
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["[" * 100_000 + "]" * 100_000, '{"a": ' * 40_000 + "1" + "}" * 40_000, "[" * 20_000],
+    ids=["list", "object", "unclosed"],
+)
+def test_a_judge_answer_nested_too_deeply_is_unusable_not_a_crash(answer: str) -> None:
+    """Issue 36 item 17: json.loads recursed once per level (RecursionError); the side files'
+    depth bound (chunkviz.sidefile) makes the answer unusable, so it is asked for again."""
+    assert read_json_answer(answer) is None
+    assert read_verdict(answer) is None
 
 
 def test_the_judge_prompt_is_shown_as_the_model_gets_it() -> None:

@@ -66,6 +66,34 @@ def test_answers_without_sentence_numbers_are_unusable(answer: str) -> None:
     assert read_section_starts(answer, 10) is None
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '{"a": ' * 50_000 + "1" + "}" * 50_000,
+        "Here you are: " + "[" * 5_000 + "2" + "]" * 5_000,
+        "```json\n" + "[" * 3_000 + "]" * 3_000 + "\n```",
+    ],
+    ids=["list", "object", "in_prose", "fenced"],
+)
+def test_an_answer_nested_deeper_than_any_answer_needs_is_unusable(answer: str) -> None:
+    """Issue 36 item 17: the parser recursed once per level (RecursionError, "this is a bug");
+    the side files' depth bound makes it an unusable answer, asked for again."""
+    assert read_section_starts(answer, 10) is None
+
+
+def test_a_whole_number_too_long_to_be_a_sentence_number_is_dropped() -> None:
+    """5,000 digits: Python refuses to convert them (ValueError about int-digit limits) and no
+    sentence has such a number; the others are still read."""
+    huge = "9" * 5_000
+    assert read_section_starts(f'{{"section_starts": ["{huge}", 3]}}', 10) == Proposal(
+        (3,), ("dropped 1 item that is not a sentence number",)
+    )
+    assert read_section_starts(f"Sections start at {huge} and 4.", 10) == Proposal(
+        (4,), ("not valid JSON: read the numbers from the text",)
+    )
+
+
 def test_sentence_lines_are_one_line_and_long_sentences_shortened() -> None:
     assert sentence_line("  A  first\nsentence.  \n", 3) == "[3] A first sentence."
     assert (

@@ -1,8 +1,10 @@
-"""chunkviz.semantic.cluster: the banded reward equals Chroma's submatrix sums, the DP equals a brute force."""
+"""chunkviz.semantic.cluster: the rewards grown column by column equal Chroma's submatrix sums, the DP
+equals a brute force, and memory follows the document, not the size parameters."""
 
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -10,14 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
+import chunkviz.semantic.cluster as cluster
 from chunkviz.semantic.cluster import (
-    band_similarities,
     normalised_matrix,
     offdiagonal_mean,
     optimal_segmentation,
-    row_prefix_sums,
-    segment_reward,
-    segment_rewards,
+    rewards_ending_at,
 )
 
 #: Two pairs of similar pieces: {0, 1} and {2, 3}.
@@ -36,14 +36,17 @@ def chroma_reward(matrix: np.ndarray, a: int, b: int) -> float:
     return float(normalised_matrix(matrix)[a : b + 1, a : b + 1].sum())
 
 
-def rewards_of_matrix(matrix: np.ndarray, max_pieces: int) -> np.ndarray:
-    """The DP's table from a full matrix (the band of it, as the strategy builds from vectors)."""
-    n = len(matrix)
-    band = np.zeros((n, max_pieces))
-    for d in range(min(max_pieces, n)):
-        band[: n - d, d] = np.diagonal(matrix, offset=d)
-    mean = float(matrix[np.triu_indices(n, k=1)].mean()) if n > 1 else 0.0
-    return segment_rewards(row_prefix_sums(band), mean, max_pieces)
+def rewards_of_matrix(matrix: np.ndarray, max_pieces: int) -> list[np.ndarray]:
+    """What :func:`rewards_ending_at` yields, from Chroma's direct submatrix sums: per piece ``b``,
+    the rewards of the chunks of ``1..min(max_pieces, b + 1)`` pieces ending there."""
+    return [
+        np.array([chroma_reward(matrix, b - length + 1, b) for length in range(1, min(max_pieces, b + 1) + 1)])
+        for b in range(len(matrix))
+    ]
+
+
+def spans(segments: list[cluster.Segment]) -> list[tuple[int, int]]:
+    return [(s.first, s.last) for s in segments]
 
 
 def compositions(n: int, largest: int):
@@ -61,22 +64,24 @@ def test_hand_made_case_by_hand() -> None:
     score 2·0.55 + 2·0.45 = 2.0; all four 2·(0.55 + 0.45 - 0.25 - 0.35 - 0.15 - 0.25) = 0;
     {0,1,2},{3} 2·(0.55 - 0.25 - 0.15) = 0.3; {0},{1,2,3} 2·(-0.15 - 0.25 + 0.45) = 0.1."""
     rewards = rewards_of_matrix(HAND, 4)
-    assert optimal_segmentation(rewards) == [(0, 1), (2, 3)]
-    assert rewards[1, 1] + rewards[1, 3] == pytest.approx(2.0)
-    assert rewards[3, 3] == pytest.approx(0.0)
-    assert rewards[2, 2] == pytest.approx(0.3)
-    assert rewards[2, 3] == pytest.approx(0.1)
+    best = optimal_segmentation(rewards)
+    assert spans(best) == [(0, 1), (2, 3)]
+    assert [s.reward for s in best] == pytest.approx([1.1, 0.9])
+    assert rewards[3][3] == pytest.approx(0.0)
+    assert rewards[2][2] == pytest.approx(0.3)
+    assert rewards[3][2] == pytest.approx(0.1)
     # one piece per chunk at most: no choice left
-    assert optimal_segmentation(rewards_of_matrix(HAND, 1)) == [(0, 0), (1, 1), (2, 2), (3, 3)]
+    assert spans(optimal_segmentation(rewards_of_matrix(HAND, 1))) == [(0, 0), (1, 1), (2, 2), (3, 3)]
     # a size limit that keeps pieces 0 and 1 apart (at most 1 piece may end at piece 1)
-    assert optimal_segmentation(rewards, longest=[1, 1, 2, 2]) == [(0, 0), (1, 1), (2, 3)]
+    assert spans(optimal_segmentation(rewards, longest=[1, 1, 2, 2])) == [(0, 0), (1, 1), (2, 3)]
 
 
 def test_ties_keep_the_smaller_chunk_as_chroma_does() -> None:
     """All similarities equal: every chunk scores 0, so sizes tried from 1 up keep single pieces."""
     flat = np.ones((3, 3))
-    assert optimal_segmentation(rewards_of_matrix(flat, 3)) == [(0, 0), (1, 1), (2, 2)]
-    assert optimal_segmentation(np.zeros((2, 0))) == []
+    assert spans(optimal_segmentation(rewards_of_matrix(flat, 3))) == [(0, 0), (1, 1), (2, 2)]
+    assert spans(optimal_segmentation(rewards_ending_at(np.ones((3, 1)), 1.0, 3))) == [(0, 0), (1, 1), (2, 2)]
+    assert optimal_segmentation([]) == []
 
 
 #: Up to 9 small integer vectors (the fourth coordinate keeps them from being zero), made unit length.
@@ -89,26 +94,23 @@ def as_units(rows: list[tuple[int, int, int]]) -> np.ndarray:
 
 
 @settings(max_examples=examples(50), **SETTINGS)
-@given(rows=unit_vectors, max_pieces=st.integers(1, 5))
-def test_band_and_prefix_sums_equal_the_direct_submatrix_sums(
-    rows: list[tuple[int, int, int]], max_pieces: int
+@given(rows=unit_vectors, max_pieces=st.integers(1, 5), block_cells=st.integers(1, 12))
+def test_rewards_grown_column_by_column_equal_the_direct_submatrix_sums(
+    rows: list[tuple[int, int, int]], max_pieces: int, block_cells: int
 ) -> None:
+    """Whatever the blocks of the Gram matrix (``block_cells`` small: one to a few pieces a block)."""
     vectors = as_units(rows)
     n = len(vectors)
     matrix = vectors @ vectors.T
     mean = offdiagonal_mean(vectors)
     if n > 1:
         assert mean == pytest.approx(float(matrix[np.triu_indices(n, k=1)].mean()), abs=1e-9)
-    band = band_similarities(vectors, max_pieces)
-    assert band.shape == (n, max_pieces)
-    prefix = row_prefix_sums(band)
-    table = segment_rewards(prefix, mean, max_pieces)
-    normalised = normalised_matrix(matrix)
-    for a in range(n):
-        for b in range(a, min(n, a + max_pieces)):
-            direct = float(normalised[a : b + 1, a : b + 1].sum())
-            assert segment_reward(prefix, mean, a, b) == pytest.approx(direct, abs=1e-9)
-            assert table[b - a, b] == pytest.approx(direct, abs=1e-9)
+    with mock.patch.object(cluster, "BLOCK_CELLS", block_cells):
+        found = list(rewards_ending_at(vectors, mean, max_pieces))
+    expected = rewards_of_matrix(matrix, max_pieces)
+    assert [len(r) for r in found] == [len(r) for r in expected] == [min(max_pieces, b + 1) for b in range(n)]
+    for mine, direct in zip(found, expected):
+        assert mine == pytest.approx(direct, abs=1e-9)
 
 
 @settings(max_examples=examples(50), **SETTINGS)
@@ -133,7 +135,9 @@ def test_the_dp_finds_the_brute_force_optimum(
         return all(b - a + 1 <= longest[b] for a, b in chunks)
 
     best = max(total(c) for c in compositions(n, max_pieces) if allowed(c))
-    found = optimal_segmentation(rewards_of_matrix(matrix, max_pieces), longest)
+    segments = optimal_segmentation(rewards_ending_at(vectors, offdiagonal_mean(vectors), max_pieces), longest)
+    assert [s.reward for s in segments] == pytest.approx([scores[s.first, s.last] for s in segments], abs=1e-9)
+    found = spans(segments)
     assert [a for a, _ in found] == [0] + [b + 1 for _, b in found[:-1]], "the chunks tile the pieces"
     assert found[-1][1] == n - 1 and allowed(found)
     assert total(found) == pytest.approx(best, abs=1e-9)

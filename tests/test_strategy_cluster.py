@@ -214,3 +214,38 @@ def test_too_many_pieces_are_refused_before_embedding(fake_model: str, monkeypat
     with pytest.raises(limits.TooManyChunksError):  # the app's prepare step refuses too, before embedding
         spec.prepare(FRUIT_AND_SEA, params, get_tokenizer("cl100k_base"), lambda done, total: None)
     assert ENCODE_CALLS["count"] == before
+
+
+def test_memory_and_counting_follow_the_document_not_max_tokens(
+    fake_model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 36 item 8: at ``max_tokens=100000 min_tokens=1`` (100,000 pieces a chunk by Chroma's count)
+    a 7.5 kB document took 3.5 GB: a band of pieces × 100,000 similarities, and every length from every
+    piece counted. The DP holds a window no longer than the longest chunk the text allows, and the
+    token limits are found with a sliding window: a few counted spans per piece, and the peak of
+    traced memory a few MB for 500 pieces (it was pieces × 100,000 × 8 bytes, 400 MB, per table),
+    whatever max_tokens is."""
+    import tracemalloc
+
+    from chunkviz.spancount import SpanCounter
+
+    text = " ".join(f"w{k}" for k in range(200)) + "\n"  # pieces of one token: "w", "0", "w", "1" ...
+    counted = []
+    real_count = SpanCounter.count
+    monkeypatch.setattr(SpanCounter, "count", lambda self, a, b: counted.append((a, b)) or real_count(self, a, b))
+    tok = get_tokenizer("words")
+    cluster_chunking(text, ClusterParams(max_tokens=2, min_tokens=1, model=fake_model), tok)  # embeds the pieces once
+    for max_tokens in (2, 50, 100_000):
+        counted.clear()
+        tracemalloc.start()
+        try:
+            result = cluster_chunking(text, ClusterParams(max_tokens=max_tokens, min_tokens=1, model=fake_model), tok)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        pieces = len(result.pieces)
+        assert pieces > 500
+        assert len(counted) <= 4 * pieces, (max_tokens, len(counted))
+        assert peak < 20_000_000, (max_tokens, peak)
+        assert_valid_chunking(text, list(result.chunks), tokenizer="words", limit=max_tokens)
+        assert all(b - a <= max_tokens for a, b in (c.metadata[PIECES] for c in result.chunks))

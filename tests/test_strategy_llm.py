@@ -130,6 +130,18 @@ def test_an_answer_without_numbers_is_asked_again_then_a_clear_error(llm_server:
     assert llm_server.calls == ANSWER_ATTEMPTS and AnswerCache(tmp_path).count() == 0
 
 
+def test_a_deeply_nested_answer_is_asked_again_then_a_clear_error(llm_server: LoopbackLLM, tmp_path: Path) -> None:
+    """Issue 36 item 17: 100,000 nested lists from the model ended the run in a RecursionError
+    ("this is a bug"); now the answer is unusable like any other, asked again, then LLMError."""
+    deep = "[" * 100_000 + "]" * 100_000
+    llm_server.play(fallback=lambda request: Reply(deep))
+    with pytest.raises(
+        LLMError, match=r"gave no usable answer to prompt 'llm_chunking' in 2 attempts: the last answer was not usable"
+    ):
+        run(llm_server, tmp_path)
+    assert llm_server.calls == ANSWER_ATTEMPTS and AnswerCache(tmp_path).count() == 0
+
+
 def test_a_slow_answer_past_the_timeout_is_a_clear_error(llm_server: LoopbackLLM, tmp_path: Path) -> None:
     llm_server.play(slow(1.0, times=3))
     with use_llm(fast_settings(llm_server, timeout=0.2, max_retries=1), cache_dir=tmp_path):

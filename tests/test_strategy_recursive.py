@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from support.chunking import assert_valid_chunking, cuts, reasons, texts
 
-from chunkviz import chunk
+from chunkviz import InvalidParamError, chunk
 from chunkviz.tokenizers import get_tokenizer
 
 CL100K = get_tokenizer("cl100k_base")
@@ -166,6 +167,22 @@ def test_custom_separator_list_and_json_form() -> None:
         cuts(chunk(text, "recursive", tokenizer="words", chunk_size=2, overlap=0, separators=("|", " ", "")))
         == expected
     )
+
+
+@pytest.mark.parametrize("name", ["recursive", "recursive_langchain", "langchain_recursive"])
+def test_separators_as_json_text_are_read_within_the_side_files_bounds(name: str) -> None:
+    """Issue 36 item 17: separators given as JSON text (the library, the app) were parsed without a
+    depth bound: 100,000 brackets ended in RecursionError, 5,000 digits in Python's int-digits ValueError."""
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(InvalidParamError) as refused:
+        chunk("a b", name, separators=deep)
+    assert str(refused.value) == (
+        f"{name}: parameter 'separators' JSON nested more than 32 levels deep (at character 33); "
+        "nothing chunkviz reads needs more than a few levels: check for a run of [ or {"
+    )
+    with pytest.raises(InvalidParamError, match="a whole number of 5,000 digits"):
+        chunk("a b", name, separators="[" + "9" * 5_000 + "]")
+    assert texts(chunk("a b", name, separators='[" ", ""]')) == ["a b"]
 
 
 def test_custom_separators_are_literal_not_regex() -> None:

@@ -109,6 +109,39 @@ def test_keep_separator_end_and_an_indivisible_piece() -> None:
     assert_matches_langchain(text, chunks, "chars", params)
 
 
+def test_a_chunk_whose_text_counts_over_the_size_is_kept_and_flagged() -> None:
+    """Issue 36 item 12: LangChain measures " Agreement" (one cl100k token) with its space and then
+    strips it; "Agreement" at the start of a chunk is two tokens, so the second chunk counts 3 with
+    chunk_size=2 while LangChain's own measure says 2. The same chunks as LangChain, and the flag."""
+    from chunkviz.diagnostics import diagnose
+
+    text = "Hello there Agreement now"
+    params = {"chunk_size": 2, "overlap": 0}
+    chunks = ours(text, "cl100k_base", params)
+    assert [(c.text, c.metadata[LANGCHAIN_LENGTH]) for c in chunks] == [("Hello there", 2), ("Agreement now", 2)]
+    assert not chunks[0].metadata.get("over_size_limit")
+    assert chunks[1].metadata["over_size_limit"] and not chunks[1].metadata.get("indivisible")
+    assert chunks[1].metadata["note"] == (
+        "3 tokens, over chunk_size 2: LangChain measures each split alone and sums them (2), "
+        "and a split counts differently once stripped or joined"
+    )
+    assert [c.over_size_limit for c in diagnose(text, chunks, strategy="recursive_langchain").chunks] == [False, True]
+    assert_matches_langchain(text, chunks, "cl100k_base", params)
+
+
+@pytest.mark.parametrize("path", realdoc_paths()[:3] or [None], ids=lambda p: getattr(p, "name", "none"))
+def test_every_chunk_over_the_size_in_tokens_is_flagged(path: Path | None) -> None:
+    """On real text (chunks one token over chunk_size went unflagged): a chunk is flagged
+    over the size exactly when its text counts more tokens than chunk_size."""
+    if path is None:
+        pytest.skip("shared realdocs not found")
+    text = read_realdoc(path)
+    tok = get_tokenizer("cl100k_base")
+    for size in (16, 64):
+        chunks = ours(text, "cl100k_base", {"chunk_size": size, "overlap": 4})
+        assert [bool(c.metadata.get("over_size_limit")) for c in chunks] == [tok.count(c.text) > size for c in chunks]
+
+
 def test_the_last_chunk_before_trailing_whitespace_ends_the_text() -> None:
     text = "Hello world.\n\n  \n"
     (only,) = ours(text, "words", {"chunk_size": 10, "overlap": 0})

@@ -91,8 +91,48 @@ def test_no_configuration_meets_the_constraint_exit_1_nothing_written(
     )  # fmt: skip
     assert code == 1, err
     assert "No configuration tried meets recall>=100%, iou>=99%." in out
-    assert "Closest: recursive(chunk_size=64, overlap=0)" in out
+    # issue 36 item 14: what the search reached, plainly (the same configuration's scores as the table's)
+    assert (
+        "Best reached: recall 73.9% (recursive(chunk_size=64, overlap=0) with dense retrieval); "
+        "IoU 6.1% (recursive(chunk_size=64, overlap=0) with dense retrieval)."
+    ) in out.splitlines()
+    assert "Closest: recursive(chunk_size=64, overlap=0) with dense retrieval · recall 73.9, IoU 6.1," in out
     assert not target.exists()
+
+
+def test_sizes_out_of_the_strategys_range_are_refused_before_any_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_model: str
+) -> None:
+    """Issue 36 item 14: --sizes 200000 printed empty tables and "No configuration tried meets .", exit 1;
+    a size out of one strategy's range left that strategy out without a word."""
+    target = tmp_path / "chunkviz.json"
+    code, out, err = run(
+        capsys, str(DOC), "--questions", str(QUESTIONS), "--strategies", "fixed_chars,recursive",
+        "--sizes", "64,200000", "--model", fake_model, "-o", str(target),
+    )  # fmt: skip
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        "chunkviz: error: --sizes '64,200000': size 200,000 is outside the range of recursive's chunk_size, "
+        "1 to 100,000; give sizes from 1 to 100,000"
+    ]
+    assert not target.exists()
+
+
+def test_when_no_configuration_can_be_evaluated_one_line_says_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Every chunking failed (here the model cannot load): no empty tables, no "meets ." line."""
+    code, out, err = run(
+        capsys, str(DOC), "--questions", str(QUESTIONS), "--strategies", "recursive", "--retrievers", "dense",
+        "--budget", "1", "--sizes", "64", "--model", str(tmp_path / "no-model"), "-o", str(tmp_path / "c.json"),
+    )  # fmt: skip
+    assert (code, out) == (2, "")
+    (line,) = [line for line in err.replace("\r", "\n").splitlines() if line.startswith("chunkviz: error:")]
+    assert line.startswith(
+        "chunkviz: error: no configuration could be evaluated: recursive(chunk_size=64, overlap=0): "
+        "cannot load embedding model"
+    )
+    assert not (tmp_path / "c.json").exists()
 
 
 @pytest.mark.parametrize(

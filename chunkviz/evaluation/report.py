@@ -122,19 +122,36 @@ def retrieval_options(alpha: Any = 0.5, rerank: str | None = None, rerank_candid
     return {"alpha": float(alpha), "rerank": rerank, "rerank_candidates": int(rerank_candidates)}
 
 
+def size_names() -> list[str]:
+    """The names of the registered strategies' declared sizes (``chunk_size``, ``max_tokens`` ...):
+    a sweep of any of them sweeps each strategy's own size."""
+    from chunkviz.strategies.base import registered
+
+    return list(dict.fromkeys(size.name for spec in registered() if (size := spec.size_param()) is not None))
+
+
 def swept_param(strategy: str, name: str) -> str:
-    """The parameter a sweep of ``name`` sets for ``strategy``: ``name`` itself, or, when the
-    strategy has no such parameter, its declared size (``chunk_size`` sweeps paragraphs'
-    ``max_tokens``)."""
+    """The parameter a sweep of ``name`` sets for ``strategy``: ``name`` itself, or, when ``name``
+    is a size (:func:`size_names`) the strategy calls otherwise, its declared size (``chunk_size``
+    sweeps paragraphs' ``max_tokens``). Any other name is refused, listing the valid ones (a typo
+    must not sweep the size instead)."""
     from chunkviz.strategies.base import get_strategy
 
     spec = get_strategy(strategy)
-    if any(p.name == name for p in spec.params_info()):
+    own = [p.name for p in spec.params_info()]
+    if name in own:
         return name
     size = spec.size_param()
-    if size is None:
-        raise SweepError(f"--sweep {name}: {strategy} has no parameter {name!r} and no size parameter to sweep instead")
-    return size.name
+    sizes = size_names()
+    if size is not None and name in sizes:
+        return size.name
+    problem = f"--sweep {name}: {strategy} has no parameter {name!r}"
+    if size is None and name in sizes:
+        problem += " and no size parameter to sweep instead"
+    choices = f"; choose one of: {', '.join(own)}" if own else ""
+    if size is not None:
+        choices += f", or a size name ({', '.join(sizes)}) to sweep its {size.name}"
+    raise SweepError(problem + choices)
 
 
 @dataclass(frozen=True)

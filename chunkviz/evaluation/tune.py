@@ -297,6 +297,27 @@ def size_range(strategy: str) -> tuple[int, int]:
     return low, high
 
 
+def check_sizes(strategies: Sequence[str], sizes: Sequence[int]) -> None:
+    """A TuneError unless ``sizes`` are whole numbers within the size range of every strategy
+    searched (a size out of range would be left out of the grid, and with it the whole search);
+    the message gives the range that fits them all."""
+    bad = [s for s in sizes if not isinstance(s, int) or isinstance(s, bool) or s < 1]
+    if bad or not sizes:
+        raise TuneError(f"sizes must be whole numbers of 1 or more, e.g. {', '.join(map(str, DEFAULT_SIZES))}")
+    ranges = {strategy: size_range(strategy) for strategy in strategies}
+    if not ranges:
+        return
+    low, high = max(r[0] for r in ranges.values()), min(r[1] for r in ranges.values())
+    fits = f"give sizes from {low:,} to {high:,}" if low <= high else "search these strategies one at a time"
+    for strategy, (first, last) in ranges.items():
+        outside = next((s for s in sizes if not first <= s <= last), None)
+        if outside is not None:
+            name = swept_param(strategy, "chunk_size")
+            raise TuneError(
+                f"size {outside:,} is outside the range of {strategy}'s {name}, {first:,} to {last:,}; {fits}"
+            )
+
+
 def chunking(
     strategy: str, size: int, overlap: int = 0, tokenizer: str = DEFAULT_TOKENIZER, round: int = 0
 ) -> Chunking | None:
@@ -539,9 +560,7 @@ def tune(
     retrievers = [check_retriever(r) for r in dict.fromkeys(retrievers)]
     if not strategies or not retrievers:
         raise TuneError("give at least one strategy and one retriever to search")
-    bad = [s for s in sizes if not isinstance(s, int) or isinstance(s, bool) or s < 1]
-    if bad or not sizes:
-        raise TuneError(f"sizes must be whole numbers of 1 or more, e.g. {', '.join(map(str, DEFAULT_SIZES))}")
+    check_sizes(strategies, sizes)
     documents = {name: as_document(doc) for name, doc in corpus.items()}
     counter = get_tokenizer(tokenizer)
     clock = _Clock(budget, progress)

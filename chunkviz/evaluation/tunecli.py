@@ -7,7 +7,10 @@
 Progress (what is left, an ETA) goes to stderr; the frontier tables, the chosen configuration
 and the ``chunkviz eval`` command that reproduces it to stdout. The chosen configuration is
 written as a chunkviz.json (``-o``). When no configuration tried meets the constraints, the
-closest is named, nothing is written and the exit status is 1. The method:
+best value each constrained metric reached and the closest configuration are named, nothing is
+written and the exit status is 1; a size outside a strategy's range is refused before any work,
+and a search where no chunking could be evaluated is one line naming the first failure (exit 2).
+The method:
 :mod:`chunkviz.evaluation.tune`.
 """
 
@@ -25,6 +28,7 @@ from chunkviz.evaluation.tune import (
     DEFAULT_STRATEGIES,
     METHOD,
     TITLES,
+    Constraint,
     Point,
     Study,
     TuneError,
@@ -34,6 +38,7 @@ from chunkviz.evaluation.tune import (
     eval_command,
     frontier_figure,
     frontier_table,
+    is_fraction,
     metric_name,
     parse_constraints,
 )
@@ -136,7 +141,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from chunkviz.document.read import read_path
     from chunkviz.evaluation.published import MINILM_ROWS, is_chroma
     from chunkviz.evaluation.retrievers import check_retriever
-    from chunkviz.evaluation.tune import check_strategy, tune
+    from chunkviz.evaluation.tune import check_sizes, check_strategy, tune
     from chunkviz.questions import load_questions
     from chunkviz.tokenizers import get_tokenizer
 
@@ -153,6 +158,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise TuneError(f"--retrievers: {exc}") from None
     sizes = _sizes(args.sizes)
+    try:
+        check_sizes(strategies, sizes)
+    except TuneError as exc:
+        raise TuneError(f"--sizes {args.sizes!r}: {exc}") from None
     get_tokenizer(args.tokenizer)
     minimise = args.minimise is not None
     objective = metric_name(args.minimise or args.maximise or "iou")
@@ -181,6 +190,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         progress=progress,
     )
     print(file=sys.stderr)
+    if not study.points:
+        raise TuneError(_nothing_evaluated(study))
     published = MINILM_ROWS if is_chroma(texts) and args.k == 5 else ()
     chosen = best(study.points, objective, constraints, minimise=minimise or None)
     _report(args, study, len(questions), len(corpus), chosen)
@@ -195,6 +206,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if chosen is None:
         near = closest(study.points, constraints)
         print(f"\nNo configuration tried meets {', '.join(map(str, constraints))}.")
+        print(f"Best reached: {'; '.join(_best_reached(study, c) for c in constraints)}.")
         if near is not None:
             print(f"Closest: {_plain(near)} with {near.configuration.retriever} retrieval · {_scores(near)}")
             print(f"  {eval_command(near, args.corpus, args.questions, args.k)}")
@@ -206,6 +218,25 @@ def cmd_tune(args: argparse.Namespace) -> int:
     _save(chosen, args.output)
     print(f"configuration written to {args.output}")
     return EXIT_OK
+
+
+def _nothing_evaluated(study: Study) -> str:
+    """Why no configuration has scores: the first chunking's failure (every one was skipped)."""
+    if not study.skipped:
+        return "no configuration could be made from these strategies and sizes"
+    label, why = study.skipped[0]
+    more = f" ({len(study.skipped) - 1} more chunkings failed too)" if len(study.skipped) > 1 else ""
+    return f"no configuration could be evaluated: {label}: {why}{more}"
+
+
+def _best_reached(study: Study, constraint: Constraint) -> str:
+    """The best value of the constraint's metric any configuration reached, in the constraint's
+    direction, and where: ``recall 97.6% (recursive(chunk_size=64, overlap=0) with bm25 retrieval)``."""
+    top = best(study.points, constraint.metric, minimise=constraint.op in ("<=", "<"))
+    assert top is not None  # the study has points (checked before the report)
+    value = top.value(constraint.metric)
+    shown = f"{100 * value:.1f}%" if is_fraction(constraint.metric) else f"{value:,.0f}"
+    return f"{TITLES[constraint.metric]} {shown} ({_plain(top)} with {top.configuration.retriever} retrieval)"
 
 
 def _plain(p: Point) -> str:

@@ -3,7 +3,9 @@
 Models asked for "one JSON object and nothing else" still wrap it in a Markdown code fence, put
 a sentence before or after it, or write a Python-style literal with single quotes. Each of these
 is repaired and the repair named, so a view can say what the model really sent; an answer with
-no JSON value in it at all is unusable (``None``).
+no JSON value in it at all is unusable (``None``), and so is one nested deeper than any answer
+needs (the side files' bound, :func:`chunkviz.sidefile.too_deep_at`: the parser would recurse
+once per level), so it is asked for again instead of ending the run.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from chunkviz.limits import MAX_SIDE_FILE_DEPTH
+from chunkviz.sidefile import too_deep_at
 
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```$", re.DOTALL)
 _OPENERS = re.compile(r"[\[{]")
@@ -40,6 +45,8 @@ def read_json_answer(answer: str) -> JSONAnswer | None:
     if fenced:
         text = fenced.group(1).strip()
         repairs.append(REPAIR_FENCE)
+    if too_deep_at(text) is not None:
+        return None
     whole = _parse(text, repairs)
     if whole is not _NOTHING:
         return JSONAnswer(whole, tuple(repairs))
@@ -95,7 +102,7 @@ def _lists(value: Any) -> Any:
 
 def _json_like(value: Any, depth: int = 0) -> bool:
     """Whether a Python literal is made of what JSON has (no sets, tuples as lists are fine)."""
-    if depth > 32:
+    if depth > MAX_SIDE_FILE_DEPTH:
         return False
     if value is None or isinstance(value, (bool, int, float, str)):
         return True

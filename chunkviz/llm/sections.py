@@ -7,7 +7,9 @@ decides the cuts in its *core* (from the middle of its overlap with the previous
 middle of its overlap with the next), so every cut is decided by the window that saw the most
 text around it. An answer is read leniently and every repair is recorded: a code fence or
 prose around the JSON, numbers given as strings, numbers out of range, unsorted or repeated,
-no JSON at all but numbers in the text. An answer with no numbers at all is unusable.
+no JSON at all but numbers in the text. An answer with no numbers at all is unusable, and so is
+one whose JSON nests deeper than any answer needs (the side files' bound, :mod:`chunkviz.sidefile`);
+a whole number longer than :data:`~chunkviz.limits.MAX_SIDE_FILE_DIGITS` digits is no sentence number.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from chunkviz.limits import MAX_SIDE_FILE_DIGITS
 from chunkviz.llm.client import Prompt
+from chunkviz.sidefile import too_deep_at
 
 SECTION_PROMPT = Prompt(
     name="llm_chunking",
@@ -128,6 +132,8 @@ def _json_value(answer: str, repairs: list[str]) -> Any:
     if fenced:
         text = fenced.group(1).strip()
         repairs.append("removed a Markdown code fence around the JSON")
+    if too_deep_at(text) is not None:
+        return _NOTHING
     try:
         return json.loads(text)
     except ValueError:
@@ -136,7 +142,7 @@ def _json_value(answer: str, repairs: list[str]) -> Any:
     if embedded is not _NOTHING:
         repairs.append("ignored text around the JSON")
         return embedded
-    numbers = [int(m) for m in _INTEGER.findall(text)]
+    numbers = [int(m) for m in _INTEGER.findall(text) if len(m.lstrip("-")) <= MAX_SIDE_FILE_DIGITS]
     if not numbers:
         return _NOTHING
     repairs.append("not valid JSON: read the numbers from the text")
@@ -197,7 +203,11 @@ def _as_int(item: Any) -> int | None:
         return item
     if isinstance(item, float) and item.is_integer():
         return int(item)
-    if isinstance(item, str) and re.fullmatch(r"\s*-?\d+\s*", item):
+    if (
+        isinstance(item, str)
+        and re.fullmatch(r"\s*-?\d+\s*", item)
+        and len(item.strip().lstrip("-")) <= MAX_SIDE_FILE_DIGITS
+    ):
         return int(item)
     return None
 

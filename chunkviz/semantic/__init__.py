@@ -8,8 +8,8 @@
 - :mod:`~chunkviz.semantic.assembly`: chunks that never exceed ``max_tokens``, ``min_tokens``
   merges, the chunk count of every percentile;
 - :mod:`~chunkviz.semantic.explanation`: :class:`SemanticExplanation`, what the app and the CLI show.
-- :mod:`~chunkviz.semantic.cluster`: the ``cluster`` strategy's banded similarities, rewards and
-  dynamic programme (linear memory).
+- :mod:`~chunkviz.semantic.cluster`: the ``cluster`` strategy's rewards and dynamic programme,
+  piece by piece (linear memory).
 """
 
 from chunkviz.semantic.assembly import final_chunk_counts

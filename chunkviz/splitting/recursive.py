@@ -25,6 +25,7 @@ from chunkviz.document.structure import (
     SpaceRuns,
 )
 from chunkviz.errors import InvalidParamError
+from chunkviz.sidefile import parse_json
 from chunkviz.spancount import SpanCounter, best_cut, shared_counter
 from chunkviz.splitting.pieces import Piece
 from chunkviz.tokenizers import Tokenizer
@@ -48,8 +49,8 @@ def resolve_separators(separators: str | Iterable[str], strategy: str = "recursi
     if isinstance(separators, str):
         text = separators.strip()
         if text.startswith("["):
-            try:
-                separators = json.loads(text)
+            try:  # nesting and number lengths bounded, as in a side file
+                separators = parse_json(text, lambda _line, problem: InvalidParamError(strategy, "separators", problem))
             except json.JSONDecodeError as exc:
                 raise InvalidParamError(strategy, "separators", f"is not a valid JSON list: {exc}") from None
         elif text in PRESETS:

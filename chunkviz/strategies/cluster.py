@@ -20,7 +20,9 @@ How Chroma's code reads (github.com/brandonstarxel/chunking_evaluation,
    (400 // 50 = 8 by default; 250 // 50 = 5 and 200 // 50 = 4 in the study's rows).
    ``dp[i] = max over sizes 1..max_cluster of reward(i - size + 1, i) + dp[i - size]``, sizes in
    increasing order, a larger one taken only when strictly better; back-tracking from the last
-   piece. Here: the same recurrence and tie rule.
+   piece. Here: the same recurrence and tie rule, piece by piece, over the sizes the limits allow
+   (never more pieces than the document has): memory follows the document, not
+   ``max_tokens // min_tokens`` (100,000 at ``max_tokens=100000 min_tokens=1``).
 5. **Text.** Chroma returns ``" ".join(pieces)`` (stripped pieces joined by one space), which is
    not a substring of the document wherever pieces were separated by a line break or by nothing
    (a split after "." or inside a word), and its evaluation finds it again by a whitespace-blind
@@ -56,13 +58,7 @@ from chunkviz.charts import hover_text
 from chunkviz.document.model import Document, as_document, is_blank
 from chunkviz.explain import Explanation, ExplanationFigure, finite, go, require_plotly
 from chunkviz.semantic import embeddings
-from chunkviz.semantic.cluster import (
-    band_similarities,
-    offdiagonal_mean,
-    optimal_segmentation,
-    row_prefix_sums,
-    segment_rewards,
-)
+from chunkviz.semantic.cluster import offdiagonal_mean, optimal_segmentation, rewards_ending_at
 from chunkviz.semantic.embedcache import embed_texts
 from chunkviz.semantic.embeddings import DEFAULT_MODEL, ENCODE_CALLS, canonical_model, require_semantic_extra
 from chunkviz.spancount import shared_counter
@@ -283,14 +279,25 @@ def check_piece_count(pieces: int, params: ClusterParams) -> None:
 
 def longest_chunks(pieces: Sequence[tuple[int, int]], counter: Any, max_tokens: int, max_pieces: int) -> list[int]:
     """``longest[b]``: the most pieces (at most ``max_pieces``) a chunk ending at piece ``b`` may hold
-    within ``max_tokens`` tokens (at least 1: a piece is never split further)."""
+    within ``max_tokens`` tokens (at least 1: a piece is never split further).
+
+    A sliding window: a span that takes one more piece never has fewer tokens, so the first piece
+    of the longest chunk only moves forward as ``b`` does, and the whole pass counts ``O(n)`` spans
+    (a scan of every length from each piece counted ``n · max_pieces``: minutes at ``min_tokens=1``).
+    """
     out = []
+    first = 0
     for b in range(len(pieces)):
-        length = 1
-        while length < min(max_pieces, b + 1) and counter.count(pieces[b - length][0], pieces[b][1]) <= max_tokens:
-            length += 1
-        out.append(length)
+        first = max(first, b - max_pieces + 1)
+        while first < b and counter.count(pieces[first][0], pieces[b][1]) > max_tokens:
+            first += 1
+        out.append(b - first + 1)
     return out
+
+
+def could_grow(pieces: Sequence[tuple[int, int]], counter: Any, params: ClusterParams, a: int, b: int) -> bool:
+    """Could the chunk of pieces ``a..b`` have taken piece ``b + 1`` within both size limits?"""
+    return b - a + 2 <= params.max_pieces and counter.count(pieces[a][0], pieces[b + 1][1]) <= params.max_tokens
 
 
 def cluster_chunking(
@@ -310,31 +317,30 @@ def cluster_chunking(
     check_piece_count(len(pieces), params)
     vectors = piece_vectors(text, pieces, model, progress)
     max_pieces = params.max_pieces
-    band = band_similarities(vectors, max_pieces)
     mean = offdiagonal_mean(vectors)
-    rewards = segment_rewards(row_prefix_sums(band), mean, max_pieces)
     counter = shared_counter(text, tokenizer)
+    # the longest chunk any piece allows bounds the DP's memory: never more pieces than the document has
     longest = longest_chunks(pieces, counter, params.max_tokens, max_pieces)
-    segments = optimal_segmentation(rewards, longest)
+    segments = optimal_segmentation(rewards_ending_at(vectors, mean, max(longest)), longest)
     chosen = []
-    for k, (a, b) in enumerate(segments):
+    for k, (a, b, reward) in enumerate(segments):
         start, end = pieces[a][0], pieces[b][1]
-        metadata: dict[str, object] = {PIECES: (a, b + 1), REWARD: float(rewards[b - a, b])}
+        metadata: dict[str, object] = {PIECES: (a, b + 1), REWARD: reward}
         if k + 1 < len(segments):
             # could this chunk have taken the next piece? (the DP chose not to: a semantic cut)
-            grows = b - a + 2 <= longest[b + 1]
+            grows = could_grow(pieces, counter, params, a, b)
             reason = Reason.SEMANTIC_BREAKPOINT if grows else Reason.SIZE_LIMIT
         else:
             reason = Reason.UNIT_END
             if end < len(text):
                 metadata[Meta.NOTE] = "the text ends here: only whitespace follows (pieces are stripped)"
-        over = a == b and counter.count(start, end) > params.max_tokens
+        over = counter.count(start, end) > params.max_tokens
         chosen.append(Piece(start, end, reason, over_limit=over, metadata=metadata))
     drawn = min(len(pieces), MAX_DRAWN_PIECES)
     head = np.asarray(vectors[:drawn], dtype=np.float64)
     window = head @ head.T - mean  # what the DP sums: the whole document's mean subtracted
     np.fill_diagonal(window, 0.0)
-    total = float(sum(rewards[b - a, b] for a, b in segments))
+    total = float(sum(segment.reward for segment in segments))
     return ClusterExplanation(
         text,
         tuple(pieces),

@@ -6,15 +6,20 @@ separators, keep_separator, length_function)`` returns, as spans of the document
 ("\\n\\n" is two line feeds, not the document's paragraph break), every split is measured on its
 own and the lengths are summed (LangChain's ``length_function`` per piece), whitespace at both
 ends of a chunk is stripped, and overlap is whole trailing splits of the previous chunk.
+
+LangChain keeps every chunk's own measure within ``chunk_size``, yet the chunk's text measured
+whole can be over it (" Agreement" is one cl100k token, "Agreement" stripped at a chunk's start
+two): such a chunk is kept as LangChain makes it and flagged ``over_size_limit``, with a note.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import Callable, cast
 
 from chunkviz.document.model import Document, is_blank
 from chunkviz.errors import InvalidParamError
+from chunkviz.spancount import shared_counter
 from chunkviz.splitting import PRESETS, Piece, resolve_separators, to_chunks
 from chunkviz.splitting.langchain import KEEP_SEPARATOR, KeepSeparator, LangChainChunk, LangChainSplitter
 from chunkviz.strategies.base import param, register
@@ -95,22 +100,48 @@ def recursive_langchain(document: Document, params: RecursiveLangChainParams, to
         cast(KeepSeparator, params.keep_separator),  # one of KEEP_SEPARATOR: the params validate it
     )
     content_end = len(text.rstrip())
+    counter = shared_counter(text, tokenizer)
+    specials = tokenizer.special_tokens if params.count_special_tokens else 0
+
+    def tokens(start: int, end: int) -> int:
+        return counter.count(start, end) + specials
+
     return to_chunks(
-        document, [_piece(c, separators, params.chunk_size, content_end, len(text)) for c in splitter.split()]
+        document,
+        [_piece(c, separators, params.chunk_size, content_end, len(text), tokens) for c in splitter.split()],
     )
 
 
-def _piece(chunk: LangChainChunk, separators: list[str], chunk_size: int, content_end: int, n: int) -> Piece:
+def _piece(
+    chunk: LangChainChunk,
+    separators: list[str],
+    chunk_size: int,
+    content_end: int,
+    n: int,
+    tokens: Callable[[int, int], int],
+) -> Piece:
     """A chunk as a piece: cut at a separator (size limit) or where the text's content ends
-    (``to_chunks`` makes a chunk that reaches the very end ``end_of_document``)."""
+    (``to_chunks`` makes a chunk that reaches the very end ``end_of_document``). ``tokens(start,
+    end)``: the chunk's text measured whole, as LangChain's length function would measure it."""
     metadata: dict[str, object] = {LANGCHAIN_LENGTH: chunk.length}
+    notes = []
     if chunk.end < content_end and chunk.cut_level is not None:
         reason, separator = Reason.SIZE_LIMIT, separators[chunk.cut_level]
     else:  # only whitespace follows, which LangChain strips from every chunk
         reason, separator = Reason.UNIT_END, None
     if reason == Reason.UNIT_END and chunk.end < n:
-        metadata[Meta.NOTE] = "the text ends here: only whitespace follows (LangChain strips every chunk)"
+        notes.append("the text ends here: only whitespace follows (LangChain strips every chunk)")
     over = chunk.indivisible and chunk.length > chunk_size
+    if not over:
+        whole = tokens(chunk.start, chunk.end)
+        if whole > chunk_size:  # LangChain's own measure is within the size: its algorithm allows this
+            metadata[Meta.OVER_SIZE_LIMIT] = True
+            notes.append(
+                f"{whole} tokens, over chunk_size {chunk_size}: LangChain measures each split alone and sums "
+                f"them ({chunk.length}), and a split counts differently once stripped or joined"
+            )
+    if notes:
+        metadata[Meta.NOTE] = "; ".join(notes)
     return Piece(chunk.start, chunk.end, reason, separator, over, metadata=metadata)
 
 
