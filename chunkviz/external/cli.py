@@ -131,6 +131,8 @@ def audit_lines(loaded: LoadedChunks) -> list[str]:
         f"in {loaded.document.name}{limit}",
         f"audit: {loaded.audit.describe()}",
     ]
+    if not loaded.in_document_order:
+        lines.append("order: out of document order in the file; each chunk placed by its own text; --fix sorts them")
     flagged = [c for c in loaded.chunks if chunk_flags(c)]
     for c in flagged[:LISTED]:
         line = c.metadata.get(FILE_LINE_KEY)
