@@ -102,6 +102,26 @@ def test_delimiter_escapes(capsys: pytest.CaptureFixture[str], files: Any, tmp_p
     assert code == 0 and out.splitlines()[1] == "audit: no problems found"
 
 
+def test_hostile_file_names_are_printed_escaped(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """An ESC or a BEL in the name of the document or the chunk file reaches no output: the
+    report, the --fix line and an error naming the file show them pictured."""
+    doc = tmp_path / "doc\x1b[31m\x07.txt"
+    doc.write_text(DOC, encoding="utf-8")
+    chunks = tmp_path / "c\x1b[31m\x07.jsonl"
+    chunks.write_text(json.dumps({"page_content": "one two.", "metadata": {"start_index": 0}}) + "\n")
+    fixed = tmp_path / "f\x1b[2J.jsonl"
+    code, out, err = run(capsys, "audit", str(doc), "--chunks", str(chunks), "--fix", str(fixed))
+    assert code == 0, err
+    assert not any(c in out + err for c in "\x1b\x07")
+    assert out.splitlines()[0].startswith(f"1 chunks from {tmp_path}/c␛[31m␇.jsonl (langchain, ")
+    assert f"in {tmp_path}/doc␛[31m␇.txt" in out.splitlines()[0]
+    assert f"to {tmp_path}/f␛[2J.jsonl" in err
+    chunks.write_text("not json", encoding="utf-8")
+    code, out, err = run(capsys, "audit", str(doc), "--chunks", str(chunks))
+    assert code == 2 and err.startswith(f"chunkviz: error: {tmp_path}/c␛[31m␇.jsonl, line 1: not JSON")
+    assert not any(c in out + err for c in "\x1b\x07")
+
+
 def test_a_reversed_export_keeps_every_chunk(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A LangChain export listed backwards (a vector store's order, say): the same audit as in
     order, a line saying the order differs, and --fix writes every chunk, in document order."""
