@@ -51,6 +51,7 @@ from chunkviz.llm.client import LLMError
 from chunkviz.llm.questiongen import add_questions_parser, cmd_questions
 from chunkviz.peers.catalogue import peer_notes
 from chunkviz.strategies import get_strategy, registered
+from chunkviz.terminal import visible_name
 from chunkviz.terminal.cli import add_show_parser, cmd_show
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
 from chunkviz.views.cli import add_report_parser, cmd_report
@@ -117,7 +118,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _print_error(message: str) -> None:
-    one_line = " ".join(str(message).split())
+    one_line = visible_name(" ".join(str(message).split()))  # a path in it may hold terminal escapes
     print(f"{PROG}: error: {one_line}", file=sys.stderr)
 
 
@@ -423,7 +424,7 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
     tokenizer = get_tokenizer(args.tokenizer)
     document = read_stdin() if args.file == "-" else read_path(args.file)
     for note in document.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {visible_name(note)}", file=sys.stderr)
     check_chunk_count_bound(spec, validated, document.text, tokenizer)  # refused before chunking
     chunks = chunk(document, spec.name, tokenizer=tokenizer, **values)  # the Document: its format decides the structure
     for note in document.structure.notes:  # what parsing its markup noted (a parser that failed)
@@ -471,7 +472,7 @@ def _write_text(out: Any, run: _Run, records: list[dict[str, Any]]) -> None:
         out.write("\n")
     n = len(records)
     out.write(
-        f"{n} chunk{'' if n == 1 else 's'} from {run.document.name} ({len(run.document.text)} characters), "
+        f"{n} chunk{'' if n == 1 else 's'} from {visible_name(run.document.name)} ({len(run.document.text)} characters), "
         f"strategy {run.strategy}, tokenizer {run.tokenizer.name}\n"
     )
 
@@ -510,7 +511,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         }
         print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
         return EXIT_OK
-    print(f"document: {run.document.name} ({len(run.document.text)} characters)")
+    print(f"document: {visible_name(run.document.name)} ({len(run.document.text)} characters)")
     print(explanation.summary())
     print(f"chunks: {len(run.chunks)}")
     return EXIT_OK

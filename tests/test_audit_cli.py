@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from support.paths import REALDOCS, realdoc_paths
 
+import chunkviz
 from chunkviz import cli
 from chunkviz.document.read import read_path
 from chunkviz.external import chunk_flags, load_chunks
@@ -98,6 +99,48 @@ def test_delimiter_escapes(capsys: pytest.CaptureFixture[str], files: Any, tmp_p
     assert code == 0 and out.splitlines()[1] == "audit: no problems found"
 
 
+def test_hostile_file_names_are_printed_escaped(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """An ESC or a BEL in the name of the document or the chunk file reaches no output: the
+    report, the --fix line and an error naming the file show them pictured."""
+    doc = tmp_path / "doc\x1b[31m\x07.txt"
+    doc.write_text(DOC, encoding="utf-8")
+    chunks = tmp_path / "c\x1b[31m\x07.jsonl"
+    chunks.write_text(json.dumps({"page_content": "one two.", "metadata": {"start_index": 0}}) + "\n")
+    fixed = tmp_path / "f\x1b[2J.jsonl"
+    code, out, err = run(capsys, "audit", str(doc), "--chunks", str(chunks), "--fix", str(fixed))
+    assert code == 0, err
+    assert not any(c in out + err for c in "\x1b\x07")
+    assert out.splitlines()[0].startswith(f"1 chunks from {tmp_path}/c␛[31m␇.jsonl (langchain, ")
+    assert f"in {tmp_path}/doc␛[31m␇.txt" in out.splitlines()[0]
+    assert f"to {tmp_path}/f␛[2J.jsonl" in err
+    chunks.write_text("not json", encoding="utf-8")
+    code, out, err = run(capsys, "audit", str(doc), "--chunks", str(chunks))
+    assert code == 2 and err.startswith(f"chunkviz: error: {tmp_path}/c␛[31m␇.jsonl, line 1: not JSON")
+    assert not any(c in out + err for c in "\x1b\x07")
+
+
+def test_a_reversed_export_keeps_every_chunk(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A LangChain export listed backwards (a vector store's order, say): the same audit as in
+    order, a line saying the order differs, and --fix writes every chunk, in document order."""
+    doc = tmp_path / "doc.txt"
+    doc.write_text("alpha beta. gamma. alpha beta. delta.", encoding="utf-8")
+    rows = [("alpha beta.", 0), ("gamma.", 12), ("alpha beta.", 19), ("delta.", 31)]
+    chunks = tmp_path / "chunks.jsonl"
+    chunks.write_text(
+        "".join(json.dumps({"page_content": t, "metadata": {"start_index": s}}) + "\n" for t, s in rows[::-1])
+    )
+    fixed = tmp_path / "fixed.jsonl"
+    code, out, err = run(capsys, "audit", str(doc), "--chunks", str(chunks), "--fix", str(fixed))
+    assert code == 0, err
+    assert out.splitlines()[1:3] == [
+        "audit: no problems found",
+        "order: out of document order in the file; each chunk placed by its own text; --fix sorts them",
+    ]
+    assert "wrote 4 exactly placed chunk(s)" in err
+    records = [json.loads(line) for line in fixed.read_text(encoding="utf-8").splitlines()]
+    assert [(r["index"], r["start"], r["text"]) for r in records] == [(i, s, t) for i, (t, s) in enumerate(rows)]
+
+
 # ----------------------------------------------------------------------------- real documents, real LangChain
 
 REALDOC_PATHS = realdoc_paths()
@@ -144,3 +187,25 @@ def test_langchain_export_finds_the_peer_columns_misplaced_chunks(
     code, out, err = run(capsys, "audit", str(path), "--chunks", str(ours_file), "--json")
     assert code == 0, err
     assert json.loads(out)["flags"] == {}
+
+
+@pytest.mark.skipif(not REALDOC_PATHS, reason=f"shared realdocs not found at {REALDOCS} (set CHUNKVIZ_SHARED)")
+@pytest.mark.parametrize("path", REALDOC_PATHS, ids=lambda p: p.name)
+def test_a_reversed_langchain_export_of_a_real_document(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """chunkviz's recursive_langchain chunks exported as LangChain's users write them
+    (page_content, start_index), listed backwards: nothing flagged, and --fix writes every chunk
+    at its span in document order (before: all but one "occurs more than once", one kept)."""
+    document = read_path(path)
+    chunks = chunkviz.chunk(document, "recursive_langchain")
+    exported = tmp_path / "reversed.jsonl"
+    rows = [{"page_content": c.text, "metadata": {"start_index": c.start}} for c in reversed(chunks)]
+    exported.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    fixed = tmp_path / "fixed.jsonl"
+    code, out, err = run(capsys, "audit", str(path), "--chunks", str(exported), "--fix", str(fixed), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["flags"] == {} and report["placed_exactly"] == len(chunks) and not report["in_document_order"]
+    records = [json.loads(line) for line in fixed.read_text(encoding="utf-8").splitlines()]
+    assert [(r["start"], r["end"]) for r in records] == [(c.start, c.end) for c in chunks]

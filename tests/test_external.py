@@ -8,7 +8,8 @@ test exports chunkviz's chunkings in every format and audits them back.
 from __future__ import annotations
 
 import json
-from typing import Any
+import random
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given, settings
@@ -21,8 +22,10 @@ from chunkviz.export import chunk_records, to_jsonl
 from chunkviz.external import ChunkFileError, chunk_flags, load_chunks
 from chunkviz.external.records import MAX_DEPTH, parse_chunk_data, read_chunk_file, unescape_delimiter
 from chunkviz.interop import interop_text
+from chunkviz.peers.audit import PeerChunk, PeerOutput, audit
 from chunkviz.peers.flags import MISPLACEMENT_KEY, PEER_TEXT_KEY, PeerFlag
 from chunkviz.tokenizers import get_tokenizer
+from chunkviz.vocabulary import Reason
 
 DOC = "one two. one two three. four"
 #: Field names of the chunk formats (for the reader's fuzz test).
@@ -98,6 +101,103 @@ def test_texts_without_offsets_are_located_in_order_and_repeats_are_ambiguous() 
     ambiguous = load_chunks("ab ab ab", json.dumps(["ab ab", "ab"]).encode(), name="t.json")
     assert summary(ambiguous)[1][2] == ["ambiguous_placement"]  # at 3 (an overlap) or at 6: not guessed
     assert [c.text for c in ambiguous.placed()] == ["ab ab"]
+
+
+# ----------------------------------------------------------------------------- order is not identity
+
+REPEATED = "alpha beta. gamma. alpha beta. delta."
+IN_ORDER = [("alpha beta.", 0), ("gamma.", 12), ("alpha beta.", 19), ("delta.", 31)]
+
+
+def test_chunks_listed_backwards_are_each_placed_at_their_own_span() -> None:
+    """A reversed export: every chunk at its own span, the repeated text too (the list runs
+    backwards: the copy before the previous chunk); nothing flagged, --fix keeps all four in
+    document order. Before: all but the first "occurs more than once", one chunk kept."""
+    spans = [(s, s + len(t)) for t, s in IN_ORDER]
+    backwards = load_chunks(REPEATED, json.dumps([t for t, _ in IN_ORDER[::-1]]).encode(), name="t.json")
+    assert summary(backwards) == [(s, e, []) for s, e in spans[::-1]]
+    assert not backwards.in_document_order and backwards.to_dict()["in_document_order"] is False
+    assert [(c.index, c.start, c.end) for c in backwards.placed()] == [(i, s, e) for i, (s, e) in enumerate(spans)]
+    exported = load_chunks(REPEATED, lc(*IN_ORDER[::-1]), name="lc.jsonl")  # LangChain's start_index, reversed
+    assert summary(exported) == [(s, e, []) for s, e in spans[::-1]]
+    assert [(c.start, c.end) for c in exported.placed()] == spans
+    assert load_chunks(REPEATED, lc(*IN_ORDER), name="lc.jsonl").in_document_order
+
+
+def test_a_text_that_occurs_once_is_placed_there_in_any_order() -> None:
+    """ "one two." comes after "four" in the list and is not next to it: its only copy is its
+    place. "one", with two copies and no hint from the order, stays ambiguous."""
+    loaded = load_chunks(DOC, json.dumps(["one two three.", "four", "one two."]).encode(), name="t.json")
+    assert summary(loaded) == [(9, 23, []), (24, 28, []), (0, 8, [])]
+    assert [(c.start, c.end) for c in loaded.placed()] == [(0, 8), (9, 23), (24, 28)]
+    repeated = load_chunks(DOC, json.dumps(["one two three.", "four", "one"]).encode(), name="t.json")
+    assert summary(repeated)[2] == (0, 3, ["ambiguous_placement"])
+
+
+@settings(max_examples=examples(40), **SETTINGS)
+@given(text=st.one_of(prose_text(), any_text()), shuffle=st.randoms(use_true_random=False))
+def test_shuffled_chunks_with_unique_texts_are_placed_exactly(text: str, shuffle: random.Random) -> None:
+    """A chunking's chunks in any order, as texts and as LangChain records: every chunk whose
+    text occurs once in the document is at its span, unflagged."""
+    doc = as_document(text)
+    chunks = [c for c in chunkviz.chunk(doc, "recursive", tokenizer="words", chunk_size=6, overlap=2) if c.text]
+    if not chunks:
+        return
+    shuffle.shuffle(chunks)
+    for body in (json.dumps([c.text for c in chunks]).encode(), lc(*[(c.text, c.start) for c in chunks])):
+        loaded = load_chunks(doc, body, name="c.json")
+        for want, got in zip(chunks, loaded.chunks):
+            assert got.text == doc.text[got.start : got.end]
+            if doc.text.find(want.text, doc.text.find(want.text) + 1) < 0:
+                assert (got.start, got.end, chunk_flags(got)) == (want.start, want.end, ()), want
+
+
+class Scanned(str):
+    """A document that counts the characters its searches look at."""
+
+    looked: ClassVar[int] = 0
+
+    def find(self, sub: str, start: Any = None, end: Any = None) -> int:
+        first, last, _ = slice(start, end).indices(len(self))
+        found = str.find(self, sub, first, last)
+        Scanned.looked += max((found + len(sub) if found >= 0 else last) - first, 0)
+        return found
+
+    def rfind(self, sub: str, start: Any = None, end: Any = None) -> int:
+        first, last, _ = slice(start, end).indices(len(self))
+        found = str.rfind(self, sub, first, last)
+        Scanned.looked += max(last - (found if found >= 0 else first), 0)
+        return found
+
+    def startswith(self, prefix: Any, start: Any = None, end: Any = None) -> bool:
+        Scanned.looked += len(prefix) if isinstance(prefix, str) else sum(map(len, prefix))
+        return str.startswith(self, prefix, start, end)
+
+
+def placing_work(case: str, paragraphs: int) -> int:
+    """Characters the audit's searches look at to place 400-character chunks (overlapping by 40)
+    of a document of ``paragraphs`` numbered paragraphs (~190 characters each)."""
+    rng = random.Random(5)
+    words = ["tide", "gull", "reef", "salt", "kelp", "wind", "sand", "crab", "foam", "dune"]
+    text = "".join(f"Paragraph {i}: {' '.join(rng.choice(words) for _ in range(35))}.\n\n" for i in range(paragraphs))
+    spans = [(s, min(s + 400, len(text))) for s in range(0, len(text), 360)]
+    if case == "reversed":
+        spans.reverse()
+    elif case == "shuffled":
+        rng.shuffle(spans)
+    missing = case == "not in the document"
+    chunks = tuple(PeerChunk(text[s:e].upper() if missing else text[s:e], None if missing else s) for s, e in spans)
+    Scanned.looked = 0
+    audit(Scanned(text), PeerOutput(chunks, None, True, True, None, Reason.UNIT_END, 0.0))
+    return Scanned.looked
+
+
+@pytest.mark.parametrize("case", ["in order", "reversed", "shuffled", "not in the document"])
+def test_placing_chunks_is_linear_in_the_document(case: str) -> None:
+    """Twice the document (and twice the chunks) looks at about twice the characters, not four
+    times: before, each chunk's search scanned to the end of the document (42 s for 8 MB)."""
+    small, large = placing_work(case, 800), placing_work(case, 1600)
+    assert large < 3 * small, (small, large)
 
 
 def test_delimited_text_file() -> None:

@@ -14,7 +14,7 @@ from support.texts import SETTINGS, any_text, examples
 
 import chunkviz
 from chunkviz import cli
-from chunkviz.terminal import plain_view, rich_view, runs, visible
+from chunkviz.terminal import plain_view, rich_view, runs, visible, visible_name
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import Boundary, Reason
 
@@ -84,6 +84,13 @@ def test_hostile_text_is_drawn_not_run() -> None:
 
     Console(file=out, force_terminal=True, color_system="truecolor", width=40).print(rich_view(text, chunks, "x"))
     assert "\x1b]" not in out.getvalue() and "\x1b[2J" not in out.getvalue() and "\u202e" not in out.getvalue()
+
+
+def test_names_are_shown_not_run() -> None:
+    """A file name is printed on one line: every control character pictured (tab and line feed
+    too), bidirectional controls named, undecodable bytes (lone surrogates) as code points."""
+    assert visible_name("c\x1b[31m\x07\t\n\u202e\udcff.jsonl") == "c␛[31m␇␉␊<RLO><U+DCFF>.jsonl"
+    assert visible_name("plain näme.md") == "plain näme.md"
 
 
 def test_colours_on_a_forced_terminal_and_width() -> None:
@@ -160,3 +167,15 @@ def test_show_your_chunks_with_their_audit(capsys: pytest.CaptureFixture[str], d
         f"== your chunks ({chunks}): 2 chunks over 22 characters · audit: 1 misplaced chunk ==",
         "[0>alpha beta<0 cut at word] [1>gamma delta<1 cut at document end · misplaced]",
     ]
+
+
+def test_show_prints_a_hostile_chunk_file_name_escaped(
+    capsys: pytest.CaptureFixture[str], doc: Path, tmp_path: Path
+) -> None:
+    """The name of the chunk file is in the view's title: an ESC or a BEL in it is pictured."""
+    chunks = tmp_path / "c\x1b[31m\x07.jsonl"
+    chunks.write_text(json.dumps({"page_content": "alpha beta", "metadata": {"start_index": 0}}) + "\n")
+    code, out, err = run(capsys, "show", str(doc), "--chunks", str(chunks), "--no-color")
+    assert code == 0, err
+    assert "\x1b" not in out + err and "\x07" not in out + err
+    assert out.splitlines()[0].startswith(f"== your chunks ({tmp_path}/c␛[31m␇.jsonl): 1 chunks")

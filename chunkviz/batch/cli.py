@@ -10,6 +10,7 @@ from typing import Any
 from chunkviz.argtypes import whole_number
 from chunkviz.batch.engines import ENGINES
 from chunkviz.batch.state import OUTPUT_FORMATS
+from chunkviz.terminal import visible_name
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -95,7 +96,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     )
     if args.quiet:
         for source, error in summary.failures:
-            print(f"skipped {source}: {error}", file=sys.stderr)
+            print(visible_name(f"skipped {source}: {error}"), file=sys.stderr)
     print(summary.line(), file=sys.stderr)
     if summary.documents and summary.failed == summary.documents:
         return EXIT_FAILURE

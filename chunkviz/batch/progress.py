@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from chunkviz.batch.worker import DocResult
+from chunkviz.terminal import visible_name
 
 
 def format_duration(seconds: float) -> str:
@@ -82,12 +83,13 @@ class ProgressLine:
         return " · ".join(parts)
 
     def note(self, text: str) -> None:
-        """A line of its own (e.g. a skipped document), not overwritten by the progress line."""
+        """A line of its own (e.g. a skipped document), not overwritten by the progress line; the
+        document names in it shown by :func:`~chunkviz.terminal.visible_name`."""
         if self.stream is None:
             return
         if self.tty:
             self.stream.write("\r\x1b[K")
-        self.stream.write(text + "\n")
+        self.stream.write(visible_name(text) + "\n")
         self.stream.flush()
 
     def finish(self) -> None:

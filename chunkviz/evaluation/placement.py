@@ -5,7 +5,9 @@ chunkviz chunks are spans (``text == document[start:end]``), so ``"exact"`` keep
 placed each with ``rigorous_document_search``: drop one trailing ``"."``, then the *first*
 ``str.find`` of the rest. A chunk whose text also occurs earlier is then scored at the earlier
 place, and a chunk ending in a period loses it. ``"first_find"`` reproduces that placement, so
-the two mappings can be compared on the same chunks.
+the two mappings can be compared on the same chunks. The finds of one document share a
+:class:`~chunkviz.textsearch.TextSearch`, so placing many chunks in a long document is not
+quadratic (each ``str.find`` from the start would scan up to its chunk).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
+from chunkviz.textsearch import TextSearch
 from chunkviz.types import Chunk
 
 PLACEMENTS = ("exact", "first_find")
@@ -25,13 +28,14 @@ def check_placement(placement: str) -> str:
     return placement
 
 
-def first_find_span(text: str, chunk_text: str) -> tuple[int, int]:
-    """Chroma's placement of ``chunk_text`` in ``text``: one trailing period dropped, first find.
+def first_find_span(text: str, chunk_text: str, search: TextSearch | None = None) -> tuple[int, int]:
+    """Chroma's placement of ``chunk_text`` in ``text``: one trailing period dropped, first find
+    (through ``search``, a search of ``text``, when given).
 
     Raises ValueError when the text does not occur (a chunkviz chunk always does).
     """
     target = chunk_text[:-1] if chunk_text.endswith(".") else chunk_text
-    start = text.find(target)
+    start = text.find(target) if search is None else search.find(target)
     if start < 0:
         raise ValueError(f"chunk text {chunk_text[:40]!r} does not occur in the document")
     return start, start + len(target)
@@ -42,8 +46,9 @@ def place(text: str, chunks: Sequence[Chunk], placement: str = "exact") -> list[
     if check_placement(placement) == "exact":
         return list(chunks)
     placed = []
+    search = TextSearch(text)
     for c in chunks:
-        start, end = first_find_span(text, c.text)
+        start, end = first_find_span(text, c.text, search)
         if (start, end) == (c.start, c.end):
             placed.append(c)
         else:

@@ -19,6 +19,7 @@ from chunkviz.document.model import Document
 from chunkviz.external.load import FILE_LINE_KEY, LoadedChunks, chunk_flags, load_chunks
 from chunkviz.external.records import CHUNK_FORMATS, unescape_delimiter
 from chunkviz.files import check_output, write_text_atomic
+from chunkviz.terminal import visible_name
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 from chunkviz.vocabulary import Meta
 
@@ -79,7 +80,7 @@ def loaded_from_args(args: argparse.Namespace, document: Document | None = None)
     if document is None:
         document = read_stdin() if args.file == "-" else read_path(args.file)
         for note in document.notes:
-            print(f"note: {note}", file=sys.stderr)
+            print(f"note: {visible_name(note)}", file=sys.stderr)
     delimiter = unescape_delimiter(args.delimiter) if args.delimiter is not None else None
     return load_chunks(
         document,
@@ -109,7 +110,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         written = write_fix(loaded, args.fix, args.tokenizer)
         left = loaded.audit.chunks - written
         why = f"; {left} left out (ambiguous, or text not in the document)" if left else ""
-        print(f"wrote {written} exactly placed chunk(s) to {args.fix}{why}", file=sys.stderr)
+        print(f"wrote {written} exactly placed chunk(s) to {visible_name(args.fix)}{why}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -120,10 +121,12 @@ def audit_lines(loaded: LoadedChunks) -> list[str]:
         skipped += f" ({loaded.other_documents} of other documents left out)"
     limit = f"; limit {loaded.limit} {loaded.tokenizer} tokens" if loaded.limit is not None else ""
     lines = [
-        f"{loaded.audit.chunks} chunks from {loaded.source}{skipped} ({loaded.format}, placed by {loaded.placement}) "
-        f"in {loaded.document.name}{limit}",
+        f"{loaded.audit.chunks} chunks from {visible_name(loaded.source)}{skipped} ({loaded.format}, "
+        f"placed by {loaded.placement}) in {visible_name(loaded.document.name)}{limit}",
         f"audit: {loaded.audit.describe()}",
     ]
+    if not loaded.in_document_order:
+        lines.append("order: out of document order in the file; each chunk placed by its own text; --fix sorts them")
     flagged = [c for c in loaded.chunks if chunk_flags(c)]
     for c in flagged[:LISTED]:
         line = c.metadata.get(FILE_LINE_KEY)

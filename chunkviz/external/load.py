@@ -3,7 +3,8 @@
 :func:`load_chunks` reads a chunk file (or records / LangChain and LlamaIndex objects) and runs
 each level through :func:`chunkviz.peers.audit.audit`, the one locator and audit of the
 project: given offsets are checked against the document (the text must be
-``document[start:end]`` there), chunks without offsets are searched in order, and a text that
+``document[start:end]`` there), chunks without offsets are searched in order (a list in
+reverse order backwards; a text that occurs once is placed there in any order), and a text that
 occurs at several places where it could be is flagged ``ambiguous_placement``, never guessed.
 Offsets a library found by searching (LangChain's ``start_index``, LlamaIndex's
 ``start_char_idx``) are also checked against the chunks' order: one that points at an earlier
@@ -67,12 +68,18 @@ class LoadedChunks:
     #: Records of other documents left out (a corpus export whose metadata names several sources).
     other_documents: int = 0
 
+    @property
+    def in_document_order(self) -> bool:
+        """Whether the file lists each level's chunks in document order (by start)."""
+        return _in_document_order(self.chunks)
+
     def placed(self) -> list[Chunk]:
         """The chunks whose exact place is known, at that place, re-indexed (``parent`` kept when
         its parent is kept): a chunk whose text is where it says; a misplaced one at the only
         place its order allows; one whose whitespace changed as the document's span of the same
         text. Left out: ambiguous chunks, texts not in the document, and misplaced chunks whose
-        true place is not certain."""
+        true place is not certain. In the file's order when that is document order, else sorted
+        into it level by level (as ``chunkviz chunk`` writes them)."""
         text = self.document.text
         kept: list[Chunk] = []
         for c in self.chunks:
@@ -84,6 +91,8 @@ class LoadedChunks:
             if isinstance(true, list) and len(true) == 2 and (true[0], true[1]) != (c.start, c.end):
                 c = replace(c, start=true[0], end=true[1], text=text[true[0] : true[1]])
             kept.append(c)
+        if not _in_document_order(kept):
+            kept.sort(key=lambda c: (c.level, c.start, c.end))
         new_index = {c.index: i for i, c in enumerate(kept)}
         return [
             replace(c, index=i, parent=new_index.get(c.parent) if c.parent is not None else None)
@@ -125,8 +134,19 @@ class LoadedChunks:
             "misplacements": dict(self.audit.misplacements),
             "limit": None if self.limit is None else {"max_tokens": self.limit, "tokenizer": self.tokenizer},
             "placed_exactly": len(self.placed()),
+            "in_document_order": self.in_document_order,
             "flagged": flagged,
         }
+
+
+def _in_document_order(chunks: Sequence[Chunk]) -> bool:
+    """Whether each level's chunks come in document order (none starts before the one before it)."""
+    last: dict[int, int] = {}
+    for c in chunks:
+        if c.start < last.get(c.level, 0):
+            return False
+        last[c.level] = c.start
+    return True
 
 
 def chunk_flags(chunk: Chunk) -> tuple[PeerFlag, ...]:

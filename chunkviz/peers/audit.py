@@ -20,7 +20,11 @@ another pipeline): offsets from a library's search are judged as above, stated s
 accepted where their text is, and a chunk with no placement at all is located by the same
 search (never ``misplaced``; ``ambiguous_placement`` when its order allows several copies). A
 chunk whose text is nowhere in the document does not move the sequence for the next one, and
-each audited chunk says whether its true position is certain.
+each audited chunk says whether its true position is certain. Order is not identity: a chunk
+out of order is certain at the only copy of its text, and in a list that runs backwards (a
+reversed export) each chunk is searched backwards from the previous one by the mirrored rule.
+The searches take about linear time in all (:class:`~chunkviz.textsearch.TextSearch`), however
+many chunks are out of order or not in the document.
 
 What is drawn is always a span (``text == doc[start:end]``): the placement the users have when
 it points into the document, else the true position when it is known. The peer's own text is
@@ -29,10 +33,13 @@ kept in the chunk's metadata when it differs from the drawn span's text.
 
 from __future__ import annotations
 
-import bisect
+import functools
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from chunkviz.document.model import Document
 from chunkviz.peers.flags import (
@@ -47,6 +54,7 @@ from chunkviz.peers.flags import (
     UNCERTAIN_KEY,
     PeerFlag,
 )
+from chunkviz.textsearch import TextSearch, code_points
 from chunkviz.types import Chunk, Span
 from chunkviz.vocabulary import Meta, Reason
 
@@ -135,52 +143,136 @@ class AuditSummary:
         return ", ".join(parts) if parts else "no problems found"
 
 
+@dataclass(frozen=True)
+class _Order:
+    """Where the chunk after the previous one may be, in one text's coordinates.
+
+    After it (the list in document order): a copy starting at or after ``lo``; another copy
+    starting at or before ``gap_end`` (the previous chunk's end, past whitespace) is as
+    plausible. Before it (a list running backwards, ``backwards``: the previous chunk was placed,
+    for certain, before its own predecessor): a copy ending by ``before``; another copy ending at
+    or after ``gap_start`` (the previous chunk's start, before whitespace) is as plausible.
+    ``settled``: the previous chunk's place is certain (only there may the list turn).
+    """
+
+    lo: int
+    gap_end: int
+    before: int
+    gap_start: int
+    backwards: bool = False
+    settled: bool = True
+
+
 class _Source:
-    """The text the peer was given, with lazily built helpers for searching it."""
+    """The text the peer was given, with lazily built helpers for searching it
+    (:class:`~chunkviz.textsearch.TextSearch`: placing every chunk takes about linear time)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._positions: list[int] | None = None
-        self._letters = ""
+        self.search = TextSearch(text)
+        self._positions: np.ndarray | None = None
+        self._letters: TextSearch | None = None
 
     def next_content(self, pos: int) -> int:
         """The first non-whitespace position at or after ``pos`` (``len`` when none)."""
         match = _CONTENT.search(self.text, pos)
         return match.start() if match else len(self.text)
 
-    def _projection(self) -> tuple[list[int], str]:
-        if self._positions is None:
-            self._positions = [m.start() for m in _CONTENT.finditer(self.text)]
-            self._letters = "".join(self.text[p] for p in self._positions)
+    def content_end(self, pos: int) -> int:
+        """Just after the last non-whitespace character before ``pos`` (0 when none)."""
+        step = 256
+        while pos > 0:
+            first = max(0, pos - step)
+            kept = self.text[first:pos].rstrip()
+            if kept:
+                return first + len(kept)
+            pos, step = first, step * 2
+        return 0
+
+    def order_after(self, previous: Span, overlapping: bool, backwards: bool, settled: bool) -> _Order:
+        """Where the next chunk may be after ``previous`` (``(-1, 0)``: the first chunk)."""
+        lo, before = (previous[0] + 1, previous[1] - 1) if overlapping else (previous[1], previous[0])
+        gap_start = self.content_end(max(previous[0], 0))
+        return _Order(lo, self.next_content(previous[1]), before, gap_start, backwards, settled)
+
+    def _projection(self) -> tuple[np.ndarray, TextSearch]:
+        """The positions of the text's non-whitespace characters, and a search of those characters."""
+        if self._positions is None or self._letters is None:
+            self._positions = np.flatnonzero(~np.isin(code_points(self.text), _whitespace_codes()))
+            self._letters = TextSearch("".join(self.text.split()))
         return self._positions, self._letters
 
-    def find_exact(self, text: str, lo: int, gap_end: int) -> tuple[Span | None, bool]:
-        """The first occurrence at or after ``lo`` (else anywhere) and whether it is the only
-        one that keeps the sequence (no other occurrence starting before ``gap_end``)."""
-        p = self.text.find(text, lo)
-        in_order = p >= 0
-        if p < 0:
-            p = self.text.find(text)
-        if p < 0:
-            return None, False
-        q = self.text.find(text, p + 1)
-        return (p, p + len(text)), in_order and (q < 0 or q > gap_end)
+    def find_exact(self, text: str, order: _Order) -> tuple[Span | None, bool]:
+        """Where ``text`` is (:func:`_locate`) and whether that place is certain."""
+        p, certain = _locate(self.search, text, order)
+        return (None, False) if p < 0 else ((p, p + len(text)), certain)
 
-    def find_ignoring_whitespace(self, text: str, lo: int, gap_end: int) -> tuple[Span | None, bool]:
+    def find_ignoring_whitespace(self, text: str, order: _Order) -> tuple[Span | None, bool]:
         """Like :meth:`find_exact` with whitespace ignored on both sides."""
         target = "".join(text.split())
         if not target:
             return None, False
         positions, letters = self._projection()
-        k = letters.find(target, bisect.bisect_left(positions, lo))
-        in_order = k >= 0
-        if k < 0:
-            k = letters.find(target)
+        lo, gap_end, before, gap_start = (
+            int(i) for i in np.searchsorted(positions, [order.lo, order.gap_end, order.before, order.gap_start], "left")
+        )
+        gap_end -= int(gap_end >= len(positions) or positions[gap_end] != order.gap_end)  # the last at or before
+        k, certain = _locate(letters, target, _Order(lo, gap_end, before, gap_start, order.backwards, order.settled))
         if k < 0:
             return None, False
-        q = letters.find(target, k + 1)
-        span = (positions[k], positions[k + len(target) - 1] + 1)
-        return span, in_order and (q < 0 or positions[q] > gap_end)
+        return (int(positions[k]), int(positions[k + len(target) - 1]) + 1), certain
+
+    def occurs_ignoring_whitespace(self, text: str) -> bool:
+        """Whether ``text`` occurs with whitespace ignored on both sides."""
+        target = "".join(text.split())
+        return bool(target) and self._projection()[1].find(target) >= 0
+
+
+@functools.cache
+def _whitespace_codes() -> np.ndarray:
+    """The code points ``str.split()`` splits at (``\\s`` of :mod:`re` too)."""
+    return np.array([c for c in range(sys.maxunicode + 1) if chr(c).isspace()], dtype=np.uint32)
+
+
+def _locate(search: TextSearch, text: str, order: _Order) -> tuple[int, bool]:
+    """Where ``text`` is in ``search.text`` and whether that place is certain (-1: nowhere).
+
+    The nearest copy in the list's direction (:class:`_Order`: after the previous chunk, or
+    before it in a list running backwards), certain when no other copy is as close to the
+    previous chunk. Else (the list turns) the copy on the other side when it is the only one
+    next to the previous chunk, or the only copy in the text (order is not identity), both
+    certain; else the first copy, uncertain.
+    """
+    ahead, behind = (_before, _after) if order.backwards else (_after, _before)
+    p, certain = ahead(search, text, order)
+    if p >= 0:
+        return p, certain
+    p, certain = behind(search, text, order) if order.settled else (-1, False)
+    if p >= 0 and certain and _next_to(p, len(text), order):
+        return p, True
+    first = search.find(text)
+    return first, first >= 0 and search.find(text, first + 1) < 0
+
+
+def _after(search: TextSearch, text: str, order: _Order) -> tuple[int, bool]:
+    """The first copy starting at or after ``order.lo``; certain when no other copy starts
+    by ``order.gap_end``."""
+    m = len(text)
+    p = search.find(text, order.lo)
+    return p, p >= 0 and (p >= order.gap_end or search.find(text, p + 1, order.gap_end + m) < 0)
+
+
+def _before(search: TextSearch, text: str, order: _Order) -> tuple[int, bool]:
+    """The last copy ending by ``order.before``; certain when no other copy ends at or after
+    ``order.gap_start``."""
+    m = len(text)
+    p = search.rfind(text, 0, order.before) if order.before > 0 else -1
+    return p, p >= 0 and (p + m <= order.gap_start or search.find(text, order.gap_start - m, p + m - 1) < 0)
+
+
+def _next_to(p: int, m: int, order: _Order) -> bool:
+    """Whether a copy at ``p`` (``m`` long) touches the previous chunk or the whitespace around it."""
+    return p <= order.gap_end if p >= order.lo else p + m >= order.gap_start
 
 
 def audit(source: str, output: PeerOutput) -> list[AuditedChunk]:
@@ -193,22 +285,27 @@ def audit(source: str, output: PeerOutput) -> list[AuditedChunk]:
     )
     audited: list[AuditedChunk] = []
     previous: Span = (-1, 0)
+    backwards = False  # the previous chunk is certainly before its own predecessor: the list may run backwards
+    settled = True  # the previous chunk's place is certain
     true: Span | None
     for i, pc in enumerate(output.chunks):
         if not pc.text or n == 0:
             continue
-        lo = previous[0] + 1 if output.overlapping else previous[1]
-        gap_end = src.next_content(previous[1])
-        exact_anywhere = source.find(pc.text) >= 0
+        order = src.order_after(previous, output.overlapping, backwards, settled)
+        exact, exact_certain = src.find_exact(pc.text, order)
+        exact_anywhere = exact is not None
+        whitespace_only = False
         if reference is not None:
             true, certain = reference[i], True
+            whitespace_only = not exact_anywhere and src.occurs_ignoring_whitespace(pc.text)
         elif exact_anywhere:
-            true, certain = src.find_exact(pc.text, lo, gap_end)
+            true, certain = exact, exact_certain
         else:
-            true, certain = src.find_ignoring_whitespace(pc.text, lo, gap_end)
-        audited.append(_judge(i, pc, source, output, true, certain, exact_anywhere, src, previous))
+            true, certain = src.find_ignoring_whitespace(pc.text, order)
+            whitespace_only = true is not None
+        audited.append(_judge(i, pc, source, output, true, certain, exact_anywhere, whitespace_only, previous))
         if true is not None:  # a chunk whose text has no place in the document does not move the sequence
-            previous = true
+            previous, backwards, settled = true, certain and true[0] < previous[0], certain
     return audited
 
 
@@ -220,7 +317,7 @@ def _judge(
     true: Span | None,
     certain: bool,
     exact_anywhere: bool,
-    src: _Source,
+    whitespace_only: bool,
     previous: Span,
 ) -> AuditedChunk:
     n = len(source)
@@ -243,7 +340,6 @@ def _judge(
         notes.append("drawn after the previous chunk at its own length: it has no place in the document")
     where = output.placement
     if not exact_anywhere:
-        whitespace_only = "".join(pc.text.split()) and src.find_ignoring_whitespace(pc.text, 0, n)[0] is not None
         if whitespace_only:
             flags.append(PeerFlag.WHITESPACE_CHANGED)
             notes.append("its text is the document's with whitespace dropped or rewritten")

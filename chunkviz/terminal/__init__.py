@@ -48,6 +48,9 @@ _BIDI_NAMES = {
     "\u2068": "FSI",
     "\u2069": "PDI",
 }
+#: What a name (of a file, a document) never shows as it is: the above, tab and line feed too,
+#: and lone surrogates (the undecodable bytes of a file name).
+_UNSAFE_IN_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _GAP_COLOUR = "#c92a2a"
 
 
@@ -60,6 +63,13 @@ def visible(text: str, following: str = "") -> str:
     if following == "\n" and text.endswith("\r"):
         text = text[:-1]
     return _UNSAFE.sub(_picture, text) if _UNSAFE.search(text) else text
+
+
+def visible_name(name: str) -> str:
+    """A file or document name (or a message naming one) safe to print on one line: every
+    control character shown as :func:`visible` shows it (ESC as ``␛``, a line feed as ``␊``),
+    a lone surrogate as ``<U+DCxx>``."""
+    return _UNSAFE_IN_NAME.sub(_picture, name) if _UNSAFE_IN_NAME.search(name) else name
 
 
 def _picture(match: re.Match[str]) -> str:
@@ -144,12 +154,13 @@ def runs(text: str, chunks: Sequence[Chunk]) -> list[Run]:
 
 
 def header(title: str, chunks: Sequence[Chunk], characters: int, note: str = "") -> str:
-    """The line above the view: what is drawn, how many chunks, parents not drawn."""
+    """The line above the view: what is drawn (``title``, which may name a file: shown by
+    :func:`visible_name`), how many chunks, parents not drawn."""
     drawn = leaves(chunks)
     parents = len(chunks) - len(drawn)
     more = f" ({parents} parent chunks not drawn)" if parents else ""
     tail = f" · {note}" if note else ""
-    return f"{title}: {len(drawn)} chunks{more} over {characters:,} characters{tail}"
+    return f"{visible_name(title)}: {len(drawn)} chunks{more} over {characters:,} characters{tail}"
 
 
 def plain_view(text: str, chunks: Sequence[Chunk], title: str, note: str = "") -> str:
@@ -207,4 +218,4 @@ def rich_view(text: str, chunks: Sequence[Chunk], title: str, note: str = "", hu
     return Group(head, body, legend)
 
 
-__all__ = ["Run", "cut_label", "header", "leaves", "plain_view", "rich_view", "runs", "visible"]
+__all__ = ["Run", "cut_label", "header", "leaves", "plain_view", "rich_view", "runs", "visible", "visible_name"]
