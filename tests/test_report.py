@@ -395,3 +395,15 @@ def test_the_page_puts_back_what_the_html_parser_changes_in_the_text() -> None:
     done = subprocess.run([NODE, "-e", harness], input=json.dumps(cases), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == texts
+
+
+def test_a_hostile_output_name_is_printed_escaped(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The line confirming the report names its file with ESC and BEL pictured, not sent to the terminal."""
+    doc = tmp_path / "doc.txt"
+    doc.write_text("One sentence here. Another one there.\n", encoding="utf-8")
+    out = tmp_path / "r\x1b[2J\x07.html"
+    assert cli.main(["report", str(doc), "-s", "fixed_chars", "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert out.is_file()
+    assert not any(c in captured.out + captured.err for c in "\x1b\x07")
+    assert f"wrote {tmp_path}/r␛[2J␇.html: " in captured.out + captured.err

@@ -43,6 +43,7 @@ from chunkviz.evaluation.tune import (
     parse_constraints,
 )
 from chunkviz.files import check_outputs, write_text_atomic
+from chunkviz.terminal import visible_name
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 
 EXIT_OK, EXIT_NOT_MET = 0, 1
@@ -200,7 +201,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if args.plot:
         figure = frontier_figure(study, "iou", "recall", published, chosen)
         write_text_atomic(args.plot, figure.to_html(include_plotlyjs=True, full_html=True))
-        print(f"frontier figure: {args.plot}")
+        print(f"frontier figure: {visible_name(args.plot)}")
     goal = f"{'minimise' if minimise else 'maximise'} {TITLES[objective]}"
     goal += f" subject to {', '.join(map(str, constraints))}" if constraints else ""
     if chosen is None:
@@ -210,13 +211,15 @@ def cmd_tune(args: argparse.Namespace) -> int:
         if near is not None:
             print(f"Closest: {_plain(near)} with {near.configuration.retriever} retrieval · {_scores(near)}")
             print(f"  {eval_command(near, args.corpus, args.questions, args.k)}")
-        print(f"Nothing written to {args.output}; raise --budget, add --sizes or strategies, or relax the constraint.")
+        print(
+            f"Nothing written to {visible_name(args.output)}; raise --budget, add --sizes or strategies, or relax the constraint."
+        )
         return EXIT_NOT_MET
     print(f"\nBest ({goal}): {_plain(chosen)} with {chosen.configuration.retriever} retrieval · {_scores(chosen)}")
     print("Reproduce it:")
     print(f"  {eval_command(chosen, args.corpus, args.questions, args.k)}")
     _save(chosen, args.output)
-    print(f"configuration written to {args.output}")
+    print(f"configuration written to {visible_name(args.output)}")
     return EXIT_OK
 
 

@@ -46,6 +46,7 @@ from chunkviz.questions import (
     questions_to_jsonl,
     save_questions,
 )
+from chunkviz.terminal import visible_name
 
 if TYPE_CHECKING:
     from chunkviz.document.model import Document
@@ -461,7 +462,7 @@ def cmd_questions(args: argparse.Namespace, stdout: TextIO | None = None, stderr
     if not questions:
         proposed = sum(g.proposed for g in generated)
         raise LLMError(
-            f"no question survived the checks ({proposed} proposed, none kept): nothing written to {args.out}. Try a more "
+            f"no question survived the checks ({proposed} proposed, none kept): nothing written to {visible_name(args.out)}. Try a more "
             "capable model (one that copies excerpts exactly), or other documents"
         )
     if args.out == "-":
@@ -469,7 +470,9 @@ def cmd_questions(args: argparse.Namespace, stdout: TextIO | None = None, stderr
     else:
         save_questions(questions, args.out, corpus)
         print(
-            f"wrote {len(questions)} question{'' if len(questions) == 1 else 's'} to {args.out}", file=err, flush=True
+            f"wrote {len(questions)} question{'' if len(questions) == 1 else 's'} to {visible_name(args.out)}",
+            file=err,
+            flush=True,
         )
     return 0
 

@@ -14,6 +14,7 @@ from chunkviz.config import ConfigError, Enrichment, add_config_argument, load_c
 from chunkviz.files import check_output, write_text_atomic
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.strategies.base import get_strategy
+from chunkviz.terminal import visible_name
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 from chunkviz.views.build import MAX_COLUMNS
 
@@ -123,7 +124,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     fixed = fixed_bytes()
     per = (size - fixed) / max(1, len(document.text)) / len(view.columns)
     print(
-        f"wrote {args.output}: {size:,} bytes for {len(view.columns)} column(s) of {len(document.text):,} characters "
+        f"wrote {visible_name(args.output)}: {size:,} bytes for {len(view.columns)} column(s) of {len(document.text):,} characters "
         f"({fixed:,} bytes of script and styles, then {per:.2f} bytes per character per column) "
         f"in {time.perf_counter() - began:.1f} s",
         file=sys.stderr,
