@@ -134,6 +134,7 @@ def _sizes(text: str) -> list[int]:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
+    from chunkviz.cliparams import language_of_args
     from chunkviz.document.read import read_path
     from chunkviz.evaluation.published import MINILM_ROWS, is_chroma
     from chunkviz.evaluation.retrievers import check_retriever
@@ -158,7 +159,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     minimise = args.minimise is not None
     objective = metric_name(args.minimise or args.maximise or "iou")
     constraints = parse_constraints(args.subject_to)
-    documents = [read_path(path) for path in args.corpus]
+    documents = [read_path(path, language=language_of_args(args)) for path in args.corpus]
     corpus = {doc.name: doc for doc in documents}
     texts = {name: doc.text for name, doc in corpus.items()}
     questions = load_questions(args.questions, texts)
