@@ -297,3 +297,30 @@ def test_batch_takes_the_language(tmp_path: Path, capsys: pytest.CaptureFixture[
         "de.txt": {"sentencex (fr)"},
         "ja.txt": {"sentencex (fr)"},
     }
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
+SAMPLE_LANGUAGES = {"newsletter_de.txt": "de", "household_guide_ja.txt": "ja", "magazine_ar.txt": "ar"}
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md"), ids=lambda p: p.name
+)
+def test_each_sample_is_detected_in_its_language(path: Path) -> None:
+    guess = read_path(path).language_guess
+    assert (guess.code, guess.source, guess.mixed) == (SAMPLE_LANGUAGES.get(path.name, "en"), "detected", False)
+    assert guess.confidence > 0.85
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLE_LANGUAGES))
+def test_every_sentence_of_the_new_samples_ends_at_a_full_stop(name: str) -> None:
+    """The title aside, each sentence ends with . ! ? 。 ！ ？ or ؟: no abbreviation ended one
+    early, no sentence end was missed (two ends in one sentence)."""
+    document = read_path(SAMPLES / name)
+    text = document.text
+    sentences = [text[a:b] for a, b in document.structure.trimmed_sentences]
+    assert document.structure.segmenter.name == f"sentencex ({SAMPLE_LANGUAGES[name]})"
+    assert len(sentences) == {"newsletter_de.txt": 27, "household_guide_ja.txt": 27, "magazine_ar.txt": 26}[name]
+    for sentence in sentences[1:]:
+        assert sentence[-1] in ".!?。！？؟", sentence
+        assert not any(sentence[k] in "。！？؟" for k in range(len(sentence) - 1)), sentence
