@@ -224,8 +224,9 @@ def _windowed_starts(block: str, segment: Callable[[str], Iterable[str]]) -> lis
 
     Each window begins at a sentence start; its starts are kept up to the last one at least
     :data:`SENTENCEX_CONTEXT` characters before its end (a rule-based segmenter decides from a
-    few words of context, so those are the starts the whole block would give), and the next
-    window begins there. A window without such a start is read again twice as long (a long
+    few words of context, so those are the starts the whole block would give; but for a
+    quotation or parenthesis longer than a window, which sentencex leaves whole when it reads
+    its end too), and the next window begins there. A window without such a start is read again twice as long (a long
     sentence costs little: the time grows with the number of sentences in a window)."""
     starts: list[int] = []
     pos, size, n = 0, SENTENCEX_WINDOW, len(block)
