@@ -17,6 +17,7 @@ def chunk(
     *,
     tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
     format: str | None = None,
+    language: str | None = None,
     **params: Any,
 ) -> list[Chunk]:
     """Chunk ``text`` (a string or a :class:`~chunkviz.document.Document`) with a registered
@@ -25,11 +26,13 @@ def chunk(
     ``params`` are the strategy's parameters (see :func:`strategies`); ``tokenizer`` is a name
     (``cl100k_base``, ``o200k_base``, ``minilm``, ``words``, ``chars``) or a Tokenizer;
     ``format`` (``markdown``, ``rst``, ``text``, ``python`` ...) says how to read the structure
-    of a string (default: sniffed). Empty or whitespace-only text gives no chunks.
+    of a string (default: sniffed); ``language`` (an ISO 639-1 code such as ``"de"`` or ``"ja"``)
+    chooses the sentence segmenter (default: detected from the text). Empty or whitespace-only
+    text gives no chunks.
     """
     spec = get_strategy(strategy)
     validated = spec.make_params(params)
-    document = as_document(text, format)
+    document = as_document(text, format, language)
     if is_blank(document.text):
         return []
     return spec.function(document, validated, get_tokenizer(tokenizer))

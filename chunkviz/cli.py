@@ -28,7 +28,13 @@ from typing import Any, NoReturn
 
 from chunkviz.api import chunk, strategies
 from chunkviz.batch.cli import add_batch_parser, cmd_batch
-from chunkviz.cliparams import UsageError, convert_param_values, parse_param_args
+from chunkviz.cliparams import (
+    UsageError,
+    add_language_argument,
+    convert_param_values,
+    language_of_args,
+    parse_param_args,
+)
 from chunkviz.config import add_config_argument, apply_config, enrich_chunks, merged_params
 from chunkviz.diagnostics import diagnose
 from chunkviz.errors import ChunkvizError
@@ -59,6 +65,20 @@ from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
 PROG = "chunkviz"
 FORMATS = ("jsonl", "json", "csv", "text", *INTEROP_FORMATS)
+#: The commands that read documents: each takes ``--language``.
+READS_DOCUMENTS = (
+    "chunk",
+    "diagnose",
+    "explain",
+    "similarities",
+    "eval",
+    "questions",
+    "batch",
+    "audit",
+    "show",
+    "report",
+    "tune",
+)
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -194,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_show_parser(commands, _add_chunking_args, _run_chunking)
     add_report_parser(commands)
     add_tune_parser(commands)
+    for name in READS_DOCUMENTS:
+        add_language_argument(commands.choices[name])
     return parser
 
 
@@ -327,7 +349,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.json != "-":  # the output is no input, and can be written: known before any work
         inputs = [("the question file", args.questions), *(("the document", path) for path in args.corpus)]
         check_output(args.json, "--json", inputs)
-    documents = [read_path(path) for path in args.corpus]
+    documents = [read_path(path, language=language_of_args(args)) for path in args.corpus]
     corpus = {doc.name: doc for doc in documents}
     questions = load_questions(args.questions, {name: doc.text for name, doc in corpus.items()})
     names = args.strategy or ["recursive"]
@@ -422,13 +444,14 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
     values = merged_params(args, convert_param_values(spec, raw))
     validated = spec.make_params(values)
     tokenizer = get_tokenizer(args.tokenizer)
-    document = read_stdin() if args.file == "-" else read_path(args.file)
+    language = language_of_args(args)
+    document = read_stdin(language=language) if args.file == "-" else read_path(args.file, language=language)
     for note in document.notes:
         print(f"note: {visible_name(note)}", file=sys.stderr)
     check_chunk_count_bound(spec, validated, document.text, tokenizer)  # refused before chunking
     chunks = chunk(document, spec.name, tokenizer=tokenizer, **values)  # the Document: its format decides the structure
-    for note in document.structure.notes:  # what parsing its markup noted (a parser that failed)
-        print(f"note: {note}", file=sys.stderr)
+    for note in (*document.structure.notes, *document.language_notes()):  # markup a parser failed on; sentences
+        print(f"note: {visible_name(note)}", file=sys.stderr)
     check_chunk_count(spec, validated, chunks)  # before records, diagnostics or output multiply the cost
     chunks = enrich_chunks(args, document, chunks, tokenizer)
     is_instance = dataclasses.is_dataclass(validated) and not isinstance(validated, type)

@@ -1,5 +1,6 @@
 """``-p key=value`` on the command line: read into a strategy's parameter values, for every command
-that takes them (``chunkviz chunk``, ``diagnose``, ``eval``, ``report`` ...).
+that takes them (``chunkviz chunk``, ``diagnose``, ``eval``, ``report`` ...); and ``--language``,
+for every command that reads documents.
 
 Scalars stay strings (the registry converts and range-checks them, naming the parameter); a list
 parameter's value is JSON, read within the bounds of a side file (:func:`chunkviz.sidefile.parse_json`).
@@ -7,10 +8,12 @@ parameter's value is JSON, read within the bounds of a side file (:func:`chunkvi
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 from typing import Any, Sequence
 
+from chunkviz.document.language import AUTO, normalize_language
 from chunkviz.errors import ChunkvizError, InvalidParamError
 from chunkviz.sidefile import parse_json
 from chunkviz.strategies.base import integral_number, shown
@@ -33,6 +36,32 @@ def parse_param_args(pairs: Sequence[str]) -> dict[str, str]:
             raise UsageError(f"-p expects key=value, got {pair!r} (e.g. -p chunk_size=200)")
         raw[key] = value
     return raw
+
+
+def language_argument(value: str) -> str | None:
+    """``--language``'s value as a language code (None: detect); a bad one is a usage error."""
+    try:
+        return normalize_language(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_language_argument(parser: argparse.ArgumentParser) -> None:
+    """``--language CODE``: the language of the documents a command reads (default: detected)."""
+    parser.add_argument(
+        "--language",
+        type=language_argument,
+        default=None,
+        metavar="CODE",
+        help=f"the document's language, an ISO 639-1 code such as de, ja or ar: it chooses the sentence "
+        f"segmenter (default {AUTO}: detected from the text)",
+    )
+
+
+def language_of_args(args: argparse.Namespace) -> str | None:
+    """The ``--language`` a command was given (None: detect; also for a parser made without it)."""
+    language: str | None = getattr(args, "language", None)
+    return language
 
 
 def _type_parts(type_name: str) -> list[str]:

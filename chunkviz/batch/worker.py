@@ -85,6 +85,7 @@ class Plan:
     column: int | None  # 1-based, None when the configuration has one column
     fmt: str
     parts: str  # the run's parts folder
+    language: str | None = None  # every document's language (--language); None: each one's detected
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,9 @@ class DocumentChunker:
     def _warm_up(self) -> None:
         """Load what the strategy loads lazily (sentence segmenter, embedding model) now, once."""
         try:
-            self._chunks(read_bytes(_WARM_UP_TEXT.encode(), name="warm-up.md"), "warm-up.md")
+            self._chunks(
+                read_bytes(_WARM_UP_TEXT.encode(), name="warm-up.md", language=self.plan.language), "warm-up.md"
+            )
         except ChunkvizError:
             pass  # e.g. a parameter the tiny text cannot satisfy: real documents report it
 
@@ -150,7 +153,7 @@ class DocumentChunker:
         if key in self.done and part_path(self.parts, key).exists():
             return DocResult(source, "kept", digest, key, self.done[key], len(data), worker=self.pid, setups=SETUPS)
         try:
-            document = read_bytes(data, name=shown_source(source))
+            document = read_bytes(data, name=shown_source(source), language=self.plan.language)
             lines = self._lines(document, source)
         except Exception as exc:  # noqa: BLE001 - one document's failure never ends the run
             return self._failed(source, digest, len(data), _message(exc))

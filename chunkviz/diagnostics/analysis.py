@@ -201,7 +201,9 @@ def _sentences(
     if not needed or not chunks:
         return None, not needed
     try:
-        return SentenceIndex(text, document.structure.sentences), True
+        index = SentenceIndex(text, document.structure.sentences)
+        notes.extend(document.language_notes())  # a mixed document, or its sentences' extra missing
+        return index, True
     except (ImportError, OSError, RuntimeError) as exc:
         notes.append(f"sentence segmentation unavailable ({exc}); mid-sentence cuts not checked")
         return None, False

@@ -20,7 +20,8 @@ import zipfile
 from dataclasses import replace
 from pathlib import Path
 
-from chunkviz.document.model import Document
+from chunkviz.document.language import normalize_language
+from chunkviz.document.model import Document, with_language
 from chunkviz.document.readers.python import python_document
 from chunkviz.document.readers.text import binary_kind, decode_bytes
 from chunkviz.document.sizes import format_size
@@ -139,7 +140,16 @@ def _with_note(document: Document, note: str | None) -> Document:
     return document if note is None else replace(document, notes=(note, *document.notes))
 
 
-def read_bytes(data: bytes, name: str = "document", max_bytes: int = MAX_BYTES) -> Document:
+def read_bytes(
+    data: bytes, name: str = "document", max_bytes: int = MAX_BYTES, language: str | None = None
+) -> Document:
+    """Read raw input into a :class:`Document` (see :func:`_read_bytes`); its language is
+    ``language`` when given (an ISO 639-1 code such as ``"de"``), else detected on first use."""
+    code = normalize_language(language)  # a bad code fails before the reading
+    return with_language(_read_bytes(data, name, max_bytes), code)
+
+
+def _read_bytes(data: bytes, name: str, max_bytes: int) -> Document:
     """Read raw input into a :class:`Document` with the reader its content, else its name, chooses.
 
     The content decides when it says something else than the name (a PDF or DOCX by its magic
@@ -186,8 +196,10 @@ def read_bytes(data: bytes, name: str = "document", max_bytes: int = MAX_BYTES) 
     return _with_note(replace(document, format=fmt or "text"), note)
 
 
-def read_path(path: str | Path, max_bytes: int = MAX_BYTES) -> Document:
-    """Read a file with :func:`read_bytes`; a missing or unreadable file is a :class:`DocumentError`."""
+def read_path(path: str | Path, max_bytes: int = MAX_BYTES, language: str | None = None) -> Document:
+    """Read a file with :func:`read_bytes` (``language``: see there); a missing or unreadable file
+    is a :class:`DocumentError`."""
+    normalize_language(language)  # a bad code fails before the reading
     name = str(path)
     try:
         with open_regular(path) as handle:  # a pipe or a device is refused, never waited on
@@ -205,10 +217,10 @@ def read_path(path: str | Path, max_bytes: int = MAX_BYTES) -> Document:
         raise DocumentError(f"permission denied: cannot read {name}") from None
     except OSError as exc:
         raise DocumentError(f"cannot read {name}: {exc.strerror or exc}") from None
-    return read_bytes(data, name=name, max_bytes=max_bytes)
+    return read_bytes(data, name=name, max_bytes=max_bytes, language=language)
 
 
-def read_stdin(max_bytes: int = MAX_BYTES) -> Document:
+def read_stdin(max_bytes: int = MAX_BYTES, language: str | None = None) -> Document:
     """Read standard input with :func:`read_bytes` (its raw bytes, so the same rules apply as
     for files; the format comes from the content since there is no file name)."""
     stream = sys.stdin
@@ -219,7 +231,7 @@ def read_stdin(max_bytes: int = MAX_BYTES) -> Document:
         data = buffer.read(max_bytes + 1)
     else:  # a text stream without bytes underneath (e.g. io.StringIO)
         data = _text_bytes(stream.read())
-    return read_bytes(data, name="<stdin>", max_bytes=max_bytes)
+    return read_bytes(data, name="<stdin>", max_bytes=max_bytes, language=language)
 
 
 def _text_bytes(text: str) -> bytes:

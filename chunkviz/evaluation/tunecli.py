@@ -139,6 +139,7 @@ def _sizes(text: str) -> list[int]:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
+    from chunkviz.cliparams import language_of_args
     from chunkviz.document.read import read_path
     from chunkviz.evaluation.published import MINILM_ROWS, is_chroma
     from chunkviz.evaluation.retrievers import check_retriever
@@ -169,7 +170,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     constraints = parse_constraints(args.subject_to)
     inputs = [("the question file", args.questions), *(("the document", path) for path in args.corpus)]
     check_outputs([("-o", args.output), ("--json", args.json), ("--plot", args.plot)], inputs)
-    documents = [read_path(path) for path in args.corpus]
+    documents = [read_path(path, language=language_of_args(args)) for path in args.corpus]
     corpus = {doc.name: doc for doc in documents}
     texts = {name: doc.text for name, doc in corpus.items()}
     questions = load_questions(args.questions, texts)

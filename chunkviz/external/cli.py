@@ -75,10 +75,12 @@ def add_audit_parser(commands: Any) -> None:
 
 def loaded_from_args(args: argparse.Namespace, document: Document | None = None) -> LoadedChunks:
     """Read the document (unless given) and the chunk file named on the command line, and audit them."""
+    from chunkviz.cliparams import language_of_args
     from chunkviz.document.read import read_path, read_stdin
 
     if document is None:
-        document = read_stdin() if args.file == "-" else read_path(args.file)
+        language = language_of_args(args)
+        document = read_stdin(language=language) if args.file == "-" else read_path(args.file, language=language)
         for note in document.notes:
             print(f"note: {visible_name(note)}", file=sys.stderr)
     delimiter = unescape_delimiter(args.delimiter) if args.delimiter is not None else None

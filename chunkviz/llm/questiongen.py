@@ -435,6 +435,7 @@ def cmd_questions(args: argparse.Namespace, stdout: TextIO | None = None, stderr
     """Run ``chunkviz questions``: generate, check, save; one summary line per document on stderr.
     Raises LLMNotConfigured without an endpoint, LLMError when the endpoint fails or no question
     survives, ChunkvizError for unreadable documents."""
+    from chunkviz.cliparams import language_of_args
     from chunkviz.document.read import read_path
     from chunkviz.errors import ChunkvizError
     from chunkviz.files import check_output
@@ -444,7 +445,7 @@ def cmd_questions(args: argparse.Namespace, stdout: TextIO | None = None, stderr
     err = stderr if stderr is not None else sys.stderr
     if args.out != "-":  # the question file is no document, and can be written: known before any call
         check_output(args.out, "--out", [("the document", path) for path in args.documents])
-    documents = [read_path(path) for path in args.documents]
+    documents = [read_path(path, language=language_of_args(args)) for path in args.documents]
     names = Counter(doc.name for doc in documents)
     twice = [name for name, count in names.items() if count > 1]
     if twice:

@@ -21,7 +21,6 @@ import numpy as np
 
 from chunkviz.cache import BoundedLRU, cache_folder
 from chunkviz.document.model import Document, as_document
-from chunkviz.document.sentences import expected_segmenter_name
 from chunkviz.semantic import embeddings
 from chunkviz.semantic.embeddings import (
     DEFAULT_MODEL,
@@ -137,7 +136,8 @@ def sentence_similarities(
     document = as_document(document)
     text = document.text
     model = canonical_model(model)
-    name = expected_segmenter_name()  # the name only: a cache hit loads no spaCy and no torch
+    # the segmenter's name only (it names the language): a cache hit loads no spaCy and no torch
+    name = document.structure.expected_segmenter_name()
     key = _cache_key(text, model, name, buffer_size)
     found = _cached(key, model, name, buffer_size)
     if found is not None:

@@ -33,6 +33,7 @@ class SemanticExplanation(Explanation):
     model_tokenizer: str
     size_splits: tuple[int, ...]  # sentence indices i where a cut after i was forced by max_tokens
     min_tokens: int = 0
+    language: str | None = None  # the document's given language (None: detected from the text)
 
     # ---- Explanation ---------------------------------------------------------------------------
     def summary(self) -> str:
@@ -120,16 +121,24 @@ class SemanticExplanation(Explanation):
         """(percentile, chunks after the size limits) for percentiles 0..100: independent of the
         threshold, so computed once per document and limits (a moved percentile reuses it)."""
         return list(
-            _count_curve(self.text, self.analysis.model, self.analysis.buffer_size, self.max_tokens, self.min_tokens)
+            _count_curve(
+                self.text,
+                self.language,
+                self.analysis.model,
+                self.analysis.buffer_size,
+                self.max_tokens,
+                self.min_tokens,
+            )
         )
 
 
 @lru_cache(maxsize=8)
 def _count_curve(
-    text: str, model: str, buffer_size: int, max_tokens: int, min_tokens: int
+    text: str, language: str | None, model: str, buffer_size: int, max_tokens: int, min_tokens: int
 ) -> tuple[tuple[float, int], ...]:
+    document = as_document(text, language=language)  # the sentences the chunking had
     return tuple(
-        final_chunk_counts(text, model=model, buffer_size=buffer_size, max_tokens=max_tokens, min_tokens=min_tokens)
+        final_chunk_counts(document, model=model, buffer_size=buffer_size, max_tokens=max_tokens, min_tokens=min_tokens)
     )
 
 
@@ -168,4 +177,5 @@ def semantic_chunking(
         built.model_tokenizer,
         built.size_splits,
         min_tokens,
+        document.given_language,
     )

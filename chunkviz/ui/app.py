@@ -78,6 +78,7 @@ def main(script: Path | None = None) -> None:
     except ChunkvizError as exc:
         st.error(str(exc))
         return
+    document = sidebar.language_control(document) if document is not None else None
     yours = your_chunks_upload(page.max_upload_bytes) if document is not None else None
     st.sidebar.header("Tokenizer")
     st.session_state.setdefault("tokenizer", DEFAULT_TOKENIZER)

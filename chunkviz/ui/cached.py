@@ -17,6 +17,7 @@ import streamlit as st
 from chunkviz.compare import StrategyRun, chunk_annotations, document_stats, run_strategy
 from chunkviz.document import Document
 from chunkviz.document import read as reading
+from chunkviz.document.model import with_language
 from chunkviz.export import chunk_records, serialize
 from chunkviz.external import load_chunks
 from chunkviz.interop import INTEROP_FORMATS, interop_text
@@ -45,6 +46,12 @@ def cached_read(data: bytes, name: str, max_bytes: int) -> Document:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def cached_pasted(text: str) -> Document:
     return Document(text, "pasted text", "utf-8", ())
+
+
+# One Document per input and chosen language across re-runs, as for cached_read.
+@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=HASH_FUNCS)
+def cached_with_language(document: Document, language: str) -> Document:
+    return with_language(document, language)
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH_FUNCS)
@@ -141,6 +148,7 @@ __all__ = [
     "cached_read",
     "cached_run",
     "cached_stats",
+    "cached_with_language",
     "cached_your_chunks",
     "cached_your_html",
     "load_tokenizer",

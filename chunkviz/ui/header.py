@@ -31,7 +31,8 @@ def document_header(document: Document, doc_name: str, tokenizer: str, *, contro
     section = opened_section("Outline (headings)", "outline", parent=st.sidebar) if outline else None
     if section is not None:
         section.html(outline)
-    for note in notes:
+    language = document.language_guess.describe()
+    for note in (*notes, *document.language_notes()):
         st.info(note)
     try:
         load_tokenizer(tokenizer)
@@ -50,7 +51,7 @@ def document_header(document: Document, doc_name: str, tokenizer: str, *, contro
     )
     right.caption(
         f"{Path(doc_name).name} · {stats['characters']:,} characters · {stats['words']:,} words · "
-        f"{stats['tokens']:,} tokens ({tokenizer})"
+        f"{stats['tokens']:,} tokens ({tokenizer}) · language {language}"
     )
     if is_blank(document.text):
         st.warning("The document is empty: there is nothing to chunk.")

@@ -13,12 +13,13 @@ import streamlit as st
 from chunkviz.compare import ColumnConfig, SharedLinkError, config_from_query, model_from_query
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
 from chunkviz.document import Document
+from chunkviz.document.language import AUTO, LANGUAGE_NAMES, language_name
 from chunkviz.document.read import MAX_BYTES
 from chunkviz.errors import DocumentError
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import tokenizer_names
-from chunkviz.ui.cached import cached_pasted, cached_read
+from chunkviz.ui.cached import cached_pasted, cached_read, cached_with_language
 from chunkviz.ui.keys import ColumnSettings, Enrichment
 from chunkviz.ui.widgets import column_controls, kept
 
@@ -102,6 +103,32 @@ def read_input(page: Page) -> tuple[Document | None, str, bool]:
     if len(pasted.encode("utf-8", "surrogatepass")) > page.max_upload_bytes:
         raise DocumentError(f"pasted text is over the app's limit of {page.max_upload_bytes // 1_000_000} MB")
     return cached_pasted(pasted), "document.txt", False
+
+
+#: Session state: the document the language control was last drawn for (another one: detect again).
+LANGUAGE_OF = "_language_of"
+
+
+def language_control(document: Document) -> Document:
+    """The document's language in the sidebar: detected (with its confidence), or one chosen,
+    which the document the views read then has. A new document starts detected again."""
+    if st.session_state.get(LANGUAGE_OF) != document.digest:
+        st.session_state[LANGUAGE_OF] = document.digest
+        st.session_state["language"] = AUTO
+    guess = document.language_guess
+    detected = f"detected: {language_name(guess.code)} ({guess.describe()})"
+    options = [AUTO, *sorted(LANGUAGE_NAMES, key=language_name)]
+    if guess.code not in LANGUAGE_NAMES:
+        options.append(guess.code)
+    chosen = st.sidebar.selectbox(
+        "Language",
+        options,
+        key="language",
+        format_func=lambda code: detected if code == AUTO else f"{language_name(code)} ({code})",
+        help="It chooses the sentence segmenter (spaCy for English, sentencex for other languages), which the "
+        "sentence-aware strategies, the semantic strategy and the 'cuts a sentence' flag read.",
+    )
+    return document if chosen == AUTO else cached_with_language(document, chosen)
 
 
 # --- configuration ------------------------------------------------------------------------------
