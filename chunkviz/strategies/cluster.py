@@ -262,9 +262,9 @@ def piece_vectors(
 
     def encode(texts: Sequence[str], report: Progress | None) -> np.ndarray:
         ENCODE_CALLS["count"] += 1
-        return embeddings.load_model(name).encode(texts, report)
+        return embeddings.load_model(name).encode(texts, report, role="symmetric")
 
-    return embed_texts([text[a:b] for a, b in pieces], name, encode, progress)
+    return embed_texts([text[a:b] for a, b in pieces], name, encode, progress, role="symmetric")
 
 
 def check_piece_count(pieces: int, params: ClusterParams) -> None:
