@@ -35,6 +35,12 @@ from chunkviz.types import Progress
 
 #: ``encode(texts, progress) -> unit vectors``: the model's encoder for one role.
 Encoder = Callable[[Sequence[str], "Progress | None"], np.ndarray]
+#: The ``model`` parameter's description (the semantic and cluster strategies, the CLI's --model).
+MODEL_HELP = (
+    "embedding model: minilm (the packaged all-MiniLM-L6-v2, default, offline), multilingual-e5-small "
+    "(bundled, offline, ~100 languages), openai:MODEL (an OpenAI-compatible endpoint at "
+    "CHUNKVIZ_EMBEDDING_BASE_URL), or a local sentence-transformers folder"
+)
 #: The model's batch size when embedding chunks (an evaluation, a query's search, summaries).
 ENCODER_BATCH_SIZE = 16
 
@@ -94,6 +100,7 @@ __all__ = [
     "DEFAULT_MODEL_LIMIT",
     "ENCODER_BATCH_SIZE",
     "ENCODE_CALLS",
+    "MODEL_HELP",
     "SEMANTIC_EXTRA_MESSAGE",
     "Embedder",
     "EmbeddingModel",

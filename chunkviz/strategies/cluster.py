@@ -64,7 +64,13 @@ from chunkviz.semantic.cluster import (
     segment_rewards,
 )
 from chunkviz.semantic.embedcache import embed_texts
-from chunkviz.semantic.embeddings import DEFAULT_MODEL, ENCODE_CALLS, canonical_model, require_semantic_extra
+from chunkviz.semantic.embeddings import (
+    DEFAULT_MODEL,
+    ENCODE_CALLS,
+    MODEL_HELP,
+    canonical_model,
+    require_semantic_extra,
+)
 from chunkviz.spancount import shared_counter
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.langchain import LangChainSplitter
@@ -104,7 +110,7 @@ class ClusterParams:
     )
     model: str = param(
         DEFAULT_MODEL,
-        "embedding model: the packaged all-MiniLM-L6-v2 (default, offline), or a local sentence-transformers folder",
+        MODEL_HELP,
     )
 
     @property

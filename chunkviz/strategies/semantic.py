@@ -22,7 +22,13 @@ from chunkviz.semantic import (
     semantic_chunking,
     sentence_similarities,
 )
-from chunkviz.semantic.embeddings import DEFAULT_MODEL_LIMIT, canonical_model, size_tokenizer
+from chunkviz.semantic.embeddings import (
+    DEFAULT_MODEL_LIMIT,
+    MODEL_HELP,
+    ModelUnavailable,
+    canonical_model,
+    size_tokenizer,
+)
 from chunkviz.semantic.tuning import CONTROLS, tuning_data
 from chunkviz.strategies.base import TuningAnalysis, param, register
 from chunkviz.tokenizers import Tokenizer
@@ -71,7 +77,7 @@ class SemanticParams:
     )
     model: str = param(
         DEFAULT_MODEL,
-        "embedding model: the packaged all-MiniLM-L6-v2 (default, offline), or a local sentence-transformers folder",
+        MODEL_HELP,
     )
 
     def __post_init__(self) -> None:
@@ -84,7 +90,11 @@ class SemanticParams:
         # min_tokens <= max_tokens is the registry's check of every min_X / max_X pair; with
         # max_tokens=0 the maximum is the model's limit, known here for the packaged model (a
         # model from a folder is checked when it is loaded: check_min_tokens)
-        if self.max_tokens == 0 and canonical_model(self.model) == DEFAULT_MODEL:
+        try:
+            canonical = canonical_model(self.model)
+        except ModelUnavailable as exc:  # a name no provider serves, or not a string
+            raise InvalidParamError("semantic", "model", f"is not usable: {exc}") from None
+        if self.max_tokens == 0 and canonical == DEFAULT_MODEL:
             check_min_tokens(self.min_tokens, DEFAULT_MODEL_LIMIT, self.model)
 
     def amount(self) -> float:

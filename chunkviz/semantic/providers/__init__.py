@@ -44,7 +44,7 @@ def providers() -> tuple[Provider, ...]:
 
 def model_kinds() -> str:
     """The kinds of model and how to name them, for messages: ``minilm (...), openai:MODEL (...), ...``."""
-    return "; ".join(f"{p.kind} ({p.description})" for p in providers())
+    return "; ".join(f"{p.kind} ({p.description})" for p in sorted(providers(), key=lambda p: p.rank))
 
 
 def model_name(name: object) -> str:

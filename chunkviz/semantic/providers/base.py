@@ -112,6 +112,8 @@ class Provider(ABC):
     #: Providers claim names in this order (the sentence-transformers folder, which takes any
     #: name, comes last).
     order: int = 50
+    #: Its place where the kinds are listed (the default model first).
+    rank: int = 50
 
     @abstractmethod
     def claims(self, name: str) -> str | None:

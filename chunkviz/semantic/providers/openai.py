@@ -388,11 +388,9 @@ def endpoint_sizes(model: str) -> SizeTokenizer:
 
 class OpenAIProvider(Provider):
     kind = "openai:MODEL"
-    description = (
-        f"any OpenAI-compatible /v1/embeddings endpoint at {ENV_BASE_URL} (or {ENV_FALLBACK_BASE_URL}), "
-        f"key in {ENV_API_KEY}, e.g. openai:text-embedding-3-small"
-    )
+    description = f"an OpenAI-compatible /v1/embeddings endpoint at {ENV_BASE_URL}, its key in {ENV_API_KEY}"
     order = 20
+    rank = 2
 
     def claims(self, name: str) -> str | None:
         key = name.strip()

@@ -206,11 +206,9 @@ def _model_tokenizer(name: str, model: Any) -> Tokenizer:
 
 class SentenceTransformersProvider(Provider):
     kind = "minilm"
-    description = (
-        "the default, all-MiniLM-L6-v2 (English, 256 tokens), shipped in its package; or a local "
-        "sentence-transformers folder by its path"
-    )
+    description = "the default: all-MiniLM-L6-v2, English, 256 tokens, offline; or the path of a local sentence-transformers folder"
     order = 100  # any name that no other provider claims is a folder
+    rank = 0
 
     def claims(self, name: str) -> str | None:
         key = name.strip()
