@@ -49,6 +49,7 @@ from chunkviz.llm.cli import add_llm_arguments, cli_llm_session
 from chunkviz.llm.client import LLMError
 from chunkviz.llm.questiongen import add_questions_parser, cmd_questions
 from chunkviz.peers.catalogue import peer_notes
+from chunkviz.semantic.embeddings import MODEL_HELP
 from chunkviz.semantic.providers.base import announce_with
 from chunkviz.strategies import get_strategy, registered
 from chunkviz.terminal.cli import add_show_parser, cmd_show
@@ -234,9 +235,7 @@ def _add_eval_parser(commands: Any) -> None:
         metavar="NAME",
         help=f"tokenizer for sizes (default {DEFAULT_TOKENIZER})",
     )
-    p_eval.add_argument(
-        "--model", default=None, metavar="NAME", help="embedding model (default: the offline all-MiniLM-L6-v2)"
-    )
+    p_eval.add_argument("--model", default=None, metavar="NAME", help=MODEL_HELP)
     p_eval.add_argument(
         "--placement",
         choices=("exact", "first_find"),

@@ -127,6 +127,17 @@ def embedding_model(name: str | EmbeddingModelSpec = DEFAULT_EMBEDDING_MODEL) ->
     )
 
 
+def is_embedding_model(name: object) -> bool:
+    """Whether :func:`embedding_model` knows ``name`` (a table's model, an alias, ``openai:MODEL``)."""
+    if not isinstance(name, str):
+        return False
+    try:
+        embedding_model(name)
+    except UnknownEmbeddingModelError:
+        return False
+    return True
+
+
 def endpoint_model(model: str) -> EmbeddingModelSpec:
     """``openai:MODEL``: a known model's tokenizer and limit, else cl100k (approximate) and
     :data:`UNKNOWN_ENDPOINT_LIMIT`; :data:`ENV_MAX_INPUT_TOKENS` sets the limit of either."""
@@ -171,5 +182,6 @@ __all__ = [
     "embedding_model",
     "embedding_model_names",
     "endpoint_model",
+    "is_embedding_model",
     "max_input_tokens",
 ]
