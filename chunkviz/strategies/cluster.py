@@ -69,7 +69,7 @@ from chunkviz.semantic.embeddings import (
     ENCODE_CALLS,
     MODEL_HELP,
     canonical_model,
-    require_semantic_extra,
+    require_model_extra,
 )
 from chunkviz.spancount import shared_counter
 from chunkviz.splitting import Piece, to_chunks
@@ -364,7 +364,7 @@ EXPLANATIONS: BoundedLRU[tuple[Document, ClusterParams, Tokenizer], ClusterExpla
 
 def explain_cluster(document: Document | str, params: ClusterParams, tokenizer: Tokenizer) -> ClusterExplanation:
     """The chunking with its analysis (remembered in :data:`EXPLANATIONS`)."""
-    require_semantic_extra()
+    require_model_extra(params.model)
     document = as_document(document)
     return EXPLANATIONS.get_or_make(
         (document, params, tokenizer), lambda: cluster_chunking(document, params, tokenizer)
@@ -375,7 +375,7 @@ def prepare_cluster(
     document: Document | str, params: ClusterParams, tokenizer: Tokenizer, progress: Callable[[int, int], None]
 ) -> None:
     """Split and embed the pieces once (cached), reporting progress in pieces."""
-    require_semantic_extra()
+    require_model_extra(params.model)
     text = as_document(document).text
     if not is_blank(text):
         pieces = cluster_pieces(text, params.min_tokens, tokenizer)

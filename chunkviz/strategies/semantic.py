@@ -18,7 +18,6 @@ from chunkviz.semantic import (
     DEFAULT_MODEL,
     THRESHOLD_TYPES,
     SemanticExplanation,
-    require_semantic_extra,
     semantic_chunking,
     sentence_similarities,
 )
@@ -27,6 +26,7 @@ from chunkviz.semantic.embeddings import (
     MODEL_HELP,
     ModelUnavailable,
     canonical_model,
+    require_model_extra,
     size_tokenizer,
 )
 from chunkviz.semantic.tuning import CONTROLS, tuning_data
@@ -119,7 +119,7 @@ def explain_semantic(document: Document | str, params: SemanticParams, tokenizer
     """The full analysis: sentences, similarities, threshold, breakpoints and chunks (an
     :class:`~chunkviz.explain.Explanation`), remembered in :data:`EXPLANATIONS` (the tokenizer
     plays no part)."""
-    require_semantic_extra()
+    require_model_extra(params.model)
     document = as_document(document)
     return EXPLANATIONS.get_or_make((document, params), lambda: _explained(document, params))
 
@@ -153,7 +153,7 @@ def prepare_semantic(
     document: Document | str, params: SemanticParams, tokenizer: Tokenizer, progress: Callable[[int, int], None]
 ) -> None:
     """Segment and embed once (cached), reporting progress in sentences."""
-    require_semantic_extra()
+    require_model_extra(params.model)
     sentence_similarities(as_document(document), params.model, params.buffer_size, progress)
 
 

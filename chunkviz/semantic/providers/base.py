@@ -123,6 +123,10 @@ class Provider(ABC):
     def load(self, name: str) -> Embedder:
         """The embedder of a canonical name (raises :class:`ModelUnavailable` with what to do)."""
 
+    def require(self, name: str) -> None:  # noqa: B027 - most providers need nothing more
+        """Raise (naming the extra to install) when what loads the model is not installed; checked
+        without importing it, before a strategy segments or embeds anything."""
+
     def sizes(self, name: str) -> SizeTokenizer | None:
         """The sizes of a canonical name where they need no model load, else None (then the
         loaded model's :meth:`Embedder.sizes` tell)."""

