@@ -79,14 +79,19 @@ def show(
     *strategies: str | tuple[str, Mapping[str, Any]],
     tokenizer: str | None = None,
     height_px: int = CELL_HEIGHT_PX,
+    embedding_model: str | None = None,
     **params: Any,
 ) -> ChunkView:
     """The Compare view of ``strategies`` on a text or Document, for a notebook cell.
 
     Each strategy is a name or ``(name, {param: value})``; ``params`` go to every strategy that has
-    them (a name no strategy has is an error). Up to four columns, as in the app."""
+    them (a name no strategy has is an error; ``model=`` is the embedding model of ``semantic`` and
+    ``cluster``). Up to four columns, as in the app. ``embedding_model`` is the model whose input
+    limit the "over the model's limit" flag checks (a :mod:`chunkviz.models` name or
+    ``openai:MODEL``; default all-MiniLM-L6-v2)."""
     from chunkviz.compare import ColumnConfig  # noqa: PLC0415
     from chunkviz.errors import InvalidParamError  # noqa: PLC0415
+    from chunkviz.models import DEFAULT_EMBEDDING_MODEL  # noqa: PLC0415
     from chunkviz.strategies.base import get_strategy  # noqa: PLC0415
     from chunkviz.tokenizers import DEFAULT_TOKENIZER  # noqa: PLC0415
     from chunkviz.views.build import build_view  # noqa: PLC0415
@@ -104,5 +109,10 @@ def show(
     if unknown:
         names = ", ".join(c.strategy for c in columns)
         raise InvalidParamError(columns[0].strategy, unknown[0], f"is a parameter of none of the strategies ({names})")
-    view = build_view(text_or_document, columns, tokenizer=tokenizer or DEFAULT_TOKENIZER)
+    view = build_view(
+        text_or_document,
+        columns,
+        tokenizer=tokenizer or DEFAULT_TOKENIZER,
+        embedding_model=embedding_model or DEFAULT_EMBEDDING_MODEL,
+    )
     return ChunkView(view, height_px)

@@ -263,3 +263,14 @@ def test_e5_chunks_without_torch_and_sentence_transformers() -> None:
     proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "semantic chunking needs the semantic extra: pip install 'chunkviz[semantic]'"
+
+
+def test_the_notebook_view_flags_chunks_over_the_chosen_models_limit() -> None:
+    text = "Das Brot backt eine Stunde im heißen Ofen. " * 80
+    # 700 + 421 cl100k tokens: 604 + 365 e5 tokens, 802 + 482 MiniLM wordpieces
+    column = ("fixed_tokens", {"chunk_size": 700, "overlap": 0})
+    for model, over in ((None, 2), ("e5", 1), ("openai:text-embedding-3-small", 0)):
+        view = chunkviz.show(text, column, **({"embedding_model": model} if model else {}))
+        (drawn,) = view.view.columns
+        assert drawn.run.diagnostics is not None
+        assert drawn.run.diagnostics.summary.flag_counts[Flag.OVER_MODEL_LIMIT] == over, model
