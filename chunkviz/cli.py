@@ -56,6 +56,8 @@ from chunkviz.llm.cli import add_llm_arguments, cli_llm_session
 from chunkviz.llm.client import LLMError
 from chunkviz.llm.questiongen import add_questions_parser, cmd_questions
 from chunkviz.peers.catalogue import peer_notes
+from chunkviz.semantic.embeddings import MODEL_HELP
+from chunkviz.semantic.providers.base import announce_with
 from chunkviz.strategies import get_strategy, registered
 from chunkviz.terminal import visible_name
 from chunkviz.terminal.cli import add_show_parser, cmd_show
@@ -140,6 +142,11 @@ class _Parser(argparse.ArgumentParser):
 def _print_error(message: str) -> None:
     one_line = visible_name(" ".join(str(message).split()))  # a path in it may hold terminal escapes
     print(f"{PROG}: error: {one_line}", file=sys.stderr)
+
+
+def _print_note(line: str) -> None:
+    """A line about the run on stderr (e.g. what an embedding endpoint will be sent)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 def _use_utf8(stream: Any) -> None:
@@ -248,9 +255,7 @@ def _add_eval_parser(commands: Any) -> None:
         metavar="NAME",
         help=f"tokenizer for sizes (default {DEFAULT_TOKENIZER})",
     )
-    p_eval.add_argument(
-        "--model", default=None, metavar="NAME", help="embedding model (default: the offline all-MiniLM-L6-v2)"
-    )
+    p_eval.add_argument("--model", default=None, metavar="NAME", help=MODEL_HELP)
     p_eval.add_argument(
         "--placement",
         choices=("exact", "first_find"),
@@ -361,22 +366,30 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     configs = with_variants([dataclasses.replace(c, placement=args.placement) for c in configs], **variants)
     configs = [dataclasses.replace(c, **retrieval) for c in configs]  # alpha counts for weighted rows only
 
+    open_line = False  # a progress line that is not finished yet
+
     def progress(what: str, done: int, total: int) -> None:
+        nonlocal open_line
         if total:
+            open_line = done < total
             print(
                 f"\rembedding {what}: {done:,}/{total:,}", end="" if done < total else "\n", file=sys.stderr, flush=True
             )
 
-    results = evaluate(
-        corpus,
-        questions,
-        configs,
-        k=args.k,
-        model=args.model,
-        progress=progress,
-        context_tokens=args.llm_context,
-        summary_sentences=args.summary_sentences,
-    )
+    try:
+        results = evaluate(
+            corpus,
+            questions,
+            configs,
+            k=args.k,
+            model=args.model,
+            progress=progress,
+            context_tokens=args.llm_context,
+            summary_sentences=args.summary_sentences,
+        )
+    finally:
+        if open_line:  # stopped mid-way (an embedding endpoint failed): end the line before the error
+            print(file=sys.stderr, flush=True)
     qualities = run_answers(args, corpus, questions, results)  # None unless --answers / --judge
     as_json = results_with_answers_json(results, qualities) if qualities else results_json(results)
     if args.json == "-":
@@ -575,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
     stdout = sys.stdout
     sys.stdout = _GuardedOutput(stdout)
     try:
-        with cli_llm_session(args):
+        with cli_llm_session(args), announce_with(_print_note):  # what an embedding endpoint will be sent
             code = _COMMANDS[args.command](args)
         sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit
         return code

@@ -23,7 +23,7 @@ from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import enrich
 from chunkviz.errors import ChunkvizError
 from chunkviz.limits import MAX_QUERY_VALUE_CHARS, check_chunk_count, check_chunk_count_bound
-from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
+from chunkviz.models import DEFAULT_EMBEDDING_MODEL, is_embedding_model
 from chunkviz.render import ChunkAnnotation
 from chunkviz.sidefile import parse_json
 from chunkviz.strategies.base import get_strategy, registered
@@ -410,4 +410,4 @@ def _query_params(key: str, strategy: str, raw: str) -> dict[str, Any]:
 def model_from_query(query: Mapping[str, str]) -> str:
     """The embedding model of a shared configuration (the default when absent or unknown)."""
     name = query.get("model")
-    return name if name in EMBEDDING_MODELS else DEFAULT_EMBEDDING_MODEL
+    return name if name is not None and is_embedding_model(name) else DEFAULT_EMBEDDING_MODEL

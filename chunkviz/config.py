@@ -58,7 +58,7 @@ from chunkviz.evaluation.retrievers import (
 )
 from chunkviz.files import write_text_atomic
 from chunkviz.limits import MAX_CONFIG_BYTES, MAX_CONFIG_COLUMNS, MAX_CONFIG_TEXT_CHARS
-from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
+from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS, is_embedding_model
 from chunkviz.sidefile import parse_json, read_side_file
 from chunkviz.strategies.base import get_strategy
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, Tokenizer, tokenizer_names
@@ -283,9 +283,10 @@ def config_from_dict(data: Any, *, source: str = CONFIG_FILE_NAME) -> ChunkvizCo
         )
     tokenizer = _tokenizer(source, "tokenizer", data.get("tokenizer", DEFAULT_TOKENIZER))
     model = data.get("embedding_model")
-    if model is not None and model not in EMBEDDING_MODELS:
+    if model is not None and not is_embedding_model(model):
         raise ConfigError(
-            f"{source}: embedding_model: unknown model {model!r}; choose one of: {', '.join(EMBEDDING_MODELS)}"
+            f"{source}: embedding_model: unknown model {model!r}; choose one of: {', '.join(EMBEDDING_MODELS)}, "
+            "or openai:MODEL"
         )
     return ChunkvizConfig(
         columns=_columns(source, data),

@@ -87,16 +87,21 @@ def show(
     tokenizer: str | None = None,
     height_px: int = CELL_HEIGHT_PX,
     language: str | None = None,
+    embedding_model: str | None = None,
     **params: Any,
 ) -> ChunkView:
     """The Compare view of ``strategies`` on a text or Document, for a notebook cell.
 
     Each strategy is a name or ``(name, {param: value})``; ``params`` go to every strategy that has
-    them (a name no strategy has is an error). Up to four columns, as in the app. ``language``
-    (e.g. ``"de"``) is the document's, for its sentences (default: detected)."""
+    them (a name no strategy has is an error; ``model=`` is the embedding model of ``semantic`` and
+    ``cluster``). Up to four columns, as in the app. ``language`` (e.g. ``"de"``) is the document's,
+    for its sentences (default: detected). ``embedding_model`` is the model whose input limit the
+    "over the model's limit" flag checks (a :mod:`chunkviz.models` name or ``openai:MODEL``;
+    default all-MiniLM-L6-v2)."""
     from chunkviz.compare import ColumnConfig  # noqa: PLC0415
     from chunkviz.document.model import as_document  # noqa: PLC0415
     from chunkviz.errors import InvalidParamError  # noqa: PLC0415
+    from chunkviz.models import DEFAULT_EMBEDDING_MODEL  # noqa: PLC0415
     from chunkviz.strategies.base import get_strategy  # noqa: PLC0415
     from chunkviz.tokenizers import DEFAULT_TOKENIZER  # noqa: PLC0415
     from chunkviz.views.build import build_view  # noqa: PLC0415
@@ -115,6 +120,9 @@ def show(
         names = ", ".join(c.strategy for c in columns)
         raise InvalidParamError(columns[0].strategy, unknown[0], f"is a parameter of none of the strategies ({names})")
     view = build_view(
-        as_document(text_or_document, language=language), columns, tokenizer=tokenizer or DEFAULT_TOKENIZER
+        as_document(text_or_document, language=language),
+        columns,
+        tokenizer=tokenizer or DEFAULT_TOKENIZER,
+        embedding_model=embedding_model or DEFAULT_EMBEDDING_MODEL,
     )
     return ChunkView(view, height_px)

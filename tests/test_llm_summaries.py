@@ -262,7 +262,7 @@ def test_llm_summaries_in_the_evaluation(llm_server: LoopbackLLM, tmp_path: Path
 def eval_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     import chunkviz.evaluation.evaluate as engine
 
-    monkeypatch.setattr(engine, "default_encoder", lambda model: encode_words)
+    monkeypatch.setattr(engine, "default_encoder", lambda model, role="passage": encode_words)
     doc = tmp_path / "doc.md"
     doc.write_text(DOC, encoding="utf-8")
     questions = tmp_path / "q.jsonl"

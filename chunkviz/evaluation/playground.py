@@ -37,7 +37,7 @@ from chunkviz.llm.queries import QUERY_MODE_LABELS, check_query_mode, query_text
 from chunkviz.llm.summaries import embedding_text
 from chunkviz.questions import Question, Reference, questions_to_jsonl
 from chunkviz.semantic.embedcache import embed_texts
-from chunkviz.semantic.embeddings import Encoder
+from chunkviz.semantic.embeddings import Encoder, default_encoder
 from chunkviz.types import Chunk, Progress
 
 if TYPE_CHECKING:
@@ -98,11 +98,12 @@ def column_hits(
     return hits
 
 
-def embed_query(query: str, model: str, encode: Encoder) -> np.ndarray:
-    """The query's vector, shape (1, d) (cached per text like the chunks)."""
+def embed_query(query: str, model: str, encode: Encoder | None = None) -> np.ndarray:
+    """The query's vector, shape (1, d) (cached per text like the chunks), embedded as a query
+    (``encode``: an encoder for every role, else the model's own for queries)."""
     if not query.strip():
         raise ValueError("the query is empty: type a question to search the chunks with")
-    return embed_texts([query], model, encode)
+    return embed_texts([query], model, encode or default_encoder(model, "query"), role="query")
 
 
 def search(
@@ -111,7 +112,7 @@ def search(
     query_vector: np.ndarray | None,
     k: int,
     model: str,
-    encode: Encoder,
+    encode: Encoder | None = None,
     progress: Progress | None = None,
     *,
     query: str = "",
@@ -121,8 +122,9 @@ def search(
 ) -> list[Hit]:
     """The top ``k`` searchable chunks for the query (see :func:`column_hits`) by ``retriever``
     (``query``: the text BM25 searches with; ``query_vector`` the one dense retrieval does, None
-    for bm25); chunks embedded once per (model, text), ``progress(done, total)`` counting the
-    ones embedded now."""
+    for bm25); chunks embedded as passages once per (model, text) (``encode``: an encoder for
+    every role, else the model's own for passages), ``progress(done, total)`` counting the ones
+    embedded now."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     texts = chunk_texts(chunks)
@@ -132,7 +134,8 @@ def search(
     def dense(n: int) -> Any:
         if query_vector is None:
             raise ValueError(f"the {retriever} retriever needs the query's vector")
-        return top_k(query_vector, embed_texts(texts, model, encode, progress), n)
+        vectors = embed_texts(texts, model, encode or default_encoder(model, "passage"), progress)
+        return top_k(query_vector, vectors, n)
 
     (ranked,) = retrieve(retriever, texts, [query], k, dense=dense, fusion=fusion, alpha=alpha)
     return column_hits(chunks, returns_parents, ranked.positions.tolist(), ranked.scores.tolist())
@@ -243,7 +246,7 @@ def query_variants(
     query: str,
     modes: Sequence[str],
     model: str,
-    encode: Encoder,
+    encode: Encoder | None = None,
     client: LLMClient | None = None,
 ) -> list[QueryVariant]:
     """The query in each of ``modes`` (in that order, each once), embedded. ``rewrite`` and
@@ -264,7 +267,7 @@ def search_variants(
     variants: Sequence[QueryVariant],
     k: int,
     model: str,
-    encode: Encoder,
+    encode: Encoder | None = None,
     retriever: str = "dense",
     fusion: str = "rrf",
     alpha: float = DEFAULT_ALPHA,

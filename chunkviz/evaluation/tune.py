@@ -38,7 +38,7 @@ from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration, Result, evaluate
 from chunkviz.evaluation.report import fit_to_size, swept_param
 from chunkviz.evaluation.retrievers import RETRIEVERS, check_retriever
-from chunkviz.semantic.embeddings import Encoder
+from chunkviz.semantic.embeddings import DEFAULT_MODEL, Encoder, canonical_model
 from chunkviz.strategies.base import get_strategy
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer
 
@@ -692,14 +692,17 @@ def frontier_table(points: Sequence[Point], k: int, marked: Point | None = None)
     return "\n".join(lines)
 
 
-def eval_command(point: Point, corpus: Sequence[str], questions: str, k: int) -> str:
-    """The ``chunkviz eval`` command line that evaluates ``point``'s configuration again."""
+def eval_command(point: Point, corpus: Sequence[str], questions: str, k: int, model: str | None = None) -> str:
+    """The ``chunkviz eval`` command line that evaluates ``point``'s configuration again (with
+    the embedding ``model`` the study used, when it is not the default)."""
     c = point.configuration
     parts = ["chunkviz", "eval", *corpus, "--questions", questions, "-s", c.strategy]
     for name, value in sorted(c.params.items()):
         text = _param_text(value)
         parts += ["-p", f"{name}={text}"]
     parts += ["--tokenizer", c.tokenizer, "--k", str(k)]
+    if model and canonical_model(model) != DEFAULT_MODEL:
+        parts += ["--model", model]
     if c.retriever != "dense":
         parts += ["--retriever", c.retriever]
     return " ".join(shlex.quote(p) for p in parts)

@@ -43,6 +43,7 @@ from chunkviz.evaluation.tune import (
     parse_constraints,
 )
 from chunkviz.files import check_outputs, write_text_atomic
+from chunkviz.semantic.embeddings import MODEL_HELP
 from chunkviz.terminal import visible_name
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 
@@ -91,9 +92,7 @@ def add_tune_parser(commands: Any) -> None:
         metavar="NAME",
         help=f"tokenizer of the sizes and of tokens per question: {', '.join(tokenizer_names())} (default {DEFAULT_TOKENIZER})",
     )
-    p.add_argument(
-        "--model", default=None, metavar="NAME", help="embedding model (default: the offline all-MiniLM-L6-v2)"
-    )
+    p.add_argument("--model", default=None, metavar="NAME", help=MODEL_HELP)
     goal = p.add_mutually_exclusive_group()
     goal.add_argument(
         "--maximise",
@@ -211,14 +210,14 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(f"Best reached: {'; '.join(_best_reached(study, c) for c in constraints)}.")
         if near is not None:
             print(f"Closest: {_plain(near)} with {near.configuration.retriever} retrieval · {_scores(near)}")
-            print(f"  {eval_command(near, args.corpus, args.questions, args.k)}")
+            print(f"  {eval_command(near, args.corpus, args.questions, args.k, args.model)}")
         print(
             f"Nothing written to {visible_name(args.output)}; raise --budget, add --sizes or strategies, or relax the constraint."
         )
         return EXIT_NOT_MET
     print(f"\nBest ({goal}): {_plain(chosen)} with {chosen.configuration.retriever} retrieval · {_scores(chosen)}")
     print("Reproduce it:")
-    print(f"  {eval_command(chosen, args.corpus, args.questions, args.k)}")
+    print(f"  {eval_command(chosen, args.corpus, args.questions, args.k, args.model)}")
     _save(chosen, args.output)
     print(f"configuration written to {visible_name(args.output)}")
     return EXIT_OK

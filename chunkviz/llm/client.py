@@ -168,10 +168,11 @@ class LLMSettings:
         }
 
 
-def check_base_url(url: str) -> None:
+def check_base_url(url: str, *, what: str = "LLM base URL", setting: str = f"--llm-base-url or {ENV_BASE_URL}") -> None:
     """Refuse at once a base URL that no request could reach (``notaurl``, ``localhost:11434``
     without ``http://``, ``http://`` alone, a port that is not a number), instead of retrying a
-    connection that cannot be made. :class:`LLMSettingsError` naming the URL (credentials removed)."""
+    connection that cannot be made. :class:`LLMSettingsError` naming the URL (credentials removed),
+    ``what`` it is and the ``setting`` that gives it."""
     problem = None
     if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
         problem = "it contains a space or a control character"
@@ -195,8 +196,8 @@ def check_base_url(url: str) -> None:
         except ValueError:
             shown = re.sub(r"//[^/@]*@", "//", url)
         raise LLMSettingsError(
-            f"the LLM base URL {shown!r} is not usable: {problem}; give the server's URL, e.g. "
-            f"http://localhost:11434/v1 for Ollama (--llm-base-url or {ENV_BASE_URL})"
+            f"the {what} {shown!r} is not usable: {problem}; give the server's URL, e.g. "
+            f"http://localhost:11434/v1 for Ollama ({setting})"
         )
 
 

@@ -163,7 +163,7 @@ def extractive_summaries(
     per_section = [section_sentences(document, c.start, c.end, sentences_of_text) for c in sections]
     spans = [span for spans in per_section for span in spans]
     vectors = (
-        embed_texts([surrogate_safe(text[a:b]) for a, b in spans], model, encode, progress)
+        embed_texts([surrogate_safe(text[a:b]) for a, b in spans], model, encode, progress, role="symmetric")
         if spans
         else np.zeros((0, 0))
     )
@@ -264,7 +264,7 @@ def summary_index(
 
         model = canonical_model(model or DEFAULT_MODEL)
         summaries = extractive_summaries(
-            document, ordered, sentences, model, encode or default_encoder(model), progress
+            document, ordered, sentences, model, encode or default_encoder(model, "symmetric"), progress
         )
     else:
         if client is None:

@@ -127,7 +127,13 @@ def chonkie_embeddings(model_name: str | None = None) -> Any:
     not normalized) are cached per text under their own key."""
     from chonkie.embeddings import SentenceTransformerEmbeddings
 
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model, load_model
+    from chunkviz.semantic.embeddings import (
+        DEFAULT_MODEL,
+        EmbeddingModel,
+        ModelUnavailable,
+        canonical_model,
+        load_model,
+    )
 
     name = canonical_model(model_name or DEFAULT_MODEL)
 
@@ -141,7 +147,10 @@ def chonkie_embeddings(model_name: str | None = None) -> Any:
         def embed_batch(self, texts: list[str]) -> Any:
             return self._cached_batch(texts) if texts else super().embed_batch(texts)
 
-    return CachedSentenceTransformerEmbeddings(load_model(name).model)
+    loaded = load_model(name)
+    if not isinstance(loaded, EmbeddingModel):
+        raise ModelUnavailable(f"Chonkie's embeddings need a sentence-transformers model; {name!r} is not one")
+    return CachedSentenceTransformerEmbeddings(loaded.model)
 
 
 __all__ = ["PieceCodec", "chonkie_embeddings", "chonkie_tokenizer", "langchain_embeddings", "native_tiktoken"]

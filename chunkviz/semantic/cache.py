@@ -27,6 +27,7 @@ from chunkviz.semantic.embeddings import (
     ENCODE_CALLS,
     canonical_model,
 )
+from chunkviz.semantic.providers import cache_name
 from chunkviz.types import Progress
 
 _CACHE_VERSION = "1"
@@ -55,7 +56,7 @@ def cache_dir() -> Path | None:
 
 def _cache_key(text: str, model: str, segmenter: str, buffer_size: int) -> str:
     digest = hashlib.sha256()
-    for part in (_CACHE_VERSION, model, segmenter, str(buffer_size)):
+    for part in (_CACHE_VERSION, cache_name(model), segmenter, str(buffer_size)):
         digest.update(part.encode() + b"\0")
     digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
@@ -178,5 +179,5 @@ def _embed_similarities(
     embedder = embeddings.load_model(model)
     loaded = time.perf_counter()
     ENCODE_CALLS["count"] += 1
-    vectors = embedder.encode(buffered_texts(text, sentences, buffer_size), progress)
+    vectors = embedder.encode(buffered_texts(text, sentences, buffer_size), progress, role="symmetric")
     return adjacent_similarities(vectors), loaded - began, time.perf_counter() - loaded

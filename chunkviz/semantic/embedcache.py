@@ -18,7 +18,9 @@ from typing import Sequence
 import numpy as np
 
 from chunkviz.cache import BoundedLRU, cache_folder
-from chunkviz.semantic.embeddings import Encoder
+from chunkviz.semantic.embeddings import Encoder, ModelUnavailable, UnknownModelError
+from chunkviz.semantic.providers import cache_name, role_prefix
+from chunkviz.semantic.providers.base import Role
 from chunkviz.types import Progress
 
 _VERSION = "1"
@@ -28,8 +30,10 @@ MEMORY_LIMIT_BYTES = 64 * 1024 * 1024
 VECTORS: BoundedLRU[tuple[str, str], np.ndarray] = BoundedLRU(max_bytes=MEMORY_LIMIT_BYTES, size=lambda v: v.nbytes)
 
 
-def text_key(model: str, text: str) -> str:
-    digest = hashlib.sha256(f"{_VERSION}\0{model}\0".encode())
+def text_key(model: str, text: str, prefix: str = "") -> str:
+    """The key of ``text`` embedded by ``model`` with its convention's ``prefix`` for the role
+    ("" for a model without one: every role shares a text's vector, as before roles)."""
+    digest = hashlib.sha256(f"{_VERSION}\0{model}\0{prefix + chr(0) if prefix else ''}".encode())
     digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
@@ -42,10 +46,19 @@ def store_path(model: str) -> Path | None:
     return folder / f"{hashlib.sha256(model.encode()).hexdigest()[:16]}.sqlite"
 
 
-def embed_texts(texts: Sequence[str], model: str, encode: Encoder, progress: Progress | None = None) -> np.ndarray:
-    """One vector per text, in order; only texts never embedded with ``model`` are encoded
-    (``progress(done, total)`` counts those)."""
-    keys = [text_key(model, t) for t in texts]
+def embed_texts(
+    texts: Sequence[str],
+    model: str,
+    encode: Encoder,
+    progress: Progress | None = None,
+    role: Role = "passage",
+) -> np.ndarray:
+    """One vector per text, in order; only texts never embedded with ``model`` in ``role`` are
+    encoded (``progress(done, total)`` counts those; ``encode`` embeds them in that role). The
+    vectors of one model are kept under its :func:`~chunkviz.semantic.providers.cache_name` (an
+    endpoint's model: with the endpoint), nothing of a failed encode is kept."""
+    model, prefix = _identity(model, role)
+    keys = [text_key(model, t, prefix) for t in texts]
     found = _lookup(model, set(keys))
     missing: dict[str, str] = {}
     for key, text in zip(keys, texts):
@@ -53,6 +66,7 @@ def embed_texts(texts: Sequence[str], model: str, encode: Encoder, progress: Pro
             missing[key] = text
     if missing:
         vectors = np.asarray(encode(list(missing.values()), progress), dtype=np.float32)
+        _check_dimension(model, vectors, found)
         fresh = dict(zip(missing, vectors))
         _store(model, fresh)
         found.update(fresh)
@@ -61,6 +75,29 @@ def embed_texts(texts: Sequence[str], model: str, encode: Encoder, progress: Pro
     if not keys:
         return np.zeros((0, 0), dtype=np.float32)
     return np.stack([found[k] for k in keys])
+
+
+def _identity(model: str, role: Role) -> tuple[str, str]:
+    """The name ``model``'s vectors are kept under and its prefix for ``role``; a name no
+    provider knows (a caller's own encoder) is its own key, with no prefix."""
+    try:
+        return cache_name(model), role_prefix(model, role)
+    except UnknownModelError:
+        return model, ""
+
+
+def _check_dimension(model: str, vectors: np.ndarray, cached: dict[str, np.ndarray]) -> None:
+    """Refuse vectors whose dimension is not the cached vectors' of the same model (a server
+    that now serves another model under its name): nothing of them is kept."""
+    if not cached or vectors.ndim != 2:
+        return
+    known = len(next(iter(cached.values())))
+    if vectors.shape[1] != known:
+        raise ModelUnavailable(
+            f"the embedding model {model} now answers vectors of dimension {vectors.shape[1]}, but its cached "
+            f"vectors have dimension {known}: the model behind the name changed; clear chunkviz's cache "
+            "(CHUNKVIZ_CACHE_DIR) or use the model that made them"
+        )
 
 
 def _lookup(model: str, keys: set[str]) -> dict[str, np.ndarray]:

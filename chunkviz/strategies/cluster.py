@@ -60,7 +60,13 @@ from chunkviz.explain import Explanation, ExplanationFigure, finite, go, require
 from chunkviz.semantic import embeddings
 from chunkviz.semantic.cluster import offdiagonal_mean, optimal_segmentation, rewards_ending_at
 from chunkviz.semantic.embedcache import embed_texts
-from chunkviz.semantic.embeddings import DEFAULT_MODEL, ENCODE_CALLS, canonical_model, require_semantic_extra
+from chunkviz.semantic.embeddings import (
+    DEFAULT_MODEL,
+    ENCODE_CALLS,
+    MODEL_HELP,
+    canonical_model,
+    require_model_extra,
+)
 from chunkviz.spancount import shared_counter
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.langchain import LangChainSplitter
@@ -100,7 +106,7 @@ class ClusterParams:
     )
     model: str = param(
         DEFAULT_MODEL,
-        "embedding model: the packaged all-MiniLM-L6-v2 (default, offline), or a local sentence-transformers folder",
+        MODEL_HELP,
     )
 
     @property
@@ -258,9 +264,9 @@ def piece_vectors(
 
     def encode(texts: Sequence[str], report: Progress | None) -> np.ndarray:
         ENCODE_CALLS["count"] += 1
-        return embeddings.load_model(name).encode(texts, report)
+        return embeddings.load_model(name).encode(texts, report, role="symmetric")
 
-    return embed_texts([text[a:b] for a, b in pieces], name, encode, progress)
+    return embed_texts([text[a:b] for a, b in pieces], name, encode, progress, role="symmetric")
 
 
 def check_piece_count(pieces: int, params: ClusterParams) -> None:
@@ -364,7 +370,7 @@ EXPLANATIONS: BoundedLRU[tuple[Document, ClusterParams, Tokenizer], ClusterExpla
 
 def explain_cluster(document: Document | str, params: ClusterParams, tokenizer: Tokenizer) -> ClusterExplanation:
     """The chunking with its analysis (remembered in :data:`EXPLANATIONS`)."""
-    require_semantic_extra()
+    require_model_extra(params.model)
     document = as_document(document)
     return EXPLANATIONS.get_or_make(
         (document, params, tokenizer), lambda: cluster_chunking(document, params, tokenizer)
@@ -375,7 +381,7 @@ def prepare_cluster(
     document: Document | str, params: ClusterParams, tokenizer: Tokenizer, progress: Callable[[int, int], None]
 ) -> None:
     """Split and embed the pieces once (cached), reporting progress in pieces."""
-    require_semantic_extra()
+    require_model_extra(params.model)
     text = as_document(document).text
     if not is_blank(text):
         pieces = cluster_pieces(text, params.min_tokens, tokenizer)

@@ -18,11 +18,17 @@ from chunkviz.semantic import (
     DEFAULT_MODEL,
     THRESHOLD_TYPES,
     SemanticExplanation,
-    require_semantic_extra,
     semantic_chunking,
     sentence_similarities,
 )
-from chunkviz.semantic.embeddings import DEFAULT_MODEL_LIMIT, canonical_model, size_tokenizer
+from chunkviz.semantic.embeddings import (
+    DEFAULT_MODEL_LIMIT,
+    MODEL_HELP,
+    ModelUnavailable,
+    canonical_model,
+    require_model_extra,
+    size_tokenizer,
+)
 from chunkviz.semantic.tuning import CONTROLS, tuning_data
 from chunkviz.strategies.base import TuningAnalysis, param, register
 from chunkviz.tokenizers import Tokenizer
@@ -71,7 +77,7 @@ class SemanticParams:
     )
     model: str = param(
         DEFAULT_MODEL,
-        "embedding model: the packaged all-MiniLM-L6-v2 (default, offline), or a local sentence-transformers folder",
+        MODEL_HELP,
     )
 
     def __post_init__(self) -> None:
@@ -84,7 +90,11 @@ class SemanticParams:
         # min_tokens <= max_tokens is the registry's check of every min_X / max_X pair; with
         # max_tokens=0 the maximum is the model's limit, known here for the packaged model (a
         # model from a folder is checked when it is loaded: check_min_tokens)
-        if self.max_tokens == 0 and canonical_model(self.model) == DEFAULT_MODEL:
+        try:
+            canonical = canonical_model(self.model)
+        except ModelUnavailable as exc:  # a name no provider serves, or not a string
+            raise InvalidParamError("semantic", "model", f"is not usable: {exc}") from None
+        if self.max_tokens == 0 and canonical == DEFAULT_MODEL:
             check_min_tokens(self.min_tokens, DEFAULT_MODEL_LIMIT, self.model)
 
     def amount(self) -> float:
@@ -109,7 +119,7 @@ def explain_semantic(document: Document | str, params: SemanticParams, tokenizer
     """The full analysis: sentences, similarities, threshold, breakpoints and chunks (an
     :class:`~chunkviz.explain.Explanation`), remembered in :data:`EXPLANATIONS` (the tokenizer
     plays no part)."""
-    require_semantic_extra()
+    require_model_extra(params.model)
     document = as_document(document)
     return EXPLANATIONS.get_or_make((document, params), lambda: _explained(document, params))
 
@@ -143,7 +153,7 @@ def prepare_semantic(
     document: Document | str, params: SemanticParams, tokenizer: Tokenizer, progress: Callable[[int, int], None]
 ) -> None:
     """Segment and embed once (cached), reporting progress in sentences."""
-    require_semantic_extra()
+    require_model_extra(params.model)
     sentence_similarities(as_document(document), params.model, params.buffer_size, progress)
 
 

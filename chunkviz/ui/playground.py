@@ -213,10 +213,10 @@ def playground_hits(columns: Sequence[PlaygroundColumn], query: str, k: int) -> 
     without a query. A model that cannot load leaves a message and no hits."""
     if not query:
         return {}
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL, default_encoder  # noqa: PLC0415 - only with a query
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL  # noqa: PLC0415 - only with a query
 
     retriever, fusion = chosen_retriever()
-    encode = default_encoder(DEFAULT_MODEL)
+    encode = None  # the model's own encoders: queries as queries, chunks as passages
     slot = st.empty()
     out: dict[int, list[Hit]] = {}
     try:
@@ -257,9 +257,9 @@ def playground_variant_hits(
     if not settings.configured:
         st.warning(not_configured_help())
         return {}, {}
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL, default_encoder  # noqa: PLC0415 - only with a query
+    from chunkviz.semantic.embeddings import DEFAULT_MODEL  # noqa: PLC0415 - only with a query
 
-    encode = default_encoder(DEFAULT_MODEL)
+    encode = None  # the model's own encoders: queries as queries, chunks as passages
     try:
         with (
             st.spinner("Asking the model to rewrite the query and write a hypothetical passage…"),

@@ -16,7 +16,15 @@ from chunkviz.document import Document
 from chunkviz.document.language import AUTO, LANGUAGE_NAMES, language_name
 from chunkviz.document.read import MAX_BYTES
 from chunkviz.errors import DocumentError
-from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
+from chunkviz.limits import MAX_QUERY_VALUE_CHARS
+from chunkviz.models import (
+    DEFAULT_EMBEDDING_MODEL,
+    EMBEDDING_MODELS,
+    ENDPOINT_PREFIX,
+    ENV_MAX_INPUT_TOKENS,
+    embedding_model,
+    is_embedding_model,
+)
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import tokenizer_names
 from chunkviz.ui.cached import cached_pasted, cached_read, cached_with_language
@@ -228,14 +236,26 @@ def model_settings() -> ColumnSettings:
     sidebar = st.sidebar
     sidebar.header("Flags")
     names = list(EMBEDDING_MODELS)
-    st.session_state.setdefault("embedding_model", DEFAULT_SETTINGS.embedding_model)
+    current = st.session_state.setdefault("embedding_model", DEFAULT_SETTINGS.embedding_model)
+    if current not in names:  # an endpoint's model (openai:MODEL), typed below or from a shared link
+        names.append(current)
     model = sidebar.selectbox(
         "Embedding model (its input limit)",
         names,
         key="embedding_model",
-        format_func=lambda name: EMBEDDING_MODELS[name].label(),
+        format_func=lambda name: embedding_model(name).label(),
         help="Chunks longer than this model reads are flagged 'over model limit'.",
     )
+    sidebar.text_input(
+        "…or a model on an OpenAI-compatible endpoint",
+        key=ENDPOINT_MODEL_KEY,
+        placeholder="openai:text-embedding-3-small",
+        on_change=_use_endpoint_model,
+        help=f"openai:MODEL: OpenAI's models have their limits; any other model's is {ENV_MAX_INPUT_TOKENS} "
+        "(512 when unset), counted with cl100k (approximate).",
+    )
+    if st.session_state.get(ENDPOINT_MODEL_ERROR_KEY):
+        sidebar.warning(st.session_state[ENDPOINT_MODEL_ERROR_KEY])
     st.session_state.setdefault("tiny_on", DEFAULT_SETTINGS.tiny_fraction is not None)
     tiny = sidebar.checkbox(
         "Flag tiny chunks (under a quarter of the size asked for)",
@@ -243,6 +263,23 @@ def model_settings() -> ColumnSettings:
         help="Small chunks carry little context and retrieve worse; the rule is relative to each strategy's size setting.",
     )
     return ColumnSettings(model, DEFAULT_TINY_FRACTION if tiny else None)
+
+
+ENDPOINT_MODEL_KEY = "embedding_model_endpoint"
+ENDPOINT_MODEL_ERROR_KEY = "embedding_model_endpoint_error"
+
+
+def _use_endpoint_model() -> None:
+    """The typed ``openai:MODEL`` (the prefix may be left out) becomes the selected model."""
+    typed = (st.session_state.get(ENDPOINT_MODEL_KEY) or "").strip()
+    st.session_state[ENDPOINT_MODEL_ERROR_KEY] = None
+    if not typed:
+        return
+    name = typed if typed.lower().startswith(ENDPOINT_PREFIX) else ENDPOINT_PREFIX + typed
+    if len(name) > MAX_QUERY_VALUE_CHARS or not is_embedding_model(name):
+        st.session_state[ENDPOINT_MODEL_ERROR_KEY] = f"{typed!r} is not a model name: type openai:MODEL"
+        return
+    st.session_state["embedding_model"] = name
 
 
 def enrichment_controls(doc_name: str) -> Enrichment | None:

