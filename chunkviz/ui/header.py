@@ -43,7 +43,7 @@ def document_header(document: Document, doc_name: str, tokenizer: str, *, contro
         return None
     st.html(LINE_CSS)
     # three views fit beside the document line
-    left, right = st.container(key="document-line").columns([1, 1], vertical_alignment="center")
+    left, right = st.container(key="document-line").columns([3, 5], vertical_alignment="center")
     view = (
         left.segmented_control("View", VIEWS, key="view", default=COMPARE, label_visibility="collapsed")
         if controls
