@@ -257,7 +257,8 @@ def _probabilities(identifier: Any, window: str) -> dict[str, float]:
 
 def detect_language(text: str) -> LanguageGuess:
     """The language of ``text`` from at most :data:`MAX_WINDOWS` windows (see module docstring)."""
-    windows = [text[start:end] for start, end in sample_windows(len(text))]
+    # line endings say nothing of a language: a CRLF text is detected as its LF copy is
+    windows = [text[start:end].replace("\r\n", "\n").replace("\r", "\n") for start, end in sample_windows(len(text))]
     lettered = [(window, letters) for window in windows if (letters := _letters(window))]
     if not lettered:
         return LanguageGuess(DEFAULT_LANGUAGE, 0.0, "default")
