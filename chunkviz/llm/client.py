@@ -22,14 +22,15 @@ import random
 import re
 import threading
 import time
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from chunkviz.errors import ChunkvizError, missing_extra
 from chunkviz.llm.cache import AnswerCache, answer_key, default_cache_dir
+from chunkviz.parallel import run_bounded
 from chunkviz.types import Progress
 
 #: ``accept(answer) -> bool``: whether an answer is usable (an unusable one is asked again, never cached).
@@ -379,22 +380,16 @@ class LLMClient:
         unique = sorted(first_of.values())
         answers: dict[int, str] = {}
         done = 0
-        workers = min(self.settings.concurrency, len(unique))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chunkviz-llm") as pool:
-            futures: dict[Future[str], int] = {pool.submit(self.complete, prompt, inputs[i], accept): i for i in unique}
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                for future in finished:
-                    error = future.exception()
-                    if error is not None:
-                        for other in pending:
-                            other.cancel()
-                        raise error
-                    answers[futures[future]] = future.result()
-                    done += sum(1 for k in keys if first_of[k] == futures[future])
-                    if progress is not None:
-                        progress(done, total)
+
+        def arrived(i: int, answer: str) -> None:
+            nonlocal done
+            answers[unique[i]] = answer
+            done += sum(1 for k in keys if first_of[k] == unique[i])
+            if progress is not None:
+                progress(done, total)
+
+        calls = [partial(self.complete, prompt, inputs[i], accept) for i in unique]
+        run_bounded(calls, self.settings.concurrency, arrived, thread_name_prefix="chunkviz-llm")
         return [answers[first_of[key]] for key in keys]
 
     # ---- one call, retried ----------------------------------------------------------------------

