@@ -36,6 +36,8 @@ from chunkviz.vocabulary import Meta, Reason
 
 #: Deepest level of children (a namespace's class's methods are level 2).
 MAX_LEVEL = 3
+#: Owners whose functions are functions, not methods.
+NAMESPACE_KINDS = frozenset({"namespace", "module"})
 #: How a unit of code over the limit is split: blank lines, lines, words, characters.
 CODE_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", " ", "")
 
@@ -104,8 +106,10 @@ class SyntaxChunker:
                 segments[-1].units.append(cut)
             else:
                 segments.append(_Segment(cut, item if item.kind is not None else None, [cut]))
-        if not segments or self.text[start : segments[0].start].strip():
+        if not segments or (self.text[start : segments[0].start].strip() and segments[0].item is not None):
             segments.insert(0, _Segment(start, None, [start]))  # a header, or code before any statement
+        elif segments[0].item is None and segments[0].start > start:
+            segments[0].units.insert(0, start)  # the header packs with the code after it
         segments[0].start = segments[0].units[0] = start
         return segments
 
@@ -150,7 +154,7 @@ class SyntaxChunker:
         kind = item.kind or "code"
         extra: dict[str, Any] = {}
         if owner is not None:
-            kind = "method" if kind == "function" else kind
+            kind = "method" if kind == "function" and owner.kind not in NAMESPACE_KINDS else kind
             extra["qualname"] = f"{owner.name}.{item.name}" if owner.name else item.name
         if self.counter.count(start, end) <= self.max_tokens:
             self.add(
@@ -169,9 +173,8 @@ class SyntaxChunker:
             flags = {Meta.OVER_SIZE_LIMIT: True, Meta.NOTE: note}
             metadata = self.metadata(start, end, kind, item.name, **extra, **flags)
             self.add(Piece(start, end, Reason.UNIT_END, level=level, metadata=metadata), parent_key, key=start)
-            before = len(self.pieces)
             self.region(item.parts, start, end, level + 1, item, start)
-            metadata["children"] = len(self.pieces) - before
+            metadata["children"] = sum(1 for p in self.pieces if p.parent_key == start and p.piece.level == level + 1)
             return
         self.split(item, start, end, level, kind, extra, parent_key)
 

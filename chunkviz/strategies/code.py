@@ -1,6 +1,6 @@
 """Code chunked on its syntax tree (seed 000 §13.5.4), without dropping anything.
 
-The language is ``-p language=...``, else the document's format (``go``, ``rust`` ...), else its
+The language is ``-p code_language=...``, else the document's format (``go``, ``rust`` ...), else its
 file extension, else Python. JavaScript, TypeScript (and TSX), Go, Rust, Java, C, C++, C#, Ruby
 and PHP are read on tree-sitter (the ``code`` extra; the outline in
 :mod:`chunkviz.document.code.outline`, the pieces in :mod:`chunkviz.splitting.syntax`, with the
@@ -79,7 +79,8 @@ class CodeParams:
         maximum=100_000,
         unit="tokens",
     )
-    language: str = param(
+    #: not ``language``: that is chunk()'s and the CLI's natural language (the sentence segmenter)
+    code_language: str = param(
         "auto",
         "the source's programming language; auto: the document's format or file extension, else Python",
         choices=("auto", *CODE_LANGUAGE_NAMES),
@@ -355,7 +356,7 @@ def parse_python(text: str) -> tuple[ast.Module | None, str | None]:
         return None, _syntax_error_note(exc)
 
 
-def code_language(given: str, document: Document) -> str:
+def resolve_code_language(given: str, document: Document) -> str:
     """The language to read: ``given`` unless ``auto``, else the document's format when it is a
     language, else its name's extension, else Python (the strategy's language before others)."""
     if given != "auto":
@@ -385,7 +386,7 @@ def code(document: Document, params: CodeParams, tokenizer: Tokenizer) -> list[C
     text = document.text
     if is_blank(text):
         return []
-    language = code_language(params.language, document)
+    language = resolve_code_language(params.code_language, document)
     if language in LANGUAGES:
         return _syntax_chunks(document, language, tokenizer, params.max_tokens)
     tree, note = parse_python(text)

@@ -45,6 +45,7 @@ _JS_DEFINITIONS = {
     "function_expression": "function",
     "arrow_function": "function",
     "class_declaration": "class",
+    "class": "class",  # a class expression: static Inner = class { ... }
     "method_definition": "method",
 }
 _JS_WRAPPERS = frozenset(
@@ -63,7 +64,7 @@ _TS_DEFINITIONS = {
     "abstract_method_signature": "method",
 }
 _TS_CONTAINERS = frozenset(
-    {"class_declaration", "abstract_class_declaration", "interface_declaration", "internal_module", "module"}
+    {"class_declaration", "class", "abstract_class_declaration", "interface_declaration", "internal_module", "module"}
 )
 _TS_WRAPPERS = _JS_WRAPPERS | {"public_field_definition", "expression_statement", "ambient_declaration"}
 _C_DEFINITIONS = {
@@ -84,7 +85,7 @@ LANGUAGES: dict[str, CodeLanguage] = {
             "tree-sitter-javascript",
             "tree_sitter_javascript",
             _JS_DEFINITIONS,
-            containers=frozenset({"class_declaration"}),
+            containers=frozenset({"class_declaration", "class"}),
             wrappers=_JS_WRAPPERS,
         ),
         CodeLanguage(
@@ -169,7 +170,7 @@ LANGUAGES: dict[str, CodeLanguage] = {
             "tree_sitter_cpp",
             {**_C_DEFINITIONS, "class_specifier": "class", "namespace_definition": "namespace"},
             containers=frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
-            wrappers=frozenset({"template_declaration"}),
+            wrappers=frozenset({"template_declaration", "field_declaration", "declaration"}),
         ),
         CodeLanguage(
             "csharp",
@@ -206,8 +207,8 @@ LANGUAGES: dict[str, CodeLanguage] = {
             "tree-sitter-ruby",
             "tree_sitter_ruby",
             {
-                "method": "method",
-                "singleton_method": "method",
+                "method": "function",  # a method in a class or module, a function at the top
+                "singleton_method": "function",
                 "class": "class",
                 "singleton_class": "class",
                 "module": "module",

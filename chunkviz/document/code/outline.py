@@ -245,7 +245,7 @@ class _Reader:
         """The name of a definition: its ``name`` field, else the innermost of its declarators
         (C), else its type (a Rust ``impl``, with ``Trait for`` before it), else the name of a
         child (a Go ``type_spec``)."""
-        found = node.child_by_field_name("name")
+        found = node.child_by_field_name("name") or node.child_by_field_name("property")
         if found is None and node.child_by_field_name("declarator") is not None:
             found = node
             for _ in range(MAX_WRAPPING * 3):
