@@ -28,7 +28,9 @@ from support.texts import SETTINGS, examples
 from chunkviz import chunk
 from chunkviz.document import Document
 from chunkviz.document.code.languages import LANGUAGES, language_for_name
+from chunkviz.document.code.outline import Item, parse_outline
 from chunkviz.document.read import read_bytes
+from chunkviz.splitting.syntax import MAX_LEVEL
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
 
@@ -60,6 +62,12 @@ def function_span(text: str, name: str) -> tuple[int, int]:
         start = text.rindex("\n", 0, start - 1) + 1
     end = text.index("\n", text.index(f"end {name.lower()}", doc)) + 1
     return start, end
+
+
+def at_line_boundary(text: str, pos: int) -> bool:
+    """A cut after a line break or before one (the recursive splitter keeps a separator with the
+    piece after it), or at an end of the text."""
+    return pos in (0, len(text)) or text[pos - 1] == "\n" or text[pos] == "\n"
 
 
 def named(chunks: Sequence[Chunk], name: str) -> list[Chunk]:
@@ -249,12 +257,12 @@ def render(syntax: Syntax, items: Sequence[tuple[str, object]]) -> tuple[str, di
 @given(st.sampled_from(sorted(SYNTAX)), st.lists(ITEM, min_size=1, max_size=6), st.integers(24, 300))
 def test_generated_sources_keep_every_promise(language: str, items: list[tuple[str, object]], max_tokens: int) -> None:
     """Spans exact, level 0 tiles the file and children tile their parent, no overlap; every cut
-    at a line start; a function that fits (with a margin for the whitespace and closers that
+    at a line boundary; a function that fits (with a margin for the whitespace and closers that
     follow it) is in one chunk under the limit, unsplit; a function that does not is split."""
     needs_grammar(language)
     text, spans = render(SYNTAX[language], items)
     chunks = code_chunks(text, language, max_tokens)
-    assert all(c.end == len(text) or text[c.end - 1] == "\n" for c in chunks), "a cut is not at a line start"
+    assert all(at_line_boundary(text, c.end) for c in chunks), "a cut is inside a line"
     for name, (start, end) in spans.items():
         tokens = TOKENIZER.count(text[start:end])
         whole = [c for c in chunks if c.start <= start and end <= c.end and not c.metadata.get("split_unit")]
@@ -263,6 +271,73 @@ def test_generated_sources_keep_every_promise(language: str, items: list[tuple[s
         if tokens > max_tokens:
             assert not any(TOKENIZER.count(c.text) <= max_tokens for c in whole), name
             assert all(c.metadata["split_unit"] for c in named(chunks, name)), name
+
+
+# ============================================================================ real files
+
+
+def real_files(*patterns: str) -> list[Path]:
+    """Files written elsewhere, found by glob (absolute, or under the repository), a few per pattern."""
+    found: list[Path] = []
+    for pattern in patterns:
+        base = Path("/") if pattern.startswith("/") else REPO
+        found.extend(sorted(base.glob(pattern.lstrip("/")))[:4])
+    return found
+
+
+#: language -> where files of it written elsewhere are (the project's own JavaScript, TypeScript
+#: declarations of the npm package typescript, Go of git's contrib docs, Rust of the Rust docs)
+REAL_FILES: dict[str, tuple[str, ...]] = {
+    "javascript": ("chunkviz/ui/*.js",),
+    "typescript": ("node_modules/typescript/dist/api/sync/*.d.ts", "node_modules/@typescript/*/lib/lib.es2015.*.d.ts"),
+    "go": ("/usr/share/doc/git/contrib/persistent-https/*.go",),
+    "rust": (
+        f"{Path.home()}/.rustup/toolchains/*/share/doc/rust/html/error_codes/*.rs",
+        "/usr/share/cargo/registry/*/src/*.rs",
+    ),
+}
+
+
+def definitions(items: Sequence[Item], level: int = 0) -> list[tuple[Item, int]]:
+    """The definitions of an outline with their level, down to where the strategy gives children."""
+    found: list[tuple[Item, int]] = []
+    for item in items:
+        if item.kind is not None:
+            found.append((item, level))
+            if item.container and level < MAX_LEVEL:
+                found.extend(definitions(item.parts, level + 1))
+    return found
+
+
+@pytest.mark.parametrize("language", sorted(REAL_FILES))
+@pytest.mark.parametrize("max_tokens", [64, 128])
+def test_real_files_written_elsewhere_keep_the_promises(language: str, max_tokens: int) -> None:
+    needs_grammar(language)
+    paths = real_files(*REAL_FILES[language])
+    if not paths:
+        pytest.skip(f"no {language} files found at {REAL_FILES[language]}")
+    checked = 0
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        chunks = chunk(read_bytes(text.encode(), path.name), "code", max_tokens=max_tokens)
+        assert_valid_levels(text, chunks)
+        assert not any("fallback" in c.metadata for c in chunks), (path, chunks[0].metadata)
+        for c in chunks:  # at a line's start or end, unless the line alone is over the limit
+            line = text[text.rfind("\n", 0, c.end) + 1 : text.find("\n", c.end) % (len(text) + 1)]
+            assert at_line_boundary(text, c.end) or TOKENIZER.count(line) > max_tokens, (path, c.index, line)
+        outline, _ = parse_outline(text, language)
+        assert outline is not None
+        for item, _level in definitions(outline.items):
+            whole = [
+                c for c in chunks if c.start <= item.start and item.end <= c.end and not c.metadata.get("split_unit")
+            ]
+            if TOKENIZER.count(text[item.start : item.end]) + 4 <= max_tokens:
+                assert any(TOKENIZER.count(c.text) <= max_tokens for c in whole), (path, item.kind, item.name)
+                checked += 1
+        for c in chunks:
+            if TOKENIZER.count(c.text) > max_tokens:
+                assert c.metadata.get("over_size_limit") or c.metadata.get("split_unit"), (path, c.index)
+    assert checked, "no definition under the limit was checked"
 
 
 # ============================================================================ language, reading, fallbacks
