@@ -44,9 +44,7 @@ TYPESCRIPT = (
     "  } // end gamma\n"
     "}\n\n"
     "/** Doc of big: many steps. */\n"
-    "export function big(x: number): number {\n"
-    + _steps("  ", "x = step(x, {i});")
-    + "  return x;\n} // end big\n"
+    "export function big(x: number): number {\n" + _steps("  ", "x = step(x, {i});") + "  return x;\n} // end big\n"
 )
 
 JAVASCRIPT = (
@@ -98,7 +96,7 @@ TSX = (
     "  };\n\n"
     "  /** Doc of gamma: the view. */\n"
     "  gamma() {\n"
-    "    return <div className=\"outer\" />;\n"
+    '    return <div className="outer" />;\n'
     "  } // end gamma\n"
     "}\n\n"
     "/** Doc of big: many steps. */\n"
@@ -130,7 +128,7 @@ GO = (
     "} // end delta\n\n"
     "// Doc of gamma: the name.\n"
     "func (o Outer) gamma() string {\n"
-    '\treturn fmt.Sprint(o.name)\n'
+    "\treturn fmt.Sprint(o.name)\n"
     "} // end gamma\n\n"
     "// Doc of big: many steps.\n"
     "func big(x int) int {\n" + _steps("\t", "x = step(x, {i})") + "\treturn x\n} // end big\n"
