@@ -16,7 +16,7 @@ import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -30,6 +30,7 @@ from chunkviz.document import Document
 from chunkviz.document.code.languages import LANGUAGES, language_for_name
 from chunkviz.document.code.outline import Item, parse_outline
 from chunkviz.document.read import read_bytes
+from chunkviz.spancount import clear_shared_counters
 from chunkviz.splitting.syntax import MAX_LEVEL
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
@@ -397,12 +398,67 @@ def test_deep_nesting_is_bounded() -> None:
     assert "".join(c.text for c in code_chunks(blocks, "typescript", max_tokens=50) if c.level == 0) == blocks
 
 
+def lines_run(text: str, language: str, max_tokens: int) -> int:
+    """Line events of chunkviz's own code while chunking ``text`` from a fresh document."""
+    count = [0]
+    root = str(REPO / "chunkviz")
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        count[0] += event == "line"
+        return local
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        return local if frame.f_code.co_filename.startswith(root) else None
+
+    clear_shared_counters()
+    sys.settrace(trace)
+    try:
+        code_chunks(text, language, max_tokens)
+    finally:
+        sys.settrace(None)
+    return count[0]
+
+
+#: Sources of ``n`` repeated units: a minified one-line file, many small functions, one function
+#: of many statements, deeply nested blocks.
+GROWING = {
+    "minified": ("javascript", lambda n: "".join(f"var a{k}=f({k});function g{k}(x){{return x}}" for k in range(n))),
+    "functions": (
+        "go",
+        lambda n: "package p\n\n" + "".join(f"// Doc {k}.\nfunc f{k}() int {{\n\treturn {k}\n}}\n\n" for k in range(n)),
+    ),
+    "statements": ("rust", lambda n: "fn big() {\n" + "".join(f"    step({k});\n" for k in range(n)) + "}\n"),
+    "nesting": ("c", lambda n: "int f(void) {\n" + "{" * n + "x();" + "}" * n + "\n}\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GROWING))
+def test_the_work_grows_near_linearly(case: str) -> None:
+    """No clock: the lines of chunkviz code run grow at most 6 times for 4 times the units."""
+    language, make = GROWING[case]
+    needs_grammar(language)
+    small, large = lines_run(make(100), language, 16), lines_run(make(400), language, 16)
+    assert large <= 6 * small, (case, small, large)
+
+
 def test_non_ascii_source_spans_are_exact() -> None:
     needs_grammar("javascript")
     source = '// Grüße 🌍\nconst s = "日本語";\n\n/** Doc of ü — 🎉. */\nfunction ü() {\n  return "ß";\n}\n'
     chunks = code_chunks(source, "javascript")
     assert [c.text for c in chunks] == ['// Grüße 🌍\nconst s = "日本語";\n\n', source[source.index("/**") :]]
     assert chunks[1].metadata["name"] == "ü"
+
+
+@pytest.mark.parametrize("language", ["go", "typescript", "ruby", "csharp"])
+def test_a_crlf_source_is_chunked_as_its_lf_copy(language: str) -> None:
+    needs_grammar(language)
+    _, text, _ = SAMPLES[language]
+    lf = code_chunks(text, language)
+    crlf = code_chunks(text.replace("\n", "\r\n"), language)
+    assert [c.text.replace("\r\n", "\n") for c in crlf] == [c.text for c in lf]
+    assert [(c.level, c.parent, c.metadata["type"], c.metadata["name"]) for c in crlf] == [
+        (c.level, c.parent, c.metadata["type"], c.metadata["name"]) for c in lf
+    ]
 
 
 def test_without_the_code_extra_code_is_chunked_by_text_rules_with_a_note_naming_it() -> None:

@@ -91,7 +91,10 @@ class SyntaxChunker:
     def cut_of(self, item: Item) -> int | None:
         """The start of the item's first line when only whitespace stands before it there."""
         line_start = self.lines.line_start(self.lines.line_of(item.start))
-        return None if self.text[line_start : item.start].strip() else line_start
+        before = item.start
+        while before > line_start and self.text[before - 1] in " \t\f\v":  # not a copy: minified lines are long
+            before -= 1
+        return line_start if before == line_start else None
 
     def segments(self, items: Sequence[Item], start: int, end: int, top: bool) -> list[_Segment]:
         """The region ``[start, end)`` as definition segments and code segments, in order; in a
