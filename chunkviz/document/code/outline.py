@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from chunkviz.cache import BoundedLRU, text_key
 from chunkviz.deadline import check_time, check_time_now
 from chunkviz.document.blocks import Block
 from chunkviz.document.code.languages import CODE_EXTRA, LANGUAGES, CodeLanguage
@@ -81,9 +82,28 @@ def missing_grammar_note(entry: CodeLanguage) -> str:
     return missing_extra(what, CODE_EXTRA, entry.package)
 
 
+#: The last outlines made (the reader's and then the strategy's parse of one file is one parse).
+_OUTLINES: BoundedLRU[tuple[tuple[int, str], str], tuple[str, Outline | None, str | None]] = BoundedLRU(max_entries=8)
+
+
 def parse_outline(text: str, language: str) -> tuple[Outline | None, str | None]:
     """The outline of ``text`` in ``language``, or None and a note saying why there is none (no
-    grammar installed, or a syntax error and where)."""
+    grammar installed, or a syntax error and where); the last few are remembered."""
+    key = (text_key(text), language)
+    found = _OUTLINES.get(key)
+    if found is not None and found[0] == text:
+        return found[1], found[2]
+    outline, note = _parse_outline(text, language)
+    _OUTLINES.put(key, (text, outline, note))
+    return outline, note
+
+
+def clear_outline_cache() -> None:
+    """Forget the remembered outlines (benchmarks measure from cold caches)."""
+    _OUTLINES.clear()
+
+
+def _parse_outline(text: str, language: str) -> tuple[Outline | None, str | None]:
     entry = LANGUAGES[language]
     found = grammar(language)
     if found is None:
@@ -283,6 +303,7 @@ class _Reader:
 
 __all__ = [
     "FUNCTION_KINDS",
+    "clear_outline_cache",
     "code_document",
     "Item",
     "MAX_DEPTH",
