@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.codechunks import assert_valid_levels
-from support.codesamples import BIG_STATEMENTS, GO, RUST, SAMPLES
+from support.codesamples import BIG_STATEMENTS, GO, JAVA, RUST, SAMPLES
 from support.texts import SETTINGS, examples
 
 from chunkviz import chunk
@@ -354,6 +354,24 @@ def test_the_language_comes_from_the_format_the_extension_or_the_parameter() -> 
     assert chunk(Document(source, name="notes.txt"), "code", code_language="go")[-1].metadata["language"] == "go"
     # a text without a language is Python, as before: this Go does not parse as Python
     assert "syntax error" in chunk(Document(source), "code")[0].metadata["fallback"]
+
+
+def test_a_code_file_has_its_definitions_as_structure_blocks() -> None:
+    """Functions and classes, one level per enclosing class, each from its doc comment."""
+    needs_grammar("java")
+    document = read_bytes(JAVA.encode(), "Outer.java")
+    assert document.format == "java"
+    assert [(b.kind, b.level, b.title) for b in document.structure.blocks] == [
+        ("class", 1, "Outer"),
+        ("function", 2, "alpha"),
+        ("class", 2, "Inner"),
+        ("function", 3, "beta"),
+        ("function", 3, "delta"),
+        ("function", 2, "gamma"),
+        ("function", 2, "big"),
+    ]
+    gamma = document.structure.blocks[5]
+    assert JAVA[gamma.start : gamma.end].startswith("/**\n     * Doc of gamma") and JAVA[gamma.end - 1] == "a"
 
 
 def test_a_code_file_has_no_markup() -> None:
