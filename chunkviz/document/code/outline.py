@@ -82,8 +82,8 @@ def missing_grammar_note(entry: CodeLanguage) -> str:
     return missing_extra(what, CODE_EXTRA, entry.package)
 
 
-#: The last outlines made (the reader's and then the strategy's parse of one file is one parse).
-_OUTLINES: BoundedLRU[tuple[tuple[int, str], str], tuple[str, Outline | None, str | None]] = BoundedLRU(max_entries=8)
+#: The last 4 outlines made (the reader's and then the strategy's parse of one file is one parse).
+_OUTLINES: BoundedLRU[tuple[tuple[int, str], str], tuple[str, Outline | None, str | None]] = BoundedLRU(max_entries=4)
 
 
 def parse_outline(text: str, language: str) -> tuple[Outline | None, str | None]:
