@@ -8,11 +8,13 @@ from functools import cached_property
 
 from chunkviz.cache import BoundedLRU, text_key
 from chunkviz.document.blocks import Block
+from chunkviz.document.code.languages import LANGUAGES
 from chunkviz.document.language import LanguageGuess, detect_language, given, language_notes, normalize_language
 from chunkviz.document.structure import Structure, markup_for
 
-#: Formats a :class:`Document` can have (``Document.format``).
-FORMATS = ("markdown", "rst", "text", "python", "html", "pdf", "docx")
+#: Formats a :class:`Document` can have (``Document.format``); the programming languages read on
+#: tree-sitter (``go``, ``rust`` ...: the code extra) are formats too.
+FORMATS: tuple[str, ...] = ("markdown", "rst", "text", "python", "html", "pdf", "docx", *LANGUAGES)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import zipfile
 from dataclasses import replace
 from pathlib import Path
 
+from chunkviz.document.code.languages import CODE_EXTENSION_FORMATS, LANGUAGES
 from chunkviz.document.language import normalize_language
 from chunkviz.document.model import Document, with_language
 from chunkviz.document.readers.python import python_document
@@ -44,6 +45,7 @@ EXTENSION_FORMATS: dict[str, str] = {
     ".py": "python",
     ".pyw": "python",
     ".pyi": "python",
+    **CODE_EXTENSION_FORMATS,  # .js, .ts, .go, .rs, ... (chunkviz.document.code.languages)
     ".html": "html",
     ".htm": "html",
     ".xhtml": "html",
@@ -193,6 +195,10 @@ def _read_bytes(data: bytes, name: str, max_bytes: int) -> Document:
         return _with_note(html_document(document), note)
     if fmt == "python":
         return python_document(document)
+    if fmt in LANGUAGES:
+        from chunkviz.document.code.outline import code_document
+
+        return code_document(document, fmt)
     return _with_note(replace(document, format=fmt or "text"), note)
 
 

@@ -19,6 +19,7 @@ from functools import cached_property
 from typing import Callable, Sequence
 
 from chunkviz.document.blocks import Block, LeafSection, Section
+from chunkviz.document.code.languages import LANGUAGES
 from chunkviz.document.markdown import MarkdownParserFailed, markdown_blocks
 from chunkviz.document.rst import detect_markup, rst_blocks
 from chunkviz.document.sentences import (
@@ -88,6 +89,7 @@ MARKUP_OF_FORMAT = {
     "docx": "markdown",
     "pdf": "markdown",
     "python": "none",
+    **{language: "none" for language in LANGUAGES},  # source code: no markup
 }
 
 

@@ -1,4 +1,11 @@
-"""Python source chunked on its syntax tree (seed 000 §13.5.4), without dropping anything.
+"""Code chunked on its syntax tree (seed 000 §13.5.4), without dropping anything.
+
+The language is ``-p code_language=...``, else the document's format (``go``, ``rust`` ...), else its
+file extension, else Python. JavaScript, TypeScript (and TSX), Go, Rust, Java, C, C++, C#, Ruby
+and PHP are read on tree-sitter (the ``code`` extra; the outline in
+:mod:`chunkviz.document.code.outline`, the pieces in :mod:`chunkviz.splitting.syntax`, with the
+same promises as below); without the extra, or when the source does not parse, they are chunked
+by text rules with a note. The rest of this docstring is about Python, read on :mod:`ast`.
 
 The seed's ``chunk_python_file`` keeps only functions and classes (and, walking the whole tree,
 repeats methods inside their classes); module-level code (imports, constants, ``if __name__ ==
@@ -44,10 +51,13 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from chunkviz.document.code.languages import CODE_LANGUAGE_NAMES, LANGUAGES, language_for_name
+from chunkviz.document.code.outline import parse_outline
 from chunkviz.document.model import Document, is_blank
 from chunkviz.document.pysource import DEFINITIONS, PARSE_ERRORS, PythonSource, parse_module
 from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import PRESETS, PackPolicy, Piece, RecursiveSplitter, pack_units, to_chunks
+from chunkviz.splitting.syntax import CODE_SEPARATORS, SyntaxChunker, TreePiece, ordered_pieces
 from chunkviz.splitting.units import split_unit, unit_splitter
 from chunkviz.strategies.base import param, register
 from chunkviz.tokenizers import Tokenizer
@@ -68,6 +78,12 @@ class CodeParams:
         minimum=1,
         maximum=100_000,
         unit="tokens",
+    )
+    #: not ``language``: that is chunk()'s and the CLI's natural language (the sentence segmenter)
+    code_language: str = param(
+        "auto",
+        "the source's programming language; auto: the document's format or file extension, else Python",
+        choices=("auto", *CODE_LANGUAGE_NAMES),
     )
 
 
@@ -197,15 +213,6 @@ def _unit_starts(source: PythonSource, segment: Segment) -> list[int]:
     return starts
 
 
-@dataclass
-class _CodePiece:
-    """A piece and where it sits in the class tree (resolved to list indexes at the end)."""
-
-    piece: Piece
-    parent_key: int | None = None  # start offset of the parent chunk
-    key: int | None = None  # set on parents: their start offset
-
-
 class CodeChunker:
     def __init__(self, text: str, tokenizer: Tokenizer, max_tokens: int) -> None:
         self.text = text
@@ -213,12 +220,12 @@ class CodeChunker:
         self.counter: SpanCounter = shared_counter(text, tokenizer)
         self.max_tokens = max_tokens
         self.splitter: RecursiveSplitter = unit_splitter(text, self.counter, max_tokens, DEF_SPLIT_SEPARATORS)
-        self.pieces: list[_CodePiece] = []
+        self.pieces: list[TreePiece] = []
 
     def _add(
         self, start: int, end: int, reason: Reason, level: int, metadata: dict[str, Any], parent_key: int | None
     ) -> None:
-        self.pieces.append(_CodePiece(Piece(start, end, reason, level=level, metadata=metadata), parent_key))
+        self.pieces.append(TreePiece(Piece(start, end, reason, level=level, metadata=metadata), parent_key))
 
     def _meta(self, start: int, end: int, kind: str, name: str | None, **extra: Any) -> dict[str, Any]:
         first, last = self.source.content_lines(start, end)
@@ -275,7 +282,7 @@ class CodeChunker:
         policy = PackPolicy(self.max_tokens, min_tokens=None, split_separators=tuple(PRESETS["python"]))
         for piece in pack_units(self.text, cuts, self.counter, policy):
             metadata = self._meta(piece.start, piece.end, kind, name)
-            self.pieces.append(_CodePiece(replace(piece, level=level, metadata=metadata), parent_key))
+            self.pieces.append(TreePiece(replace(piece, level=level, metadata=metadata), parent_key))
 
     def _def(
         self, node: ast.stmt, start: int, end: int, level: int, owner: ast.ClassDef | None, parent_key: int | None
@@ -310,13 +317,13 @@ class CodeChunker:
         pieces = split_unit(self.splitter, start, end, Reason.UNIT_END)
         for k, piece in enumerate(pieces):
             metadata = self._meta(piece.start, piece.end, kind, name, **extra, part=k + 1, parts=len(pieces))
-            self.pieces.append(_CodePiece(replace(piece, level=level, metadata=metadata), parent_key))
+            self.pieces.append(TreePiece(replace(piece, level=level, metadata=metadata), parent_key))
 
     def _class_with_children(self, node: ast.ClassDef, start: int, end: int, extra: dict[str, Any]) -> None:
         source = self.source
         note = "over max_tokens: kept whole as the parent context; its level-1 children are the header and the methods"
         metadata = self._meta(start, end, "class", node.name, **extra, **{Meta.OVER_SIZE_LIMIT: True, Meta.NOTE: note})
-        parent = _CodePiece(Piece(start, end, Reason.UNIT_END, metadata=metadata), key=start)
+        parent = TreePiece(Piece(start, end, Reason.UNIT_END, metadata=metadata), key=start)
         self.pieces.append(parent)
         first_line = source.line_of(start)
         last_line = source.line_of(end - 1) if end > start else first_line
@@ -333,8 +340,11 @@ def _syntax_error_note(exc: BaseException) -> str:
     return f"syntax error at line {line if line is not None else '?'}: {message}"
 
 
-def _fallback(document: Document, counter: SpanCounter, max_tokens: int, note: str) -> list[Chunk]:
-    splitter = unit_splitter(document.text, counter, max_tokens, PRESETS["python"])
+def _fallback(
+    document: Document, counter: SpanCounter, max_tokens: int, note: str, separators: Sequence[str] = PRESETS["python"]
+) -> list[Chunk]:
+    """The text rules: the recursive splitter with ``separators``, every chunk noting why."""
+    splitter = unit_splitter(document.text, counter, max_tokens, separators)
     return to_chunks(document, [p.with_metadata(fallback=note) for p in splitter.split_span(0, len(document.text))])
 
 
@@ -346,25 +356,42 @@ def parse_python(text: str) -> tuple[ast.Module | None, str | None]:
         return None, _syntax_error_note(exc)
 
 
+def resolve_code_language(given: str, document: Document) -> str:
+    """The language to read: ``given`` unless ``auto``, else the document's format when it is a
+    language, else its name's extension, else Python (the strategy's language before others)."""
+    if given != "auto":
+        return given
+    if document.format in CODE_LANGUAGE_NAMES:
+        return document.format
+    return language_for_name(document.name) or "python"
+
+
+def _syntax_chunks(document: Document, language: str, tokenizer: Tokenizer, max_tokens: int) -> list[Chunk]:
+    """A source in a tree-sitter language on its outline; by text rules, with a note, when its
+    grammar is missing or it does not parse."""
+    text = document.text
+    counter = shared_counter(text, tokenizer)
+    outline, note = parse_outline(text, language)
+    if outline is None:
+        return _fallback(document, counter, max_tokens, f"{note}; chunked by text rules", CODE_SEPARATORS)
+    return to_chunks(document, SyntaxChunker(text, counter, max_tokens, language).chunk(outline))
+
+
 @register(
     "code",
-    "Python on its syntax tree: functions and classes with their decorators and comments, module-level code kept in chunks of its own; big classes get method children.",
+    "Code on its syntax tree (Python on ast; JavaScript, TypeScript, Go, Rust, Java, C, C++, C#, Ruby and PHP on tree-sitter, the code extra): functions and classes with their doc comments, decorators and attributes, module-level code kept in chunks of its own; big classes get method children.",
     CodeParams,
 )
 def code(document: Document, params: CodeParams, tokenizer: Tokenizer) -> list[Chunk]:
     text = document.text
     if is_blank(text):
         return []
+    language = resolve_code_language(params.code_language, document)
+    if language in LANGUAGES:
+        return _syntax_chunks(document, language, tokenizer, params.max_tokens)
     tree, note = parse_python(text)
     if tree is None:
         return _fallback(document, shared_counter(text, tokenizer), params.max_tokens, note or "syntax error")
     chunker = CodeChunker(text, tokenizer, params.max_tokens)
     chunker.chunk_module(tree)
-    return to_chunks(document, _ordered(chunker.pieces))
-
-
-def _ordered(pieces: list[_CodePiece]) -> list[Piece]:
-    """Level by level, in document order, each child's ``parent`` the index of its class."""
-    ordered = sorted(pieces, key=lambda p: (p.piece.level, p.piece.start, p.piece.end))
-    index_of_key = {p.key: k for k, p in enumerate(ordered) if p.key is not None}
-    return [p.piece if p.parent_key is None else replace(p.piece, parent=index_of_key[p.parent_key]) for p in ordered]
+    return to_chunks(document, ordered_pieces(chunker.pieces))

@@ -1,0 +1,368 @@
+"""A source per language for the ``code`` strategy's tests, all of one shape.
+
+Each has a top-level function ``alpha``, a class-like ``Outer`` holding a nested ``Inner``
+(methods ``beta`` and ``delta``) and a method ``gamma``, and a top-level function ``big`` of
+:data:`BIG_STATEMENTS` one-line statements (each calls ``step``). Every function has a doc
+comment whose first line holds ``Doc of <name>`` and ends on a line holding ``end <name>``.
+Languages without nested classes nest what they have (Go: a struct and its methods; C: a
+struct; PHP: a class in a namespace).
+"""
+
+from __future__ import annotations
+
+BIG_STATEMENTS = 24
+
+
+def _steps(indent: str, template: str) -> str:
+    return "".join(indent + template.format(i=i) + "\n" for i in range(BIG_STATEMENTS))
+
+
+TYPESCRIPT = (
+    'import { readFileSync } from "fs";\n\n'
+    "const LIMIT: number = 10;\n\n"
+    "/** Doc of alpha: one more. */\n"
+    "export function alpha(x: number): number {\n"
+    "  return x + 1;\n"
+    "} // end alpha\n\n"
+    "/** Doc of Outer. */\n"
+    "@sealed\n"
+    "export class Outer {\n"
+    "  private count = 0;\n\n"
+    "  static Inner = class {\n"
+    "    /** Doc of beta: twice. */\n"
+    "    beta(x: number): number {\n"
+    "      return 2 * x;\n"
+    "    } // end beta\n\n"
+    "    /** Doc of delta: thrice. */\n"
+    "    delta(x: number): number {\n"
+    "      return 3 * x;\n"
+    "    } // end delta\n"
+    "  };\n\n"
+    "  /** Doc of gamma: the count. */\n"
+    "  gamma(): number {\n"
+    "    return this.count;\n"
+    "  } // end gamma\n"
+    "}\n\n"
+    "/** Doc of big: many steps. */\n"
+    "export function big(x: number): number {\n" + _steps("  ", "x = step(x, {i});") + "  return x;\n} // end big\n"
+)
+
+JAVASCRIPT = (
+    'import { readFileSync } from "fs";\n\n'
+    "const LIMIT = 10;\n\n"
+    "/** Doc of alpha: one more. */\n"
+    "export function alpha(x) {\n"
+    "  return x + 1;\n"
+    "} // end alpha\n\n"
+    "/** Doc of Outer. */\n"
+    "export class Outer {\n"
+    "  count = 0;\n\n"
+    "  static Inner = class {\n"
+    "    /** Doc of beta: twice. */\n"
+    "    beta(x) {\n"
+    "      return 2 * x;\n"
+    "    } // end beta\n\n"
+    "    /** Doc of delta: thrice. */\n"
+    "    delta(x) {\n"
+    "      return 3 * x;\n"
+    "    } // end delta\n"
+    "  };\n\n"
+    "  /** Doc of gamma: the count. */\n"
+    "  gamma() {\n"
+    "    return this.count;\n"
+    "  } // end gamma\n"
+    "}\n\n"
+    "/** Doc of big: many steps. */\n"
+    "export const big = (x) => {\n" + _steps("  ", "x = step(x, {i});") + "  return x;\n}; // end big\n"
+)
+
+TSX = (
+    'import React from "react";\n\n'
+    "/** Doc of alpha: a label. */\n"
+    "export function alpha(props: { name: string }) {\n"
+    "  return <span>{props.name}</span>;\n"
+    "} // end alpha\n\n"
+    "/** Doc of Outer. */\n"
+    "export class Outer extends React.Component {\n"
+    "  static Inner = class {\n"
+    "    /** Doc of beta: twice. */\n"
+    "    beta(x: number): JSX.Element {\n"
+    "      return <b>{2 * x}</b>;\n"
+    "    } // end beta\n\n"
+    "    /** Doc of delta: thrice. */\n"
+    "    delta(x: number): JSX.Element {\n"
+    "      return <i>{3 * x}</i>;\n"
+    "    } // end delta\n"
+    "  };\n\n"
+    "  /** Doc of gamma: the view. */\n"
+    "  gamma() {\n"
+    '    return <div className="outer" />;\n'
+    "  } // end gamma\n"
+    "}\n\n"
+    "/** Doc of big: many steps. */\n"
+    "export function big(x: number) {\n" + _steps("  ", "x = step(x, {i});") + "  return <p>{x}</p>;\n} // end big\n"
+)
+
+GO = (
+    "package sample\n\n"
+    'import "fmt"\n\n'
+    "const limit = 10\n\n"
+    "// Doc of alpha: one more.\n"
+    "func alpha(x int) int {\n"
+    "\treturn x + 1\n"
+    "} // end alpha\n\n"
+    "// Outer holds an Inner.\n"
+    "type Outer struct {\n"
+    "\tInner struct {\n"
+    "\t\tcount int\n"
+    "\t}\n"
+    "\tname string\n"
+    "}\n\n"
+    "// Doc of beta: twice.\n"
+    "func (o *Outer) beta(x int) int {\n"
+    "\treturn 2 * x\n"
+    "} // end beta\n\n"
+    "// Doc of delta: thrice.\n"
+    "func (o *Outer) delta(x int) int {\n"
+    "\treturn 3 * x\n"
+    "} // end delta\n\n"
+    "// Doc of gamma: the name.\n"
+    "func (o Outer) gamma() string {\n"
+    "\treturn fmt.Sprint(o.name)\n"
+    "} // end gamma\n\n"
+    "// Doc of big: many steps.\n"
+    "func big(x int) int {\n" + _steps("\t", "x = step(x, {i})") + "\treturn x\n} // end big\n"
+)
+
+RUST = (
+    "use std::fmt;\n\n"
+    "const LIMIT: i32 = 10;\n\n"
+    "/// Doc of alpha: one more.\n"
+    "#[inline]\n"
+    "pub fn alpha(x: i32) -> i32 {\n"
+    "    x + 1\n"
+    "} // end alpha\n\n"
+    "/// Doc of Outer.\n"
+    "pub mod outer {\n"
+    "    pub struct Inner {\n"
+    "        count: i32,\n"
+    "    }\n\n"
+    "    impl Inner {\n"
+    "        /// Doc of beta: twice.\n"
+    "        pub fn beta(&self, x: i32) -> i32 {\n"
+    "            2 * x\n"
+    "        } // end beta\n\n"
+    "        /// Doc of delta: thrice.\n"
+    "        pub fn delta(&self, x: i32) -> i32 {\n"
+    "            3 * x\n"
+    "        } // end delta\n"
+    "    }\n\n"
+    "    /// Doc of gamma: the count.\n"
+    "    pub fn gamma(inner: &Inner) -> i32 {\n"
+    "        inner.count\n"
+    "    } // end gamma\n"
+    "}\n\n"
+    "/// Doc of big: many steps.\n"
+    "pub fn big(mut x: i32) -> i32 {\n" + _steps("    ", "x = step(x, {i});") + "    x\n} // end big\n"
+)
+
+JAVA = (
+    "package sample;\n\n"
+    "import java.util.List;\n\n"
+    "/** Doc of Outer. */\n"
+    "public class Outer {\n"
+    "    private int count = 0;\n\n"
+    "    /** Doc of alpha: one more. */\n"
+    "    static int alpha(int x) {\n"
+    "        return x + 1;\n"
+    "    } // end alpha\n\n"
+    "    static class Inner {\n"
+    "        /** Doc of beta: twice. */\n"
+    "        @Override\n"
+    "        public int beta(int x) {\n"
+    "            return 2 * x;\n"
+    "        } // end beta\n\n"
+    "        /** Doc of delta: thrice. */\n"
+    "        int delta(int x) {\n"
+    "            return 3 * x;\n"
+    "        } // end delta\n"
+    "    }\n\n"
+    "    /**\n"
+    "     * Doc of gamma: the count.\n"
+    "     */\n"
+    "    int gamma() {\n"
+    "        return count;\n"
+    "    } // end gamma\n\n"
+    "    /** Doc of big: many steps. */\n"
+    "    static int big(int x) {\n" + _steps("        ", "x = step(x, {i});") + "        return x;\n    } // end big\n"
+    "}\n"
+)
+
+C = (
+    "#include <stdio.h>\n\n"
+    "#define LIMIT 10\n\n"
+    "/* Doc of alpha: one more. */\n"
+    "static int alpha(int x) {\n"
+    "    return x + 1;\n"
+    "} /* end alpha */\n\n"
+    "/* Doc of Outer. */\n"
+    "struct Outer {\n"
+    "    struct Inner {\n"
+    "        int count;\n"
+    "    } inner;\n"
+    "    int size;\n"
+    "};\n\n"
+    "/* Doc of beta: twice. */\n"
+    "int beta(int x) {\n"
+    "    return 2 * x;\n"
+    "} /* end beta */\n\n"
+    "/* Doc of delta: thrice. */\n"
+    "int delta(int x) {\n"
+    "    return 3 * x;\n"
+    "} /* end delta */\n\n"
+    "/* Doc of gamma: the size. */\n"
+    "int gamma(const struct Outer *outer) {\n"
+    "    return outer->size;\n"
+    "} /* end gamma */\n\n"
+    "/* Doc of big: many steps. */\n"
+    "int big(int x) {\n" + _steps("    ", "x = step(x, {i});") + "    return x;\n} /* end big */\n"
+)
+
+CPP = (
+    "#include <vector>\n\n"
+    "/// Doc of alpha: one more.\n"
+    "inline int alpha(int x) {\n"
+    "    return x + 1;\n"
+    "} // end alpha\n\n"
+    "namespace sample {\n"
+    "/// Doc of Outer.\n"
+    "class Outer {\n"
+    "  public:\n"
+    "    class Inner {\n"
+    "      public:\n"
+    "        /// Doc of beta: twice.\n"
+    "        int beta(int x) const {\n"
+    "            return 2 * x;\n"
+    "        } // end beta\n\n"
+    "        /// Doc of delta: thrice.\n"
+    "        int delta(int x) const {\n"
+    "            return 3 * x;\n"
+    "        } // end delta\n"
+    "    };\n\n"
+    "    /// Doc of gamma: the count.\n"
+    "    int gamma() const {\n"
+    "        return count_;\n"
+    "    } // end gamma\n\n"
+    "  private:\n"
+    "    int count_ = 0;\n"
+    "};\n"
+    "}  // namespace sample\n\n"
+    "/// Doc of big: many steps.\n"
+    "template <typename T>\n"
+    "T big(T x) {\n" + _steps("    ", "x = step(x, {i});") + "    return x;\n} // end big\n"
+)
+
+CSHARP = (
+    "using System;\n\n"
+    "namespace Sample\n{\n"
+    "    /// <summary>Doc of Outer.</summary>\n"
+    "    [Serializable]\n"
+    "    public class Outer\n    {\n"
+    "        private int count = 0;\n\n"
+    "        /// <summary>Doc of alpha: one more.</summary>\n"
+    "        public static int Alpha(int x)\n        {\n"
+    "            return x + 1;\n"
+    "        } // end alpha\n\n"
+    "        public class Inner\n        {\n"
+    "            /// <summary>Doc of beta: twice.</summary>\n"
+    "            public int Beta(int x)\n            {\n"
+    "                return 2 * x;\n"
+    "            } // end beta\n\n"
+    "            /// <summary>Doc of delta: thrice.</summary>\n"
+    "            public int Delta(int x)\n            {\n"
+    "                return 3 * x;\n"
+    "            } // end delta\n"
+    "        }\n\n"
+    "        /// <summary>Doc of gamma: the count.</summary>\n"
+    "        public int Gamma()\n        {\n"
+    "            return count;\n"
+    "        } // end gamma\n\n"
+    "        /// <summary>Doc of big: many steps.</summary>\n"
+    "        public static int Big(int x)\n        {\n"
+    + _steps("            ", "x = Step(x, {i});")
+    + "            return x;\n        } // end big\n"
+    "    }\n"
+    "}\n"
+)
+
+RUBY = (
+    'require "json"\n\n'
+    "LIMIT = 10\n\n"
+    "# Doc of alpha: one more.\n"
+    "def alpha(x)\n"
+    "  x + 1\n"
+    "end # end alpha\n\n"
+    "# Doc of Outer.\n"
+    "module Outer\n"
+    "  class Inner\n"
+    "    # Doc of beta: twice.\n"
+    "    def beta(x)\n"
+    "      2 * x\n"
+    "    end # end beta\n\n"
+    "    # Doc of delta: thrice.\n"
+    "    def delta(x)\n"
+    "      3 * x\n"
+    "    end # end delta\n"
+    "  end\n\n"
+    "  # Doc of gamma: the count.\n"
+    "  def self.gamma\n"
+    "    @count\n"
+    "  end # end gamma\n"
+    "end\n\n"
+    "# Doc of big: many steps.\n"
+    "def big(x)\n" + _steps("  ", "x = step(x, {i})") + "  x\nend # end big\n"
+)
+
+PHP = (
+    "<?php\n\n"
+    "namespace Sample {\n\n"
+    "/** Doc of alpha: one more. */\n"
+    "function alpha(int $x): int {\n"
+    "    return $x + 1;\n"
+    "} // end alpha\n\n"
+    "/** Doc of Outer. */\n"
+    "#[Immutable]\n"
+    "class Outer {\n"
+    "    private int $count = 0;\n\n"
+    "    /** Doc of beta: twice. */\n"
+    "    public function beta(int $x): int {\n"
+    "        return 2 * $x;\n"
+    "    } // end beta\n\n"
+    "    /** Doc of delta: thrice. */\n"
+    "    public function delta(int $x): int {\n"
+    "        return 3 * $x;\n"
+    "    } // end delta\n\n"
+    "    /** Doc of gamma: the count. */\n"
+    "    public function gamma(): int {\n"
+    "        return $this->count;\n"
+    "    } // end gamma\n"
+    "}\n\n"
+    "/** Doc of big: many steps. */\n"
+    "function big(int $x): int {\n" + _steps("    ", "$x = step($x, {i});") + "    return $x;\n} // end big\n"
+    "\n}\n"
+)
+
+#: language -> (file extension, source, the functions every one of which fits the test's limit)
+SAMPLES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "javascript": (".js", JAVASCRIPT, ("alpha", "beta", "delta", "gamma")),
+    "typescript": (".ts", TYPESCRIPT, ("alpha", "beta", "delta", "gamma")),
+    "tsx": (".tsx", TSX, ("alpha", "beta", "delta", "gamma")),
+    "go": (".go", GO, ("alpha", "beta", "delta", "gamma")),
+    "rust": (".rs", RUST, ("alpha", "beta", "delta", "gamma")),
+    "java": (".java", JAVA, ("alpha", "beta", "delta", "gamma")),
+    "c": (".c", C, ("alpha", "beta", "delta", "gamma")),
+    "cpp": (".cpp", CPP, ("alpha", "beta", "delta", "gamma")),
+    "csharp": (".cs", CSHARP, ("Alpha", "Beta", "Delta", "Gamma")),
+    "ruby": (".rb", RUBY, ("alpha", "beta", "delta", "gamma")),
+    "php": (".php", PHP, ("alpha", "beta", "delta", "gamma")),
+}
