@@ -12,7 +12,7 @@ from chunkviz.document.language import LanguageGuess, detect_language, given, la
 from chunkviz.document.structure import Structure, markup_for
 
 #: Formats a :class:`Document` can have (``Document.format``).
-FORMATS = ("markdown", "rst", "text", "python", "html", "pdf", "docx")
+FORMATS = ("markdown", "rst", "text", "python", "html", "pdf", "docx", "pptx", "xlsx", "csv", "epub", "latex", "eml")
 
 
 @dataclass(frozen=True)
