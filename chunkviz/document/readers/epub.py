@@ -41,7 +41,17 @@ MAX_INFLATED_BYTES = 100_000_000
 MAX_TOC_DEPTH = 16
 EPUB_NOTE = "converted from EPUB to Markdown (chapters in reading order); offsets index the converted text"
 _STARTS_WITH_HEADING = re.compile(r"\A#{1,6} ")
-_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TITLE = re.compile(rb"<title[^<>]{0,200}>(.{0,2000}?)</title>", re.IGNORECASE | re.DOTALL)
+#: an XHTML file's XML declaration (BeautifulSoup warns about it; the HTML parser needs none)
+_XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
+_HEAD_TITLE = re.compile(r"<title[^<>]{0,200}>.{0,2000}?</title>", re.IGNORECASE | re.DOTALL)
+
+
+def _raw(item: Any) -> bytes:
+    """A chapter's bytes as stored in the book: ebooklib's ``get_content()`` rebuilds an XHTML
+    document through lxml, which drops what is nested deeper than 255 elements (and the head)."""
+    content = item.content
+    return content if isinstance(content, bytes) else str(content).encode("utf-8")
 
 
 def read_epub(data: bytes, name: str = "document") -> Document:
@@ -61,7 +71,8 @@ def read_epub(data: bytes, name: str = "document") -> Document:
     size = 0
     for item in _spine_documents(book):
         check_time_now()  # the app's time limit for reading (a no-op without one)
-        markup = decode_bytes(item.get_content(), f"{name}:{item.get_name()}", "html").text
+        markup = decode_bytes(_raw(item), f"{name}:{item.get_name()}", "html").text
+        markup = _HEAD_TITLE.sub("", _XML_DECLARATION.sub("", markup), count=1)  # the title heads the chapter instead
         markdown, conversion_notes = convert_html(markup, f"{name}:{item.get_name()}")
         notes.extend(note for note in conversion_notes if note not in notes)
         if not markdown.strip():
@@ -131,7 +142,7 @@ def _chapter_title(item: Any, titles: dict[str, str]) -> str:
     for href, title in titles.items():
         if href == file_name or posixpath.basename(href) == posixpath.basename(file_name):
             return title
-    match = _TITLE.search(item.get_content()[:4096])
+    match = _TITLE.search(_raw(item)[:4096])
     if match is not None:
         own = " ".join(match.group(1).decode("utf-8", "replace").split())
         if own:

@@ -194,13 +194,20 @@ _DELIMITERS = ",;\t|"
 
 def csv_dialect(text: str, name: str) -> type[csv.Dialect] | csv.Dialect:
     """Tab-separated for a ``.tsv`` file, else what :class:`csv.Sniffer` finds in the first
-    lines among ``, ; tab |`` (a comma when it finds nothing)."""
+    lines among ``, ; tab |``, else the one of those the first line holds most of (a comma when
+    it holds none)."""
     if Path(name).suffix.lower() in (".tsv", ".tab"):
         return csv.excel_tab
     try:
         return csv.Sniffer().sniff(text[:_SNIFF_CHARS], delimiters=_DELIMITERS)
     except csv.Error:
+        pass
+    first_line = text[: text.find("\n")] if "\n" in text[:_SNIFF_CHARS] else text[:_SNIFF_CHARS]
+    counts = {delimiter: first_line.count(delimiter) for delimiter in _DELIMITERS}
+    best = max(_DELIMITERS, key=lambda d: counts[d])  # the first of equals: a comma
+    if counts[best] == 0 or best == ",":
         return csv.excel
+    return type("Sniffed", (csv.excel,), {"delimiter": best})
 
 
 def csv_document(document: Document) -> Document:
