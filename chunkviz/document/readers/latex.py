@@ -19,6 +19,7 @@ does not close within them is not a heading, with a note). Files named by ``\\in
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import replace
 
@@ -157,7 +158,12 @@ def latex_headings(text: str) -> tuple[list[Block], int]:
     command used), and how many had a title that does not close."""
     found: list[tuple[int, int, str, str]] = []  # (start, end, command, title)
     unclosed = 0
+    verbatim = _verbatim_spans(text)
+    starts = [start for start, _ in verbatim]
     for match in _SECTION.finditer(text):
+        k = bisect.bisect_right(starts, match.start()) - 1
+        if k >= 0 and match.start() < verbatim[k][1]:  # source shown as it is, not a heading
+            continue
         line_start = text.rfind("\n", 0, match.start()) + 1
         if _comment_start(text[line_start : match.start()]) is not None:
             continue
@@ -170,6 +176,21 @@ def latex_headings(text: str) -> tuple[list[Block], int]:
     level_of = {SECTIONING[rank]: min(k + 1, 6) for k, rank in enumerate(used)}
     blocks = [Block("heading", start, end, level_of[command], title) for start, end, command, title in found]
     return blocks, unclosed
+
+
+def _verbatim_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the ``verbatim``-like environments of ``text``, in order (one pass)."""
+    spans: list[tuple[int, int]] = []
+    open_at: tuple[str, int] | None = None
+    for kind, environment, start, end in ((m[1], m[2], m.start(), m.end()) for m in _ENVIRONMENT.finditer(text)):
+        if open_at is None and kind == "begin" and environment in _VERBATIM:
+            open_at = (environment, start)
+        elif open_at is not None and kind == "end" and environment == open_at[0]:
+            spans.append((open_at[1], end))
+            open_at = None
+    if open_at is not None:
+        spans.append((open_at[1], len(text)))
+    return spans
 
 
 def _closing_brace(text: str, pos: int) -> int | None:
