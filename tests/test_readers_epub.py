@@ -7,7 +7,7 @@ import io
 import zipfile
 
 import pytest
-from support.files import zip_bytes
+from support.files import large_epub, zip_bytes
 
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import epub as epub_reader
@@ -146,3 +146,13 @@ def test_without_ebooklib_the_message_names_the_extra(monkeypatch: pytest.Monkey
     with pytest.raises(DocumentError) as info:
         read_bytes(book_bytes(), "river.epub")
     assert str(info.value) == "reading EPUB needs the formats extra: pip install 'chunkviz[formats]'"
+
+
+def test_a_table_of_contents_of_one_entry_or_none_is_read() -> None:
+    """ebooklib gives a lone Link (not a list) for some books: it failed with 'Link object is not iterable'."""
+    link = ebooklib_epub.Link("text/a.xhtml#top", "Only chapter", "a")
+    assert list(epub_reader._toc_titles(link, 0)) == [("text/a.xhtml", "Only chapter")]
+    section = (ebooklib_epub.Section("Part"), [link])
+    assert list(epub_reader._toc_titles(section, 0)) == [("text/a.xhtml", "Only chapter")]
+    document = read_bytes(large_epub(2), "no_toc.epub")  # a book without a navigation document
+    assert [(h.level, h.title) for h in document.structure.headings] == [(1, "Chapter 0"), (1, "Chapter 1")]

@@ -120,7 +120,11 @@ def _toc_titles(entries: Any, depth: int) -> Iterator[tuple[str, str]]:
     """(file name, title) of every table of contents entry, the first entry of a file first."""
     if depth > MAX_TOC_DEPTH:
         return
-    for entry in entries or ():
+    if not isinstance(entries, (list, tuple)):  # one entry, not a list of them
+        entries = [entries] if entries else []
+    elif len(entries) == 2 and not isinstance(entries[0], (list, tuple)) and isinstance(entries[1], (list, tuple)):
+        entries = [entries]  # one (section, children) pair
+    for entry in entries:
         if isinstance(entry, tuple) and len(entry) == 2:  # (a section, its children)
             section, children = entry
             yield from _toc_entry(section)

@@ -41,8 +41,9 @@ except ImportError:  # the formats extra is not installed
 #: Most bytes the XML parts of a workbook may declare (openpyxl streams the sheets in read-only
 #: mode; the shared strings are read whole).
 MAX_XML_BYTES = 100_000_000
-#: Most cells read from a workbook or a CSV (empty ones that are filled in count too).
-MAX_CELLS = 4_000_000
+#: Most cells read from a workbook or a CSV (empty ones that are filled in count too). openpyxl reads
+#: about 10,000 cells a second on the loaded machine here (bench/bench_readers.py: 160,000 in 20 s).
+MAX_CELLS = 2_000_000
 XLSX_NOTE = "converted from XLSX: each sheet is a section with one Markdown table (its first row the header)"
 CSV_NOTE = "converted from CSV to a Markdown table (its first row the header); offsets index the converted text"
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
@@ -78,6 +79,9 @@ def cell_text(value: Any) -> str:
     escaped; whole floats without ``.0``, dates in ISO form, booleans as TRUE/FALSE."""
     if value is None:
         return ""
+    if type(value) is str:  # the commonest case first
+        text = " ".join(value.split())
+        return _UNESCAPED_PIPE.sub(r"\\|", text) if "|" in text else text
     if isinstance(value, bool):
         text = "TRUE" if value else "FALSE"
     elif isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
@@ -88,7 +92,8 @@ def cell_text(value: Any) -> str:
         text = value.isoformat()
     else:
         text = str(value)
-    return _UNESCAPED_PIPE.sub(r"\\|", " ".join(text.split()))
+    text = " ".join(text.split())
+    return _UNESCAPED_PIPE.sub(r"\\|", text) if "|" in text else text
 
 
 def markdown_table(rows: list[list[str]]) -> str:
