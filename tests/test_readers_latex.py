@@ -3,6 +3,9 @@ headings; no TeX is run."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import chunkviz
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import latex
@@ -99,3 +102,32 @@ def test_a_title_that_never_closes_is_bounded_and_noted() -> None:
 def test_comments_and_escapes() -> None:
     assert latex.strip_comments("a \\\\% comment\nb \\% kept\n%whole\nc\n") == "a \\\\\nb \\% kept\nc\n"
     assert latex.plain_title(r"Costs \& \textbf{benefits}\\ of 5\%") == "Costs & benefits of 5%"
+
+
+_PIECES = st.sampled_from(
+    [
+        "\\section{A}",
+        "\\subsection*{B {c}}",
+        "\\paragraph[s]{D}",
+        "\\section{",
+        "}",
+        "{",
+        "text ",
+        "\n",
+        "\n\n",
+        "\\\\",
+        "\\emph{x}",
+    ]
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_PIECES, max_size=30).map("".join))
+def test_latex_without_comments_is_kept_and_every_heading_is_a_command(source: str) -> None:
+    document = read_bytes(source.encode(), "part.tex")
+    assert document.text == source  # no comment, no document environment: nothing is taken out
+    for heading in document.structure.headings:
+        span = document.text[heading.start : heading.end]
+        assert span.startswith("\\") and span.endswith("}") and 1 <= heading.level <= 6
+        if heading.start > 0 and document.text[heading.start - 1] == "\n":  # a command that opens a line
+            assert document.structure.boundary_at(heading.start) == Boundary.SECTION

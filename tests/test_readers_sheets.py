@@ -4,17 +4,23 @@ header. The workbooks are made by the tests with openpyxl."""
 
 from __future__ import annotations
 
+import csv
 import datetime
 import io
+import re
 import zipfile
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.files import zip_bytes
 
 import chunkviz
+from chunkviz.document.model import Document
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import sheets
 from chunkviz.document.readers.archive import MAX_ENTRIES
+from chunkviz.document.readers.sheets import csv_document
 from chunkviz.errors import DocumentError
 
 openpyxl = pytest.importorskip("openpyxl")
@@ -240,3 +246,30 @@ def test_a_csv_of_too_many_cells_is_refused(monkeypatch: pytest.MonkeyPatch) -> 
 def test_binary_named_csv_says_what_it_is() -> None:
     with pytest.raises(DocumentError, match=r"^data\.csv looks like gzip-compressed data; decompress it first$"):
         read_bytes(b"\x1f\x8b\x08\x00" + bytes(40), "data.csv")
+
+
+_CELL = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from('|\\,;\n\t"'), max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_CELL, min_size=1, max_size=5), min_size=1, max_size=8))
+def test_every_csv_row_is_one_table_line_with_its_cells(rows: list[list[str]]) -> None:
+    """Written by the csv module and read back: each row with a value is one line of the table,
+    its cells the values with whitespace runs as one space and pipes escaped (split back here at
+    the unescaped pipes); the header is the first such row."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    document = csv_document(Document(buffer.getvalue(), "data.csv"), dialect=csv.excel)
+    expected = [[" ".join(c.split()) for c in row] for row in rows]
+    expected = [row[: max((k + 1 for k, c in enumerate(row) if c), default=0)] for row in expected]
+    expected = [row for row in expected if row]
+    if not expected:
+        assert document.text == "# data.csv\n"
+        return
+    (table,) = document.structure.tables
+    lines = [document.text[a:b] for a, b in table.rows]
+    assert len(lines) == len(expected) + 1  # the delimiter row after the header
+    width = max(len(row) for row in expected)
+    for line, row in zip([lines[0], *lines[2:]], expected):
+        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line[1:-1])]
+        assert cells == [c.strip() for c in row] + [""] * (width - len(row))

@@ -215,13 +215,14 @@ def csv_dialect(text: str, name: str) -> type[csv.Dialect] | csv.Dialect:
     return type("Sniffed", (csv.excel,), {"delimiter": best})
 
 
-def csv_document(document: Document) -> Document:
+def csv_document(document: Document, dialect: type[csv.Dialect] | csv.Dialect | None = None) -> Document:
     """A decoded CSV (or TSV) as one section: its file name as the heading and one Markdown
-    table (format ``csv``). Quoted fields may hold line breaks and delimiters."""
+    table (format ``csv``). Quoted fields may hold line breaks and delimiters. The dialect is
+    ``dialect`` when given, else found by :func:`csv_dialect`."""
     text = document.text
     title = Path(document.name).name
     budget = _Budget(document.name)
-    dialect = csv_dialect(text, document.name)
+    dialect = dialect or csv_dialect(text, document.name)
     reader = csv.reader(io.StringIO(text, newline=""), dialect)
     try:
         rows = _kept_rows(reader, budget, "the CSV")
