@@ -19,7 +19,8 @@ from test_readers_slides import deck_bytes
 import chunkviz
 from chunkviz import cli
 from chunkviz.batch.cli import add_batch_arguments, cmd_batch
-from chunkviz.document.read import accepted_formats, read_path
+from chunkviz.deadline import RunTimeLimitExceeded, time_limit
+from chunkviz.document.read import accepted_formats, read_bytes, read_path
 
 FILES = {
     "talk.pptx": deck_bytes,
@@ -117,3 +118,15 @@ def test_the_app_uploader_takes_a_workbook() -> None:
     views = chunk_views(at)
     assert sorted(views) == list(range(len(DEFAULT_COLUMNS)))
     assert all(view.chunks for view in views.values())
+
+
+@pytest.mark.parametrize("name", ["talk.pptx", "stations.xlsx", "river.epub"])
+def test_the_apps_time_limit_stops_a_reader_with_its_own_message(name: str, folder: Path) -> None:
+    """The readers look at the app's time limit while they read (a fake clock: each look is an
+    hour later); the limit's message comes out, not "could not be read as ...: damaged"."""
+    hours = iter(range(0, 10**6, 3600))
+    with (
+        pytest.raises(RunTimeLimitExceeded),
+        time_limit(60, "reading", clock=lambda: float(next(hours)), check_every=1),
+    ):
+        read_bytes((folder / name).read_bytes(), name)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from chunkviz.deadline import check_time
+from chunkviz.deadline import RunTimeLimitExceeded, check_time
 from chunkviz.document.model import Document
 from chunkviz.document.readers import MAX_TEXT_CHARS, needs_formats_extra, one_line, too_much_text
 from chunkviz.document.readers.archive import check_archive
@@ -174,7 +174,7 @@ def _read_workbook(data: bytes, name: str) -> tuple[list[Sheet], list[str]]:
             worksheet.reset_dimensions()  # a declared A1:XFD1048576 must not pad every row
             rows = worksheet.iter_rows(values_only=True)
             sheets.append(Sheet(worksheet.title, _kept_rows(rows, budget, f"sheet {worksheet.title!r}")))
-    except DocumentError:
+    except (DocumentError, RunTimeLimitExceeded):
         raise
     except Exception as exc:  # a damaged sheet part
         raise DocumentError(f"{name} could not be read as an Excel workbook (XLSX): {_xlsx_problem(exc)}") from None

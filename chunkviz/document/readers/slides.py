@@ -20,7 +20,7 @@ import html
 import io
 from typing import Any, Iterable
 
-from chunkviz.deadline import check_time_now
+from chunkviz.deadline import RunTimeLimitExceeded, check_time_now
 from chunkviz.document.model import Document
 from chunkviz.document.readers import needs_formats_extra, one_line
 from chunkviz.document.readers.archive import check_archive
@@ -53,7 +53,7 @@ def read_pptx(data: bytes, name: str = "document", notes: bool = False) -> Docum
     try:
         presentation = pptx.Presentation(io.BytesIO(data))
         page, skipped = _presentation_html(presentation, notes)
-    except DocumentError:
+    except (DocumentError, RunTimeLimitExceeded):
         raise
     except Exception as exc:  # zipfile, XML, KeyError and python-pptx's own on damaged files
         raise DocumentError(f"{name} could not be read as a PowerPoint presentation (PPTX): {_problem(exc)}") from None
