@@ -31,9 +31,11 @@ from chunkviz.batch.cli import add_batch_parser, cmd_batch
 from chunkviz.cliparams import (
     UsageError,
     add_language_argument,
+    add_slide_notes_argument,
     convert_param_values,
     language_of_args,
     parse_param_args,
+    slide_notes_of_args,
 )
 from chunkviz.config import add_config_argument, apply_config, enrich_chunks, merged_params
 from chunkviz.diagnostics import diagnose
@@ -81,6 +83,8 @@ READS_DOCUMENTS = (
     "report",
     "tune",
 )
+#: The commands that read one document with :func:`_run_chunking` or into a report: each takes ``--slide-notes``.
+READS_ONE_DOCUMENT = ("chunk", "diagnose", "explain", "similarities", "show", "report")
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -223,6 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_tune_parser(commands)
     for name in READS_DOCUMENTS:
         add_language_argument(commands.choices[name])
+    for name in READS_ONE_DOCUMENT:
+        add_slide_notes_argument(commands.choices[name])
     return parser
 
 
@@ -457,8 +463,12 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
     values = merged_params(args, convert_param_values(spec, raw))
     validated = spec.make_params(values)
     tokenizer = get_tokenizer(args.tokenizer)
-    language = language_of_args(args)
-    document = read_stdin(language=language) if args.file == "-" else read_path(args.file, language=language)
+    language, slide_notes = language_of_args(args), slide_notes_of_args(args)
+    document = (
+        read_stdin(language=language, slide_notes=slide_notes)
+        if args.file == "-"
+        else read_path(args.file, language=language, slide_notes=slide_notes)
+    )
     for note in document.notes:
         print(f"note: {visible_name(note)}", file=sys.stderr)
     check_chunk_count_bound(spec, validated, document.text, tokenizer)  # refused before chunking

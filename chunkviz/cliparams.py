@@ -64,6 +64,20 @@ def language_of_args(args: argparse.Namespace) -> str | None:
     return language
 
 
+def add_slide_notes_argument(parser: argparse.ArgumentParser) -> None:
+    """``--slide-notes``: a presentation's (PPTX) speaker notes are read with its slides."""
+    parser.add_argument(
+        "--slide-notes",
+        action="store_true",
+        help="read a presentation's (PPTX) speaker notes too, after each slide's content",
+    )
+
+
+def slide_notes_of_args(args: argparse.Namespace) -> bool:
+    """Whether ``--slide-notes`` was given (False for a parser made without it)."""
+    return bool(getattr(args, "slide_notes", False))
+
+
 def _type_parts(type_name: str) -> list[str]:
     return [part.strip() for part in type_name.split("|")]
 

@@ -18,6 +18,7 @@ from support.texts import SETTINGS
 
 import chunkviz
 from chunkviz.document.model import as_document
+from chunkviz.document.read import BINARY_FORMATS, format_for_name, read_path
 from chunkviz.errors import ChunkvizError
 from chunkviz.peers import (
     PEER_NAMES,
@@ -81,6 +82,8 @@ FAST_PEERS = [needs(p.name) for p in PEERS if p.name not in SEMANTIC_PEERS]
 
 
 def document_of(path: Path) -> Any:
+    if format_for_name(path.name) in BINARY_FORMATS:  # a deck or a workbook: its reader's text
+        return read_path(path)
     return as_document(read_realdoc(path), FORMATS.get(path.suffix, "text"))
 
 

@@ -18,6 +18,7 @@ from support.texts import ADVERSARIAL_PIECES, adversarial_text
 
 import chunkviz
 from chunkviz import tokenizers as tokmod
+from chunkviz.document.read import read_path
 from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
 
 CL100K = get_tokenizer("cl100k_base")
@@ -498,7 +499,7 @@ def test_minilm_blocks_match_the_whole_text_on_the_samples(monkeypatch: pytest.M
     paths = sorted(p for p in samples.iterdir() if p.is_file() and p.name != "README.md")
     assert paths
     for path in paths:
-        _assert_minilm_blocks_match_whole_text(path.read_text(encoding="utf-8"))
+        _assert_minilm_blocks_match_whole_text(read_path(path).text)  # a deck or a workbook: its reader's text
 
 
 def test_whitespace_blocks_cut_before_whitespace_and_cover_the_text() -> None:

@@ -14,7 +14,22 @@ from chunkviz.document.structure import Structure, markup_for
 
 #: Formats a :class:`Document` can have (``Document.format``); the programming languages read on
 #: tree-sitter (``go``, ``rust`` ...: the code extra) are formats too.
-FORMATS: tuple[str, ...] = ("markdown", "rst", "text", "python", "html", "pdf", "docx", *LANGUAGES)
+FORMATS: tuple[str, ...] = (
+    "markdown",
+    "rst",
+    "text",
+    "python",
+    "html",
+    "pdf",
+    "docx",
+    "pptx",
+    "xlsx",
+    "csv",
+    "epub",
+    "latex",
+    "eml",
+    *LANGUAGES,
+)
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,15 @@
 """Reading input into a :class:`~chunkviz.document.Document`: choosing the reader.
 
-:func:`read_bytes` picks the reader by file extension (:data:`EXTENSION_FORMATS`), then by
-magic bytes (``%PDF-``; a ZIP holding ``word/document.xml``), else decodes the bytes as text
+:func:`read_bytes` picks the reader by magic bytes (``%PDF-``; a ZIP holding ``word/document.xml``,
+``ppt/presentation.xml``, ``xl/workbook.xml`` or an EPUB's container), else by file extension
+(:data:`EXTENSION_FORMATS`), else decodes the bytes as text
 (:mod:`~chunkviz.document.readers.text`, which refuses other binary input) and sniffs HTML.
 Markdown, reStructuredText and plain text keep the decoded text as it is; the document's
-``structure`` parses it on first use. HTML and DOCX are converted to Markdown, PDF is the
-text of its pages, Python gets its functions and classes as blocks. The HTML, DOCX and PDF
-readers are imported on first use: their libraries take about 0.6 s to import, which reading
-a Markdown or text file should not pay.
+``structure`` parses it on first use. HTML, DOCX, PPTX, XLSX, CSV, EPUB and e-mail are
+converted to Markdown, PDF is the text of its pages, LaTeX is its body without comments and
+with its sections as headings, Python gets its functions and classes as blocks. The readers
+other than text and Python are imported on first use: their libraries take about 0.6 s to
+import, which reading a Markdown or text file should not pay.
 """
 
 from __future__ import annotations
@@ -51,11 +53,22 @@ EXTENSION_FORMATS: dict[str, str] = {
     ".xhtml": "html",
     ".pdf": "pdf",
     ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".epub": "epub",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".tex": "latex",
+    ".latex": "latex",
+    ".ltx": "latex",
+    ".eml": "eml",
 }
+#: Formats read from their bytes by a reader of their own (the others are decoded as text first).
+BINARY_FORMATS = ("pdf", "docx", "pptx", "xlsx", "epub")
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _PDF_MAGIC = b"%PDF-"
-_DOCX_MAIN_PART = "word/document.xml"
 _HTML_SNIFF = re.compile(
     r"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)[\s>/]",
     re.IGNORECASE | re.DOTALL,
@@ -81,20 +94,23 @@ def looks_like_html(text: str) -> bool:
 
 
 def _format_by_magic(data: bytes, name: str) -> str | None:
-    """``pdf`` or ``docx`` when the magic bytes say so (a ZIP holding ``word/document.xml``, or a
-    damaged ZIP named ``.docx``), else None."""
+    """``pdf``, or the ZIP-based format (``docx``, ``pptx``, ``xlsx``, ``epub``) a ZIP's parts
+    say it is (or a damaged ZIP names, or a damaged ZIP's name says), when the magic bytes say
+    so; else None."""
     if data.startswith(_PDF_MAGIC):
         return "pdf"
-    if data.startswith(_ZIP_MAGIC) and _zip_kind(data, name) == "docx":
-        return "docx"
+    if data.startswith(_ZIP_MAGIC):
+        kind = _zip_kind(data, name)
+        return kind if kind in BINARY_FORMATS else None
     return None
 
 
-#: (a part only that kind of ZIP holds, what the file is)
+#: (a part only that kind of ZIP holds, its format)
 _ZIP_KINDS = (
-    ("xl/workbook.xml", "an Excel workbook (XLSX)"),
-    ("ppt/presentation.xml", "a PowerPoint presentation (PPTX)"),
-    ("META-INF/container.xml", "an EPUB book"),
+    ("word/document.xml", "docx"),
+    ("xl/workbook.xml", "xlsx"),
+    ("ppt/presentation.xml", "pptx"),
+    ("META-INF/container.xml", "epub"),
 )
 _ODF_MIMETYPES = {
     "application/vnd.oasis.opendocument.text": "an OpenDocument text (ODT)",
@@ -104,19 +120,21 @@ _ODF_MIMETYPES = {
 
 
 def _zip_kind(data: bytes, name: str) -> str:
-    """``docx`` for a Word document (or a damaged ZIP that names its main part, or any damaged
-    ZIP named ``.docx``: the DOCX reader reports it), else what the ZIP really is."""
+    """The format of a Word document, a presentation, a workbook or an EPUB book (``docx``,
+    ``pptx``, ``xlsx``, ``epub``; a damaged ZIP that names the format's main part, or any
+    damaged ZIP named for one of them: its reader reports it), else what the ZIP really is."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = archive.namelist()
             mimetype = archive.read("mimetype")[:100].decode("ascii", "replace") if "mimetype" in names else ""
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, KeyError, RuntimeError, NotImplementedError):
-        damaged_docx = _DOCX_MAIN_PART.encode() in data or name.lower().endswith(".docx")
-        return "docx" if damaged_docx else "a damaged ZIP archive"
-    if _DOCX_MAIN_PART in names:
-        return "docx"
+        named = next((kind for part, kind in _ZIP_KINDS if part.encode() in data), None)
+        by_name = format_for_name(name)
+        return named or (by_name if by_name in BINARY_FORMATS and by_name != "pdf" else "a damaged ZIP archive")
     if mimetype.strip() in _ODF_MIMETYPES:
         return _ODF_MIMETYPES[mimetype.strip()]
+    if mimetype.strip() == "application/epub+zip":
+        return "epub"
     for part, kind in _ZIP_KINDS:
         if part in names:
             return kind
@@ -124,12 +142,24 @@ def _zip_kind(data: bytes, name: str) -> str:
     return f"a ZIP archive of {len(names)} file{'s' if len(names) != 1 else ''} ({shown or 'empty'})"
 
 
-_FORMAT_NAMES = {"pdf": "a PDF", "docx": "a Word document (DOCX)", "html": "HTML", "text": "plain text"}
+_FORMAT_NAMES = {
+    "pdf": "a PDF",
+    "docx": "a Word document (DOCX)",
+    "pptx": "a PowerPoint presentation (PPTX)",
+    "xlsx": "an Excel workbook (XLSX)",
+    "epub": "an EPUB book",
+    "csv": "CSV",
+    "latex": "LaTeX",
+    "eml": "an e-mail message (EML)",
+    "html": "HTML",
+    "text": "plain text",
+}
 
 
 def _mislabel_note(name: str, by_name: str | None, actual: str) -> str | None:
     """A note when the content is another format than the file's extension says."""
-    if by_name is None or by_name == actual or (by_name in ("markdown", "rst", "python", "text") and actual == "text"):
+    text_formats = ("markdown", "rst", "python", "text", "csv", "latex", "eml")
+    if by_name is None or by_name == actual or (by_name in text_formats and actual == "text"):
         return None
     suffix = Path(name).suffix
     return (
@@ -143,68 +173,114 @@ def _with_note(document: Document, note: str | None) -> Document:
 
 
 def read_bytes(
-    data: bytes, name: str = "document", max_bytes: int = MAX_BYTES, language: str | None = None
+    data: bytes,
+    name: str = "document",
+    max_bytes: int = MAX_BYTES,
+    language: str | None = None,
+    *,
+    slide_notes: bool = False,
 ) -> Document:
     """Read raw input into a :class:`Document` (see :func:`_read_bytes`); its language is
-    ``language`` when given (an ISO 639-1 code such as ``"de"``), else detected on first use."""
+    ``language`` when given (an ISO 639-1 code such as ``"de"``), else detected on first use.
+    ``slide_notes``: a presentation's speaker notes are read too."""
     code = normalize_language(language)  # a bad code fails before the reading
-    return with_language(_read_bytes(data, name, max_bytes), code)
+    return with_language(_read_bytes(data, name, max_bytes, slide_notes), code)
 
 
-def _read_bytes(data: bytes, name: str, max_bytes: int) -> Document:
-    """Read raw input into a :class:`Document` with the reader its content, else its name, chooses.
-
-    The content decides when it says something else than the name (a PDF or DOCX by its magic
-    bytes; HTML or text named ``.pdf`` or ``.docx``), with a note saying what the file really is.
-    Input over ``max_bytes``, binary input that is not PDF or DOCX, and a ZIP that is not a Word
-    document named ``.docx`` raise :class:`DocumentError` with a message that says what it is.
-    """
-    if len(data) > max_bytes:
-        raise _too_large(name, len(data), max_bytes)
-    by_name = format_for_name(name)
-    by_magic = _format_by_magic(data, name)
-    fmt = by_magic or by_name
-    if by_name in ("pdf", "docx") and by_magic is None:
-        if data.startswith(_ZIP_MAGIC):  # e.g. an XLSX or an ODT renamed to .docx
-            raise DocumentError(f"{name} is {_zip_kind(data, name)}, not {_FORMAT_NAMES[by_name]}")
-        kind = binary_kind(data)
-        if kind is not None:  # e.g. a PNG or a legacy .doc renamed to .docx
-            raise DocumentError(f"{name} looks like {kind}")
-        fmt = None  # text named .pdf or .docx: what the decoded content is decides
+def _read_binary(fmt: str, data: bytes, name: str, slide_notes: bool) -> Document:
+    """The reader of a format read from its bytes (:data:`BINARY_FORMATS`), imported on first use."""
     if fmt == "pdf":
-        from chunkviz.document.readers.pdf import (
-            read_pdf,  # loads pypdf only for PDF input
-        )
+        from chunkviz.document.readers.pdf import read_pdf  # loads pypdf only for PDF input
 
-        return _with_note(read_pdf(data, name), _mislabel_note(name, by_name, "pdf"))
+        return read_pdf(data, name)
     if fmt == "docx":
-        from chunkviz.document.readers.docx import (
-            read_docx,  # loads mammoth only for DOCX input
-        )
+        from chunkviz.document.readers.docx import read_docx  # loads mammoth only for DOCX input
 
-        return _with_note(read_docx(data, name), _mislabel_note(name, by_name, "docx"))
-    document = decode_bytes(data, name, fmt)  # the format says which declaration to honour
-    if fmt is None and looks_like_html(document.text):
-        fmt = "html"
-    note = _mislabel_note(name, by_name, fmt or "text") if by_name in ("pdf", "docx") else None
+        return read_docx(data, name)
+    if fmt == "pptx":
+        from chunkviz.document.readers.slides import read_pptx  # loads python-pptx only for PPTX input
+
+        return read_pptx(data, name, notes=slide_notes)
+    if fmt == "xlsx":
+        from chunkviz.document.readers.sheets import read_xlsx  # loads openpyxl only for XLSX input
+
+        return read_xlsx(data, name)
+    from chunkviz.document.readers.epub import read_epub  # loads ebooklib only for EPUB input
+
+    return read_epub(data, name)
+
+
+def _read_text_format(fmt: str, data: bytes, document: Document) -> Document:
+    """The reader of a format decoded as text first (``document``: the decoded text)."""
     if fmt == "html":
-        from chunkviz.document.readers.html import (
-            html_document,  # loads markdownify only for HTML
-        )
+        from chunkviz.document.readers.html import html_document  # loads markdownify only for HTML
 
-        return _with_note(html_document(document), note)
+        return html_document(document)
     if fmt == "python":
         return python_document(document)
     if fmt in LANGUAGES:
         from chunkviz.document.code.outline import code_document
 
         return code_document(document, fmt)
-    return _with_note(replace(document, format=fmt or "text"), note)
+    if fmt == "csv":
+        from chunkviz.document.readers.sheets import csv_document
+
+        return csv_document(document)
+    if fmt == "latex":
+        from chunkviz.document.readers.latex import latex_document
+
+        return latex_document(document)
+    if fmt == "eml":
+        from chunkviz.document.readers.eml import eml_document
+
+        return eml_document(data, document)
+    return replace(document, format=fmt)
 
 
-def read_path(path: str | Path, max_bytes: int = MAX_BYTES, language: str | None = None) -> Document:
-    """Read a file with :func:`read_bytes` (``language``: see there); a missing or unreadable file
-    is a :class:`DocumentError`."""
+def _read_bytes(data: bytes, name: str, max_bytes: int, slide_notes: bool = False) -> Document:
+    """Read raw input into a :class:`Document` with the reader its content, else its name, chooses.
+
+    The content decides when it says something else than the name (a PDF, DOCX, PPTX, XLSX or
+    EPUB by its magic bytes and parts; HTML or text named ``.pdf`` or ``.xlsx``), with a note
+    saying what the file really is. Input over ``max_bytes``, binary input of another format,
+    and a ZIP of another kind named for one of those formats raise :class:`DocumentError` with a
+    message that says what it is.
+    """
+    if len(data) > max_bytes:
+        raise _too_large(name, len(data), max_bytes)
+    by_name = format_for_name(name)
+    by_magic = _format_by_magic(data, name)
+    fmt = by_magic or by_name
+    if by_name in BINARY_FORMATS and by_magic is None:
+        if data.startswith(_ZIP_MAGIC):  # e.g. an ODT renamed to .docx
+            raise DocumentError(f"{name} is {_zip_kind(data, name)}, not {_FORMAT_NAMES[by_name]}")
+        kind = binary_kind(data)
+        if kind is not None:  # e.g. a PNG or a legacy .doc renamed to .docx
+            raise DocumentError(f"{name} looks like {kind}")
+        fmt = None  # text named .pdf or .xlsx: what the decoded content is decides
+    if fmt in BINARY_FORMATS:
+        return _with_note(_read_binary(fmt, data, name, slide_notes), _mislabel_note(name, by_name, fmt))
+    document = decode_bytes(data, name, fmt)  # the format says which declaration to honour
+    if fmt is None and looks_like_html(document.text):
+        fmt = "html"
+    note = _mislabel_note(name, by_name, fmt or "text") if by_name in BINARY_FORMATS else None
+    return _with_note(_read_text_format(fmt or "text", data, document), note)
+
+
+def accepted_formats() -> str:
+    """The file types the readers take, one extension per format (its first in
+    :data:`EXTENSION_FORMATS`), for a file chooser's label: ``md, rst, txt, ..., eml``."""
+    first: dict[str, str] = {}
+    for suffix, fmt in EXTENSION_FORMATS.items():
+        first.setdefault(fmt, suffix.lstrip("."))
+    return ", ".join(first.values())
+
+
+def read_path(
+    path: str | Path, max_bytes: int = MAX_BYTES, language: str | None = None, *, slide_notes: bool = False
+) -> Document:
+    """Read a file with :func:`read_bytes` (``language``, ``slide_notes``: see there); a missing
+    or unreadable file is a :class:`DocumentError`."""
     normalize_language(language)  # a bad code fails before the reading
     name = str(path)
     try:
@@ -223,10 +299,10 @@ def read_path(path: str | Path, max_bytes: int = MAX_BYTES, language: str | None
         raise DocumentError(f"permission denied: cannot read {name}") from None
     except OSError as exc:
         raise DocumentError(f"cannot read {name}: {exc.strerror or exc}") from None
-    return read_bytes(data, name=name, max_bytes=max_bytes, language=language)
+    return read_bytes(data, name=name, max_bytes=max_bytes, language=language, slide_notes=slide_notes)
 
 
-def read_stdin(max_bytes: int = MAX_BYTES, language: str | None = None) -> Document:
+def read_stdin(max_bytes: int = MAX_BYTES, language: str | None = None, *, slide_notes: bool = False) -> Document:
     """Read standard input with :func:`read_bytes` (its raw bytes, so the same rules apply as
     for files; the format comes from the content since there is no file name)."""
     stream = sys.stdin
@@ -237,7 +313,7 @@ def read_stdin(max_bytes: int = MAX_BYTES, language: str | None = None) -> Docum
         data = buffer.read(max_bytes + 1)
     else:  # a text stream without bytes underneath (e.g. io.StringIO)
         data = _text_bytes(stream.read())
-    return read_bytes(data, name="<stdin>", max_bytes=max_bytes, language=language)
+    return read_bytes(data, name="<stdin>", max_bytes=max_bytes, language=language, slide_notes=slide_notes)
 
 
 def _text_bytes(text: str) -> bytes:
@@ -249,8 +325,10 @@ def _text_bytes(text: str) -> bytes:
 
 
 __all__ = [
+    "BINARY_FORMATS",
     "EXTENSION_FORMATS",
     "MAX_BYTES",
+    "accepted_formats",
     "format_for_name",
     "looks_like_html",
     "read_bytes",

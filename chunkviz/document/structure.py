@@ -88,8 +88,14 @@ MARKUP_OF_FORMAT = {
     "html": "markdown",  # converted to Markdown by its reader
     "docx": "markdown",
     "pdf": "markdown",
+    "pptx": "markdown",
+    "xlsx": "markdown",
+    "csv": "markdown",
+    "epub": "markdown",
+    "eml": "markdown",
     "python": "none",
     **{language: "none" for language in LANGUAGES},  # source code: no markup
+    "latex": "none",  # its reader gives the sectioning commands as heading blocks
 }
 
 
@@ -486,7 +492,9 @@ class Structure:
         line starts with ``#`` or is an rst overline, or a line of its paragraph below it is an
         underline. Only then does :attr:`headings` need the full parse. Linear over all the
         positions asked about (each line is scanned once, see :class:`UnderlinesBelow`)."""
-        if self.markup == "none" or not self.headings_possible:
+        if self.markup == "none":
+            return bool(self._extra) and pos in self._heading_anchors  # a reader's headings (LaTeX)
+        if not self.headings_possible:
             return False
         text = self.text
         if text.startswith("#", pos):

@@ -14,7 +14,7 @@ from chunkviz.compare import ColumnConfig, SharedLinkError, config_from_query, m
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
 from chunkviz.document import Document
 from chunkviz.document.language import AUTO, LANGUAGE_NAMES, language_name
-from chunkviz.document.read import MAX_BYTES
+from chunkviz.document.read import MAX_BYTES, accepted_formats
 from chunkviz.errors import DocumentError
 from chunkviz.limits import MAX_QUERY_VALUE_CHARS
 from chunkviz.models import (
@@ -86,6 +86,11 @@ def first_document(page: Page) -> tuple[Document, str]:
     return document, shown
 
 
+def upload_label(max_upload_bytes: int) -> str:
+    """The document uploader's label: the file types the readers take and the app's size limit."""
+    return f"A document ({accepted_formats()}; up to {max_upload_bytes // 1_000_000} MB)"
+
+
 def read_input(page: Page) -> tuple[Document | None, str, bool]:
     """The document chosen in the sidebar, a name usable in commands, and whether that name
     can be shared in a URL (samples only)."""
@@ -100,7 +105,7 @@ def read_input(page: Page) -> tuple[Document | None, str, bool]:
         return read_sample(page, name)
     if source == "Upload":
         upload = sidebar.file_uploader(
-            f"A document (txt, md, rst, py, html, pdf, docx; up to {page.max_upload_bytes // 1_000_000} MB)",
+            upload_label(page.max_upload_bytes),
             key="upload",
         )
         if upload is None:

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any
 
-from chunkviz.cliparams import convert_param_values, language_of_args, parse_param_args
+from chunkviz.cliparams import convert_param_values, language_of_args, parse_param_args, slide_notes_of_args
 from chunkviz.compare import ColumnConfig
 from chunkviz.config import ConfigError, Enrichment, add_config_argument, load_config
 from chunkviz.files import check_output, write_text_atomic
@@ -103,7 +103,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         check_output(args.output, "-o", [("the document", args.file), ("the --config file", args.config)])
     columns, tokenizer, model, enrichment = report_columns(args)
     began = time.perf_counter()
-    document = read_path(args.file, language=language_of_args(args))
+    document = read_path(args.file, language=language_of_args(args), slide_notes=slide_notes_of_args(args))
     options = None
     if enrichment is not None:  # the configuration's "Document / Section / Date" prefix, drawn as added text
         options = {

@@ -142,3 +142,56 @@ def pdf_file(objects: Sequence[bytes]) -> bytes:
         out += b"%010d 00000 n \n" % offset
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     return bytes(out)
+
+
+def large_xlsx(rows: int, columns: int = 8) -> bytes:
+    """A one-sheet workbook of a header and ``rows`` rows of ``columns`` short texts and numbers."""
+    import openpyxl
+
+    workbook = openpyxl.Workbook(write_only=True)
+    sheet = workbook.create_sheet("Readings")
+    sheet.append([f"column {c}" for c in range(columns)])
+    for r in range(rows):
+        sheet.append([f"station {r % 97}" if c % 2 == 0 else r * 0.25 + c for c in range(columns)])
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
+
+
+def large_pptx(slides: int) -> bytes:
+    """A deck of ``slides`` slides, each a title and five bullets (one nested)."""
+    import pptx
+
+    deck = pptx.Presentation()
+    for n in range(slides):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = f"Slide title {n}"
+        body = slide.placeholders[1].text_frame
+        body.text = f"First point of slide {n}, with a few more words to read"
+        for k in range(4):
+            paragraph = body.add_paragraph()
+            paragraph.text, paragraph.level = f"Point {k} of slide {n}: words words words", k % 2
+    out = io.BytesIO()
+    deck.save(out)
+    return out.getvalue()
+
+
+def large_epub(chapters: int) -> bytes:
+    """A book of ``chapters`` chapters, each a heading and twenty paragraphs."""
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("large")
+    book.set_title("Large")
+    items = []
+    for n in range(chapters):
+        item = epub.EpubHtml(title=f"Chapter {n}", file_name=f"c{n}.xhtml", lang="en")
+        paragraphs = "".join(f"<p>Paragraph {k} of chapter {n}, with some words to read.</p>" for k in range(20))
+        item.content = f"<html><body><h1>Chapter {n}</h1>{paragraphs}</body></html>"
+        book.add_item(item)
+        items.append(item)
+    book.add_item(epub.EpubNcx())
+    book.spine = items
+    out = io.BytesIO()
+    epub.write_epub(out, book)
+    return out.getvalue()

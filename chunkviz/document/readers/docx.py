@@ -17,7 +17,6 @@ the work. Image and other binary parts are not read and do not count.
 from __future__ import annotations
 
 import io
-import zipfile
 
 from chunkviz.deadline import check_time_now
 from chunkviz.document.model import Document
@@ -27,8 +26,8 @@ from chunkviz.document.readers import (
     one_line,
     too_much_text,
 )
+from chunkviz.document.readers.archive import check_archive
 from chunkviz.document.readers.html import convert_html
-from chunkviz.document.sizes import format_size
 from chunkviz.errors import DocumentError
 
 try:
@@ -43,7 +42,6 @@ DOCX_NOTE = "converted from DOCX to Markdown; offsets index the converted text"
 #: Most bytes the XML parts of a DOCX may inflate to (mammoth reads them into memory as a DOM,
 #: about 30 times their size; 0.3-0.4 ms per paragraph, 0.65 s per MB of XML on one core here).
 MAX_XML_BYTES = 20_000_000
-_XML_SUFFIXES = (".xml", ".rels")
 
 
 def _nested_list_rules() -> str:
@@ -88,19 +86,8 @@ def read_docx(data: bytes, name: str = "document") -> Document:
 
 def check_inflated_size(data: bytes, name: str, limit: int = MAX_XML_BYTES) -> None:
     """Refuse a DOCX whose XML parts declare more than ``limit`` bytes in total, before any of
-    them is inflated. An archive that cannot be listed is left to mammoth's error message."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            members = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
-        return
-    xml_bytes = sum(m.file_size for m in members if m.filename.lower().endswith(_XML_SUFFIXES))
-    if xml_bytes > limit:
-        raise DocumentError(
-            f"{name} is too large once unpacked: its XML inflates to {format_size(xml_bytes)} "
-            f"({xml_bytes:,} bytes) from {format_size(len(data))}; the limit is {format_size(limit)}. "
-            "Split the document, or save it as plain text or Markdown first"
-        )
+    them is inflated (:func:`~chunkviz.document.readers.archive.check_archive`)."""
+    check_archive(data, name, limit)
 
 
 def _docx_to_html(data: bytes, name: str) -> tuple[str, list[str]]:
