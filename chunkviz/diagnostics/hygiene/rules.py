@@ -62,6 +62,11 @@ class HygieneRules:
             )
 
     @classmethod
+    def off(cls) -> "HygieneRules":
+        """Every hygiene flag off."""
+        return cls(False, None, None, None, False, False)
+
+    @classmethod
     def parse(cls, pairs: Sequence[str], base: "HygieneRules | None" = None) -> "HygieneRules":
         """Rules from ``KEY=VALUE`` strings (``near_duplicate=0.8``, ``boilerplate=off``,
         ``secret=off``), over ``base`` (default: the defaults). A bad one raises ValueError."""
