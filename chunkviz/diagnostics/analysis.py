@@ -107,7 +107,7 @@ def diagnose(
     blocks = split_block_flags(text, chunks, doc.structure.of_kind("table", "code")) if chunks else {}
     limits = Limits(embedding_max_tokens, rule.below)
     sizes = _sizes(text, chunks, token_counts, tok, rule)
-    findings, hygiene_summary = hygiene(chunks, hygiene_rules)
+    findings, hygiene_summary = hygiene(chunks, hygiene_rules, text)
     results = tuple(
         chunk_diagnostics(
             c,

@@ -6,7 +6,8 @@ folded, digits as ``0`` so "Page 3 of 9" matches "Page 4 of 9", whitespace and e
 dropped). A piece counts once per place in the document (a place covered by two overlapping
 chunks, or by a parent and its child, is one place), and only pieces of :data:`MIN_WORDS` words and
 :data:`MIN_LETTERS` letters count: a short reply ("Yes, sir.") or a rule of dashes is not
-boilerplate. One pass over the chunks' text; memory holds one entry per distinct piece.
+boilerplate. A table row is not either: a header repeated over several tables names each one's
+columns (it is the table's context, not noise). One pass over the chunks' text; memory holds one entry per distinct piece.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ SHOWN_CHARS = 80
 _PIECE = re.compile(r"[^\n]*?(?:[.!?](?=\s)|\n|$)")
 _EDGE = " \t\r\f\v#*|>-_=~`+•·.:;,!?\"'()[]"
 _DIGITS = re.compile(r"\d+")
+_TABLE_ROW = re.compile(r"\s*\|.*\|")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -47,6 +49,8 @@ def pieces(text: str) -> Iterator[tuple[int, str]]:
 
 def normal_form(piece: str) -> str | None:
     """The piece's comparison key, or None when it is too short to be boilerplate."""
+    if _TABLE_ROW.match(piece):
+        return None
     core = " ".join(piece.split()).strip(_EDGE)
     if len(_WORDS.findall(core)) < MIN_WORDS or sum(c.isalpha() for c in core) < MIN_LETTERS:
         return None

@@ -1,7 +1,8 @@
 """Duplicate and near-duplicate chunks, without comparing every pair.
 
 *Duplicate*: the same text as another chunk once runs of whitespace are made one space (one hash
-table, linear). *Near duplicate*: most of one chunk's word 3-shingles (three consecutive words,
+table, linear); a text of fewer than :data:`MIN_CONTENT_WORDS` content words (a rule of stars, a
+lone quote mark) is not compared: it is low information, flagged as such, whatever its copies. *Near duplicate*: most of one chunk's word 3-shingles (three consecutive words,
 case-folded) are in the other chunk too: their overlap coefficient ``|A & B| / min(|A|, |B|)`` is
 at least the threshold, so a copied section is found whether or not the chunks around it are cut
 at the same places (a footer or a neighbouring paragraph in one copy's chunk does not hide it).
@@ -25,12 +26,15 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence
 
+from chunkviz.diagnostics.hygiene.information import content_words
 from chunkviz.types import Chunk
 
 #: One shingle in this many (by hash) is sampled.
 SAMPLE_EVERY = 2
 #: A bucket with more chunks than this is skipped (a shingle that common is boilerplate).
 MAX_BUCKET = 32
+#: A duplicate needs this many content words (see :func:`~chunkviz.diagnostics.hygiene.information.content_words`).
+MIN_CONTENT_WORDS = 2
 #: Words per shingle.
 SHINGLE_WORDS = 3
 #: Chunks with fewer shingles than this are not compared (too short for a similarity to mean much).
@@ -83,7 +87,7 @@ def exact_copies(chunks: Sequence[Chunk]) -> list[Copy]:
     groups: dict[tuple[int, str], list[Chunk]] = defaultdict(list)
     for c in chunks:
         key = normalized(c.text)
-        if key:
+        if key and content_words(key) >= MIN_CONTENT_WORDS:
             groups[(c.level, key)].append(c)
     out: list[Copy] = []
     for members in groups.values():

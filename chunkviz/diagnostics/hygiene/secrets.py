@@ -85,6 +85,14 @@ def _random_looking(token: str) -> bool:
     return entropy_bits(body) >= ENTROPY_BITS
 
 
+def _in_url(text: str, start: int) -> bool:
+    """Whether ``start`` lies inside a URL (``scheme://`` earlier in the same run of non-space)."""
+    word_start = start
+    while word_start > 0 and start - word_start < 300 and not text[word_start - 1].isspace():
+        word_start -= 1
+    return "://" in text[word_start:start]
+
+
 def find_secrets(text: str) -> list[Secret]:
     """Every credential-shaped string of ``text``, in order, not overlapping (the first kind found
     wins a span; provider prefixes before the high-entropy rule)."""
@@ -103,6 +111,8 @@ def find_secrets(text: str) -> list[Secret]:
             take(Secret(kind, m.start(), m.end(), m.group()[:shown]))
     for m in _TOKEN.finditer(text):
         if _random_looking(m.group()) and not _DATA_BEFORE.search(text, max(0, m.start() - 24), m.start()):
+            if "/" in m.group() and _in_url(text, m.start()):
+                continue  # a URL's path, not a credential
             take(Secret("high-entropy token", m.start(), m.end(), ""))
     return found
 
