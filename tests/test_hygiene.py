@@ -484,3 +484,44 @@ def test_a_planted_key_is_found_and_never_shown(before: str, body: str, after: s
 
 def test_shingles_need_enough_words() -> None:
     assert len(shingles("one two three four five six seven eight nine ten")) == MIN_SHINGLES
+
+
+# --------------------------------------------------------------------------- a corpus in batch
+
+
+def test_batch_prints_the_corpus_hygiene(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = planted_document().text
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.md").write_text(text, encoding="utf-8")
+    (corpus / "b.md").write_text(text.replace("Riverside garden pump manual", "Second manual"), encoding="utf-8")
+    (corpus / "c.md").write_text((SAMPLES / "api_guide.md").read_text(encoding="utf-8"), encoding="utf-8")
+    config = tmp_path / "chunkviz.json"
+    config.write_text(json.dumps({"columns": [{"strategy": "headings", "params": {}}]}), encoding="utf-8")
+    argv = ["batch", str(corpus), "--config", str(config), "--out", str(tmp_path / "out"), "--workers", "1", "--quiet"]
+    assert cli.main(argv) == 0
+    err = capsys.readouterr().err
+    lines = err.splitlines()[1:]
+    assert lines[:3] == [
+        "hygiene: 40 chunks of 3 documents: duplicate of another chunk 8 (in 2 documents); near duplicate of another "
+        "chunk 4 (in 2 documents); repeated boilerplate 14 (in 2 documents); low information 1 (in 1 document); "
+        "secret-like string 2 (in 2 documents); instruction to a model (review) 2 (in 2 documents)",
+        "  13 chunk(s) repeat the text of a chunk of another document",
+        f"  repeated: \u201c{FOOTER_LINE}\u201d at 14 places in 2 documents",
+    ]
+    assert _leaks(err) == []
+
+
+def test_corpus_counting_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_PIECES distinct pieces, those seen once are dropped; a piece in every document stays."""
+    from chunkviz.diagnostics.hygiene import corpus as corpus_module  # noqa: PLC0415
+
+    monkeypatch.setattr(corpus_module, "MAX_PIECES", 50)
+    counted = corpus_module.CorpusHygiene()
+    footer = "This page is part of the shared operations handbook of the station."
+    for n in range(40):
+        word = "".join(chr(ord("k") + int(d)) for d in f"{n:03d}")  # a different word in each document
+        text = f"Unique sentence {word} talks about topic {word}x in some detail here.\n{footer}\n"
+        counted.add([Chunk.from_span(text, 0, 0, len(text), "end_of_document")])
+        assert len(counted._places) <= 50 + 2
+    assert [(t.text, t.places, d) for t, d in counted.repeated()] == [(footer.rstrip("."), 40, 40)]
