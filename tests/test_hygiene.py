@@ -525,3 +525,37 @@ def test_corpus_counting_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         counted.add([Chunk.from_span(text, 0, 0, len(text), "end_of_document")])
         assert len(counted._places) <= 50 + 2
     assert [(t.text, t.places, d) for t, d in counted.repeated()] == [(footer.rstrip("."), 40, 40)]
+
+
+def test_the_view_carries_each_reason_for_the_tooltip() -> None:
+    """The rendered column gives each flagged chunk its reasons (``data-hygiene``, escaped: the tooltip's
+    row) and the payload labels every hygiene flag in plain words."""
+    from chunkviz.compare import chunk_annotations  # noqa: PLC0415
+    from chunkviz.render import RenderOptions, render_html  # noqa: PLC0415
+    from chunkviz.views.docview import labels  # noqa: PLC0415
+
+    text = planted_document().text
+    run = run_strategy(text, "headings", {}, "cl100k_base")
+    html = render_html(text, run.chunks, RenderOptions("col0", annotations=chunk_annotations(run)))
+    assert 'data-hygiene="duplicate: same text as chunk 9"' in html
+    assert 'data-flags="duplicate"' in html
+    assert 'data-hygiene="secret: OpenAI-style API key (sk-) at characters' in html
+    assert _leaks(html) == []
+    assert {f: labels()["flags"][f] for f in ("duplicate", "secret", "instruction")} == {
+        "duplicate": "duplicate of another chunk",
+        "secret": "secret-like string",
+        "instruction": "instruction to a model (review)",
+    }
+
+
+@settings(max_examples=40, deadline=None)
+@given(cuts=st.lists(st.integers(0, 5000), max_size=12))
+def test_a_key_cut_by_any_chunking_flags_every_chunk_holding_part_of_it(cuts: list[int]) -> None:
+    text = planted_document().text
+    chunks = _chunks_of(text, cuts)
+    found, _ = hygiene(chunks, HygieneRules(True, None, None, None, True, False), text)
+    at = text.index(FAKE_AWS_KEY)
+    end = at + len(FAKE_AWS_KEY)
+    holding = {c.index for c in chunks if c.start < end and c.end > at}
+    flagged = {i for i, fs in found.items() for f in fs if f.flag is Flag.SECRET and f.start == at}
+    assert flagged == holding
