@@ -116,6 +116,7 @@ HASH_FUNCS: dict[str | type[Any], Callable[[Any], Any]] = {
     Chunking: repr,
     ColumnSettings: repr,
     Enrichment: repr,
+    HygieneRules: repr,
 }
 
 __all__ = ["HASH_FUNCS", "Chunking", "ColumnSettings", "Enrichment", "RunKey", "document_digest"]
