@@ -11,8 +11,9 @@ Candidates come from content-defined samples (a MinHash-style sketch that needs 
 a shingle is *sampled* when its hash is divisible by :data:`SAMPLE_EVERY`, so a copy's sampled
 shingles are a subset of the original's; each sampled shingle's bucket lists the chunks holding it,
 a bucket of more than :data:`MAX_BUCKET` chunks is skipped (that shingle is boilerplate, not a
-copy), and the pairs sharing enough sampled shingles are then measured exactly. Work and memory are
-linear in the document's words (times ``MAX_BUCKET`` at worst).
+copy), and the pairs sharing enough sampled shingles are then measured exactly. Chunks with the
+same text are filed once (they are duplicates already), and at most :data:`MAX_PAIRS_PER_CHUNK`
+candidate pairs per chunk are counted. Work and memory are linear in the document's words.
 
 Only chunks of the same level whose spans do not overlap are compared: a parent and its child, or
 two windows sharing their configured overlap, are the same text by construction, not a copy.
@@ -35,6 +36,8 @@ SAMPLE_EVERY = 2
 MAX_BUCKET = 32
 #: A duplicate needs this many content words (see :func:`~chunkviz.diagnostics.hygiene.information.content_words`).
 MIN_CONTENT_WORDS = 2
+#: Candidate pairs counted at most, per chunk (a bound on memory for text made of many near copies).
+MAX_PAIRS_PER_CHUNK = 64
 #: Words per shingle.
 SHINGLE_WORDS = 3
 #: Chunks with fewer shingles than this are not compared (too short for a similarity to mean much).
@@ -109,7 +112,11 @@ def near_copies(chunks: Sequence[Chunk], threshold: float) -> list[Copy]:
     sets: dict[int, frozenset[str]] = {}
     sampled: dict[int, int] = {}
     buckets: dict[int, list[int]] = defaultdict(list)
+    filed: set[tuple[int, str]] = set()
     for pos, c in enumerate(ordered):
+        if (c.level, keys[pos]) in filed:
+            continue  # the same text as a chunk filed already: an exact copy, not a near one
+        filed.add((c.level, keys[pos]))
         grams = shingles(c.text)
         if len(grams) < MIN_SHINGLES:
             continue
@@ -121,11 +128,13 @@ def near_copies(chunks: Sequence[Chunk], threshold: float) -> list[Copy]:
             if len(bucket) <= MAX_BUCKET:  # one past the cap marks it as too common
                 bucket.append(pos)
     shared: dict[tuple[int, int], int] = defaultdict(int)
+    most = MAX_PAIRS_PER_CHUNK * max(1, len(sets))
     for members in buckets.values():
         if 2 <= len(members) <= MAX_BUCKET:
             for i, a in enumerate(members):
                 for b in members[i + 1 :]:
-                    shared[(a, b)] += 1
+                    if (a, b) in shared or len(shared) < most:
+                        shared[(a, b)] += 1
     best: dict[int, tuple[float, int]] = {}
     for (a, b), count in shared.items():
         smaller = min(sampled[a], sampled[b])

@@ -24,7 +24,7 @@ _PROVIDER_KEYS: tuple[tuple[str, re.Pattern[str], int], ...] = tuple(
     for kind, pattern, shown in (
         (
             "private key block",
-            r"-----BEGIN[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----)?",
+            r"-----BEGIN[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----(?:(?:(?!-----)[\s\S]){0,20000}-----END[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----)?",
             0,
         ),
         ("Anthropic API key", r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}", 7),
