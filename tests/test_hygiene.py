@@ -559,3 +559,16 @@ def test_a_key_cut_by_any_chunking_flags_every_chunk_holding_part_of_it(cuts: li
     holding = {c.index for c in chunks if c.start < end and c.end > at}
     flagged = {i for i, fs in found.items() for f in fs if f.flag is Flag.SECRET and f.start == at}
     assert flagged == holding
+
+
+def test_repeated_text_is_masked_before_it_is_shortened() -> None:
+    """A footer holding a key, repeated on every page: the flag names the footer, no part of the key."""
+    lead = "Portal questions go to the operations desks; our API key: "  # shortened, it ends inside the key
+    assert len(lead) == 58
+    footer = lead + FAKE_OPENAI_KEY
+    text = "".join(f"Page {n} tells about pumps number {n}.\n{footer}\n\n" for n in range(6))
+    chunks = _chunks_of(text, [k * (len(text) // 6) for k in range(6)])
+    found, summary = hygiene(chunks, None, text)
+    named = [f.detail for fs in found.values() for f in fs if f.flag is Flag.BOILERPLATE]
+    assert named and summary.boilerplate
+    assert _leaks(" ".join(named) + " ".join(r.text for r in summary.boilerplate)) == []

@@ -117,7 +117,8 @@ def _print_hygiene(args: argparse.Namespace, output: Any) -> None:
     rules = hygiene_of_args(args)
     if not output.exists() or rules == type(rules).off():
         return
-    for line in corpus_hygiene(output, output_format(args.format, str(output)), rules).lines():
+    corpus = corpus_hygiene(output, output_format(args.format, str(output)), rules)
+    for line in corpus.lines() if corpus.documents else ():
         print(visible_name(line), file=sys.stderr)
 
 

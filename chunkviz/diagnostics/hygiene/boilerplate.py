@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from chunkviz.diagnostics.hygiene.secrets import masked
 from chunkviz.types import Chunk
 
 #: A recurring piece needs this many words and letters to be boilerplate.
@@ -58,7 +59,8 @@ def normal_form(piece: str) -> str | None:
 
 
 def shown(piece: str) -> str:
-    core = " ".join(piece.split()).strip(_EDGE)
+    """The piece as a flag names it: trimmed, secrets masked before it is shortened (no part shows)."""
+    core = masked(" ".join(piece.split()).strip(_EDGE))
     return core if len(core) <= SHOWN_CHARS else core[: SHOWN_CHARS - 1] + "\u2026"
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from chunkviz.diagnostics.hygiene.secrets import masked
+
 _PREVIOUS = r"(?:all\s+|any\s+|the\s+|your\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|original)"
 _ORDERS = r"(?:instructions?|prompts?|messages?|rules|directions|directives|guidelines|context)"
 
@@ -70,7 +72,7 @@ def find_instructions(text: str) -> list[Instruction]:
     found: list[Instruction] = []
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
-            phrase = " ".join(m.group().split())
+            phrase = masked(" ".join(m.group().split()))  # before it is shortened: no part of a key shows
             shown = phrase if len(phrase) <= SHOWN_CHARS else phrase[: SHOWN_CHARS - 1] + "\u2026"
             found.append(Instruction(kind, m.start(), m.end(), shown))
     found.sort(key=lambda f: (f.start, -f.end))
