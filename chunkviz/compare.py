@@ -195,7 +195,7 @@ def chunk_annotations(run: StrategyRun) -> dict[int, ChunkAnnotation]:
             tokens=d.tokens,
             embedding_tokens=d.embedding_tokens,
             flags=flags.get(d.index, ()),
-            hygiene="; ".join(f"{f.flag}: {f.detail}" for f in d.hygiene),
+            hygiene="; ".join(f"{FLAG_LABELS[f.flag]}: {f.detail}" for f in d.hygiene),  # plain words
         )
         for d in run.diagnostics.chunks
     }

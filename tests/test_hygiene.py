@@ -10,6 +10,7 @@ examples are near duplicates); a secret is never echoed in full by any output.
 from __future__ import annotations
 
 import json
+import re
 import string
 from pathlib import Path
 from typing import Any
@@ -537,9 +538,10 @@ def test_the_view_carries_each_reason_for_the_tooltip() -> None:
     text = planted_document().text
     run = run_strategy(text, "headings", {}, "cl100k_base")
     html = render_html(text, run.chunks, RenderOptions("col0", annotations=chunk_annotations(run)))
-    assert 'data-hygiene="duplicate: same text as chunk 9"' in html
+    assert 'data-hygiene="duplicate of another chunk: same text as chunk 9"' in html
     assert 'data-flags="duplicate"' in html
-    assert 'data-hygiene="secret: OpenAI-style API key (sk-) at characters' in html
+    assert 'data-hygiene="secret-like string: OpenAI-style API key (sk-) at characters' in html
+    assert not re.search(r'data-hygiene="[^"]*_', html)  # the tooltip speaks plain words
     assert _leaks(html) == []
     assert {f: labels()["flags"][f] for f in ("duplicate", "secret", "instruction")} == {
         "duplicate": "duplicate of another chunk",
