@@ -30,9 +30,11 @@ from chunkviz.api import chunk, strategies
 from chunkviz.batch.cli import add_batch_parser, cmd_batch
 from chunkviz.cliparams import (
     UsageError,
+    add_hygiene_argument,
     add_language_argument,
     add_slide_notes_argument,
     convert_param_values,
+    hygiene_of_args,
     language_of_args,
     parse_param_args,
     slide_notes_of_args,
@@ -209,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_diagnose = commands.add_parser("diagnose", help="chunk a document and report coverage, overlaps and flags")
     _add_chunking_args(p_diagnose)
     p_diagnose.add_argument("--json", action="store_true", help="machine-readable output")
+    add_hygiene_argument(p_diagnose)
 
     p_explain = commands.add_parser("explain", help="a strategy's own analysis (e.g. semantic's similarities)")
     _add_chunking_args(p_explain)
@@ -525,7 +528,14 @@ def _write_text(out: Any, run: _Run, records: list[dict[str, Any]]) -> None:
 
 def _cmd_diagnose(args: argparse.Namespace) -> int:
     run = _run_chunking(args)
-    report = diagnose(run.document, run.chunks, tokenizer=run.tokenizer, strategy=run.strategy, params=run.params)
+    report = diagnose(
+        run.document,
+        run.chunks,
+        tokenizer=run.tokenizer,
+        strategy=run.strategy,
+        params=run.params,
+        hygiene_rules=hygiene_of_args(args),
+    )
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False, default=str))
     else:

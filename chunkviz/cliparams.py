@@ -139,3 +139,35 @@ def _convert_union(parts: list[str], stripped: str, text: str) -> Any:
     if "bool" in parts and stripped.lower() in ("true", "false"):
         return stripped.lower() == "true"
     return text
+
+
+def _hygiene_pair(value: str) -> str:
+    """One ``--hygiene KEY=VALUE``, checked now (a bad one is a usage error naming the keys)."""
+    from chunkviz.diagnostics.hygiene import HygieneRules  # noqa: PLC0415 - the diagnostics only when asked
+
+    try:
+        HygieneRules.parse([value])
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def add_hygiene_argument(parser: argparse.ArgumentParser) -> None:
+    """``--hygiene KEY=VALUE`` (repeatable): the thresholds of the hygiene flags."""
+    parser.add_argument(
+        "--hygiene",
+        action="append",
+        default=[],
+        type=_hygiene_pair,
+        metavar="KEY=VALUE",
+        help="a hygiene flag's threshold; repeat for several: near_duplicate=0.8 (share of word triples), "
+        "boilerplate=4 (places a line recurs at), low_information=3 (content words), duplicate=, secret=, "
+        "instruction= on/off; any of them =off",
+    )
+
+
+def hygiene_of_args(args: argparse.Namespace) -> Any:
+    """The :class:`~chunkviz.diagnostics.hygiene.HygieneRules` of ``--hygiene`` (the defaults without it)."""
+    from chunkviz.diagnostics.hygiene import HygieneRules  # noqa: PLC0415
+
+    return HygieneRules.parse(getattr(args, "hygiene", None) or [])

@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 from chunkviz.api import chunk
 from chunkviz.deadline import check_time_now
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION, Diagnostics, diagnose
+from chunkviz.diagnostics.hygiene import HYGIENE_FLAGS, HygieneRules, masked
 from chunkviz.diagnostics.results import unit_words
 from chunkviz.document.model import Document, as_document
 from chunkviz.enrich import enrich
@@ -42,7 +43,10 @@ SHOWN_FLAGS: tuple[Flag, ...] = (
     Flag.SPLIT_TABLE,
     Flag.SPLIT_CODE,
     *PEER_FLAGS,  # only a peer splitter's chunks carry these
+    *HYGIENE_FLAGS,  # is the chunk worth indexing (shown where they fire)
 )
+#: Flags whose column in the comparison table is shown only where one fired.
+_SHOWN_WHERE_FIRED = (*PEER_FLAGS, *HYGIENE_FLAGS)
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ def run_strategy(
     embedding_model: str = DEFAULT_EMBEDDING_MODEL,
     tiny_fraction: float | None = DEFAULT_TINY_FRACTION,
     column_tokenizer: str | None = None,
+    hygiene: HygieneRules | None = None,
 ) -> StrategyRun:
     """Chunk ``document`` (its format decides how its structure is read; optionally enriched:
     ``enrichment`` holds ``enrich``'s keyword arguments) and diagnose the result. Raises the
@@ -108,7 +113,8 @@ def run_strategy(
     ``column_tokenizer`` (e.g. ``chars``) is what the strategy chunks with, its sizes' unit,
     instead of ``tokenizer``; the diagnostics still count ``tokenizer`` tokens, so columns stay
     comparable. Over-the-limit uses ``embedding_model`` (a ``chunkviz.models`` name); tiny is
-    ``tiny_fraction`` of the strategy's size target (None: off)."""
+    ``tiny_fraction`` of the strategy's size target (None: off); ``hygiene`` the hygiene flags'
+    thresholds (default :class:`~chunkviz.diagnostics.hygiene.HygieneRules`())."""
     check_time_now()  # the app's time limit for a run (a no-op without one)
     doc = as_document(document)
     chunker = column_tokenizer or tokenizer
@@ -133,6 +139,7 @@ def run_strategy(
             embedding_model=embedding_model,
             tiny=tiny_fraction,
             chunk_tokenizer=chunker,
+            hygiene_rules=hygiene,
         )
         if chunks
         else None
@@ -184,7 +191,12 @@ def chunk_annotations(run: StrategyRun) -> dict[int, ChunkAnnotation]:
     if run.diagnostics is None:
         return {}
     return {
-        d.index: ChunkAnnotation(tokens=d.tokens, embedding_tokens=d.embedding_tokens, flags=flags.get(d.index, ()))
+        d.index: ChunkAnnotation(
+            tokens=d.tokens,
+            embedding_tokens=d.embedding_tokens,
+            flags=flags.get(d.index, ()),
+            hygiene="; ".join(f"{FLAG_LABELS[f.flag]}: {f.detail}" for f in d.hygiene),  # plain words
+        )
         for d in run.diagnostics.chunks
     }
 
@@ -211,6 +223,12 @@ _SUMMARY_WORDS: dict[Flag, tuple[str, str]] = {
     Flag.TEXT_NOT_IN_SOURCE: ("text not in the document", "texts not in the document"),
     Flag.WHITESPACE_CHANGED: ("whitespace changed", "whitespace changed"),
     Flag.OVER_PEER_LIMIT: ("over its limit", "over their limit"),
+    Flag.DUPLICATE: ("duplicate", "duplicates"),
+    Flag.NEAR_DUPLICATE: ("near duplicate", "near duplicates"),
+    Flag.BOILERPLATE: ("with boilerplate", "with boilerplate"),
+    Flag.LOW_INFORMATION: ("low information", "low information"),
+    Flag.SECRET: ("secret-like string", "secret-like strings"),
+    Flag.INSTRUCTION: ("instruction to a model", "instructions to a model"),
 }
 
 
@@ -255,7 +273,7 @@ def stats_row(label: str, run: StrategyRun) -> dict[str, Any]:
             }
         )
     for name, count in flag_counts(run).items():
-        if count or name not in PEER_FLAGS:  # the audit's columns only where a peer was audited
+        if count or name not in _SHOWN_WHERE_FIRED:  # the audit's and hygiene's columns only where they fired
             row[FLAG_LABELS[name]] = count
     return row
 
@@ -267,10 +285,11 @@ def chunk_table(run: StrategyRun, preview_chars: int = 80) -> list[dict[str, Any
     by_index = {d.index: d for d in run.diagnostics.chunks} if run.diagnostics else {}
     multi_level = any(c.level or c.parent is not None for c in run.chunks)
     enriched = any(c.added_text for c in run.chunks)
+    clean = not any(d.hygiene for d in by_index.values())
     rows = []
     for c in run.chunks:
         d = by_index.get(c.index)
-        preview = c.text[:preview_chars].replace("\r", "").replace("\n", "\u23ce ")
+        preview = masked(c.text)[:preview_chars].replace("\r", "").replace("\n", "\u23ce ")  # no secret shown
         level_columns = {"level": c.level, "parent": c.parent} if multi_level else {}
         rows.append(
             {
@@ -285,6 +304,7 @@ def chunk_table(run: StrategyRun, preview_chars: int = 80) -> list[dict[str, Any
                 "reason": REASON_LABELS.get(c.reason, str(c.reason)),
                 "boundary": BOUNDARY_LABELS.get(c.boundary, str(c.boundary)),
                 "flags": ", ".join(FLAG_LABELS[f] for f in flags.get(c.index, ())),
+                **({} if clean else {"why flagged": "; ".join(f.detail for f in d.hygiene) if d else ""}),
                 "added": bool(c.added_text),
                 "text": preview + ("\u2026" if len(c.text) > preview_chars else ""),
             }

@@ -88,6 +88,7 @@ def show(
     height_px: int = CELL_HEIGHT_PX,
     language: str | None = None,
     embedding_model: str | None = None,
+    hygiene: Any = None,
     **params: Any,
 ) -> ChunkView:
     """The Compare view of ``strategies`` on a text or Document, for a notebook cell.
@@ -97,7 +98,8 @@ def show(
     ``cluster``). Up to four columns, as in the app. ``language`` (e.g. ``"de"``) is the document's,
     for its sentences (default: detected). ``embedding_model`` is the model whose input limit the
     "over the model's limit" flag checks (a :mod:`chunkviz.models` name or ``openai:MODEL``;
-    default all-MiniLM-L6-v2)."""
+    default all-MiniLM-L6-v2). ``hygiene`` is a :class:`chunkviz.diagnostics.hygiene.HygieneRules`
+    (the hygiene flags' thresholds; default its defaults)."""
     from chunkviz.compare import ColumnConfig  # noqa: PLC0415
     from chunkviz.document.model import as_document  # noqa: PLC0415
     from chunkviz.errors import InvalidParamError  # noqa: PLC0415
@@ -124,5 +126,6 @@ def show(
         columns,
         tokenizer=tokenizer or DEFAULT_TOKENIZER,
         embedding_model=embedding_model or DEFAULT_EMBEDDING_MODEL,
+        hygiene=hygiene,
     )
     return ChunkView(view, height_px)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from chunkviz.deadline import check_time
+from chunkviz.diagnostics.hygiene.secrets import masked
 from chunkviz.palette import (
     BAND_SHADES,
     COLUMN_HUES,
@@ -63,11 +64,13 @@ def escape(value: object) -> str:
 
 @dataclass(frozen=True)
 class ChunkAnnotation:
-    """What the renderer attaches to one chunk (from diagnostics): token counts and flags."""
+    """What the renderer attaches to one chunk (from diagnostics): token counts and flags, and why
+    it carries its hygiene flags (plain words; no secret in it)."""
 
     tokens: int | None = None
     embedding_tokens: int | None = None
     flags: tuple[Flag, ...] = ()
+    hygiene: str = ""
 
 
 @dataclass(frozen=True)
@@ -177,7 +180,8 @@ def _root(text: str, options: RenderOptions) -> str:
 
 def render_html(text: str, chunks: Sequence[Chunk], options: RenderOptions) -> str:
     """The document with every chunk drawn inline; pure, escaped, one element per region."""
-    text = surrogate_safe(text)  # once, for every piece below (same length: offsets stay)
+    # once, for every piece below; a credential-shaped string is drawn masked (same length: offsets stay)
+    text = masked(surrogate_safe(text))
     if not chunks:
         return _root(text, options) + escape(text) + "</div>"
     sweep = _Sweep(text, chunks, options)
@@ -375,6 +379,8 @@ def _facts(c: Chunk, note: ChunkAnnotation | None) -> str:
             parts.append(f' data-mtokens="{escape(note.embedding_tokens)}"')
         if note.flags:
             parts.append(f' data-flags="{escape(" ".join(str(f) for f in note.flags))}"')
+        if note.hygiene:
+            parts.append(f' data-hygiene="{escape(note.hygiene)}"')
     if c.parent is not None:
         parts.append(f' data-parent="{escape(c.parent)}"')
     return "".join(parts)

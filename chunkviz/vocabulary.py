@@ -84,6 +84,13 @@ class Flag(StrEnum):
     TEXT_NOT_IN_SOURCE = "text_not_in_source"  # its text does not occur in the document
     WHITESPACE_CHANGED = "whitespace_changed"  # the document's text with whitespace dropped or rewritten
     OVER_PEER_LIMIT = "over_peer_limit"  # larger than the limit the peer was given, as the peer measures
+    # hygiene: is the chunk worth indexing? (chunkviz.diagnostics.hygiene, for any chunking)
+    DUPLICATE = "duplicate"  # the same text as another chunk, whitespace aside
+    NEAR_DUPLICATE = "near_duplicate"  # almost the same words as another chunk
+    BOILERPLATE = "boilerplate"  # holds a line or sentence repeated at many places
+    LOW_INFORMATION = "low_information"  # almost no letters, or only stop words, markup, numbers
+    SECRET = "secret"  # a credential-shaped string
+    INSTRUCTION = "instruction"  # text addressed to a language model (review it)
 
 
 FLAG_LABELS: dict[Flag, str] = {
@@ -101,6 +108,12 @@ FLAG_LABELS: dict[Flag, str] = {
     Flag.TEXT_NOT_IN_SOURCE: "text not in the document",
     Flag.WHITESPACE_CHANGED: "whitespace dropped or rewritten",
     Flag.OVER_PEER_LIMIT: "over the limit the splitter was given",
+    Flag.DUPLICATE: "duplicate of another chunk",
+    Flag.NEAR_DUPLICATE: "near duplicate of another chunk",
+    Flag.BOILERPLATE: "repeated boilerplate",
+    Flag.LOW_INFORMATION: "low information",
+    Flag.SECRET: "secret-like string",
+    Flag.INSTRUCTION: "instruction to a model (review)",
 }
 
 #: The flags only the audit of a peer splitter sets (from ``chunk.metadata["peer_flags"]``).

@@ -1998,3 +1998,18 @@ def test_config_query_round_trip() -> None:
     query = config_to_query("api_guide.md", "words", columns)
     assert config_from_query(query) == ("api_guide.md", "words", columns)
     assert "p2" not in query
+
+
+def test_the_hygiene_controls_set_the_columns_flags() -> None:
+    """Sidebar → Flags → Hygiene flags: a threshold changes every column's flags as run_strategy gives them."""
+    from chunkviz.diagnostics.hygiene import HygieneRules  # noqa: PLC0415
+
+    at = new_app()
+    before = chunk_views(at)[0].payload["summary"]
+    at = set_widget(at, "hygiene.low_information", 50)
+    document = sample_document(DEFAULT_SAMPLE)
+    rules = HygieneRules(low_information=50)
+    expected = flag_summary(run_strategy(document, DEFAULT_COLUMNS[0], {}, DEFAULT_TOKENIZER, hygiene=rules))
+    after = chunk_views(at)[0].payload["summary"]
+    assert after == expected and after != before and "low information" in after
+    assert not errors(at)

@@ -15,6 +15,7 @@ import pytest
 
 import chunkviz
 from chunkviz import cli
+from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
 from chunkviz.document.read import MAX_BYTES
 from chunkviz.export import RECORD_FIELDS
@@ -446,10 +447,11 @@ class _FakeReport:
 def fake_diagnostics(monkeypatch) -> list[dict]:
     calls: list[dict] = []
 
-    def diagnose(document, chunks, *, tokenizer, strategy, params):
+    def diagnose(document, chunks, *, tokenizer, strategy, params, hygiene_rules):
         calls.append(
             {"document": document, "chunks": chunks, "tokenizer": tokenizer, "strategy": strategy, "params": params}
         )
+        assert hygiene_rules == HygieneRules()  # no --hygiene: the defaults
         return _FakeReport(len(chunks))
 
     monkeypatch.setattr(cli, "diagnose", diagnose)

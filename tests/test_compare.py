@@ -23,6 +23,7 @@ from chunkviz.compare import (
     run_strategy,
     stats_row,
 )
+from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
@@ -114,19 +115,35 @@ SENTENCES = "The cat sat on the mat for the whole day. " * 20  # 200 words, a se
 
 
 def test_flag_summary_names_only_the_flags_present() -> None:
-    clean = run_strategy("One two three. Four five six.", "fixed_chars", {"chunk_size": 15, "overlap": 0}, "words")
+    off = HygieneRules.off()  # the toy texts repeat themselves and are short: the hygiene flags have their own tests
+    clean = run_strategy(
+        "One two three. Four five six.", "fixed_chars", {"chunk_size": 15, "overlap": 0}, "words", hygiene=off
+    )
     assert flag_summary(clean) == "2 chunks · no flags"
     run = run_strategy(
-        SENTENCES, "fixed_tokens", {"chunk_size": 190, "overlap": 0}, "words", embedding_model="all-MiniLM-L12-v2"
+        SENTENCES,
+        "fixed_tokens",
+        {"chunk_size": 190, "overlap": 0},
+        "words",
+        embedding_model="all-MiniLM-L12-v2",
+        hygiene=off,
     )
     assert [len(c.text.split()) for c in run.chunks] == [190, 10]
     assert flag_summary(run) == "2 chunks · 1 over model limit (128) · 1 tiny (< 48 words)"
-    one = run_strategy("Short.", "fixed_chars", {"chunk_size": 100, "overlap": 0}, "words", tiny_fraction=None)
+    one = run_strategy(
+        "Short.", "fixed_chars", {"chunk_size": 100, "overlap": 0}, "words", tiny_fraction=None, hygiene=off
+    )
     assert flag_summary(one) == "1 chunk · no flags"
 
 
 def test_flag_summary_counts_cuts_in_plural() -> None:
-    run = run_strategy("One two three. Four five six.", "fixed_chars", {"chunk_size": 10, "overlap": 0}, "words")
+    run = run_strategy(
+        "One two three. Four five six.",
+        "fixed_chars",
+        {"chunk_size": 10, "overlap": 0},
+        "words",
+        hygiene=HygieneRules.off(),
+    )
     assert [c.text for c in run.chunks] == ["One two th", "ree. Four ", "five six."]
     assert flag_summary(run) == "3 chunks · 2 mid-sentence cuts · 1 mid-word cut"
 

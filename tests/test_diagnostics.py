@@ -23,6 +23,7 @@ from chunkviz.diagnostics import (
     diagnose,
     splits_grapheme,
 )
+from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document.structure import Structure
 from chunkviz.models import (
     DEFAULT_EMBEDDING_MODEL,
@@ -228,7 +229,7 @@ SENT_SPANS = [(0, 15), (15, 29)]
 def test_mid_word_and_mid_sentence_flags_exact():
     chunks = spans_to_chunks(SENT, [(0, 6), (6, 15), (15, 20), (20, 29)])
     assert [c.text for c in chunks] == ["One tw", "o three. ", "Four ", "five six."]
-    d = diagnose(SENT, chunks, sentence_spans=SENT_SPANS, tiny_tokens=0, **WORDS)
+    d = diagnose(SENT, chunks, sentence_spans=SENT_SPANS, tiny_tokens=0, hygiene_rules=HygieneRules.off(), **WORDS)
     got = [(c.start_mid_word, c.start_mid_sentence, c.cut_mid_word, c.cut_mid_sentence) for c in d.chunks]
     assert got == [
         (False, False, True, True),  # "One tw|o": mid-word and mid-sentence
@@ -270,7 +271,9 @@ def test_cut_in_whitespace_between_sentences_is_clean_and_inside_one_is_one_cut(
 
 def test_cut_at_end_followed_only_by_whitespace_is_not_a_cut():
     doc = "One two.\n\n"
-    d = diagnose(doc, spans_to_chunks(doc, [(0, 4), (4, 8)]), sentence_spans=[(0, 10)], **WORDS)
+    d = diagnose(
+        doc, spans_to_chunks(doc, [(0, 4), (4, 8)]), sentence_spans=[(0, 10)], hygiene_rules=HygieneRules.off(), **WORDS
+    )
     last = d.chunks[1]
     assert not last.cut_mid_sentence and not last.cut_mid_word
     assert last.flags == ("starts_mid_sentence",)  # no strategy: no size target, no tiny flag
@@ -566,7 +569,13 @@ def test_missing_segmenter_is_a_note_not_an_error(monkeypatch):
 def test_to_dict_is_json_ready_and_summary_lines_readable():
     chunks = spans_to_chunks(SENT, [(0, 6), (6, 15), (15, 20), (20, 29)])
     d = diagnose(
-        SENT, chunks, strategy="fixed_chars", params={"chunk_size": 9, "overlap": 0}, sentence_spans=SENT_SPANS, **WORDS
+        SENT,
+        chunks,
+        strategy="fixed_chars",
+        params={"chunk_size": 9, "overlap": 0},
+        sentence_spans=SENT_SPANS,
+        hygiene_rules=HygieneRules.off(),
+        **WORDS,
     )
     data = json.loads(json.dumps(d.to_dict()))
     assert data["chunks"][0]["flags"] == ["mid_sentence", "mid_word"]  # 6 chars: not under 25 % of 9
@@ -724,7 +733,7 @@ def test_strategy_over_size_limit_metadata_is_its_own_flag() -> None:
         Chunk.from_span(doc, 0, 0, 10, "size_limit", metadata={"over_size_limit": True, "indivisible": True}),
         Chunk.from_span(doc, 1, 10, 19, "end_of_document"),
     ]
-    d = diagnose(doc, chunks, sentence_spans=[], tiny_tokens=0, **WORDS)
+    d = diagnose(doc, chunks, sentence_spans=[], tiny_tokens=0, hygiene_rules=HygieneRules.off(), **WORDS)
     assert d.chunks[0].over_size_limit and not d.chunks[0].over_model_limit
     assert d.chunks[0].flags == ("over_size_limit",)
     assert d.summary.flag_counts["over_size_limit"] == 1

@@ -10,6 +10,7 @@ from typing import Any
 from chunkviz.argtypes import whole_number
 from chunkviz.batch.engines import ENGINES
 from chunkviz.batch.state import OUTPUT_FORMATS
+from chunkviz.cliparams import add_hygiene_argument
 from chunkviz.terminal import visible_name
 
 EXIT_OK = 0
@@ -63,6 +64,7 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         help="a Ray cluster to run on (e.g. ray://head:10001 or auto); default: a local Ray for this run",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress line (skipped documents are still reported)")
+    add_hygiene_argument(parser)
 
 
 def add_batch_parser(commands: Any) -> argparse.ArgumentParser:
@@ -100,9 +102,24 @@ def cmd_batch(args: argparse.Namespace) -> int:
         for source, error in summary.failures:
             print(visible_name(f"skipped {source}: {error}"), file=sys.stderr)
     print(summary.line(), file=sys.stderr)
+    _print_hygiene(args, summary.output)
     if summary.documents and summary.failed == summary.documents:
         return EXIT_FAILURE
     return EXIT_OK
+
+
+def _print_hygiene(args: argparse.Namespace, output: Any) -> None:
+    """The corpus's hygiene (counts per flag, the text repeated most), read back from the output."""
+    from chunkviz.batch.state import output_format  # noqa: PLC0415
+    from chunkviz.cliparams import hygiene_of_args  # noqa: PLC0415
+    from chunkviz.diagnostics.hygiene.corpus import corpus_hygiene  # noqa: PLC0415
+
+    rules = hygiene_of_args(args)
+    if not output.exists() or rules == type(rules).off():
+        return
+    corpus = corpus_hygiene(output, output_format(args.format, str(output)), rules)
+    for line in corpus.lines() if corpus.documents else ():
+        print(visible_name(line), file=sys.stderr)
 
 
 __all__ = ["add_batch_arguments", "add_batch_parser", "cmd_batch"]

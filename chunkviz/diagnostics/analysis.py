@@ -6,6 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from chunkviz.counts import TokenCounter
 from chunkviz.diagnostics.cuts import CutFacts, SentenceIndex, split_block_flags
+from chunkviz.diagnostics.hygiene import HygieneRules, hygiene
 from chunkviz.diagnostics.overlap import (
     PairOverlap,
     configured_overlap,
@@ -52,6 +53,7 @@ def diagnose(
     embedding_model: str | EmbeddingModelSpec | None = None,
     tiny: float | None = DEFAULT_TINY_FRACTION,
     chunk_tokenizer: str | Tokenizer | None = None,
+    hygiene_rules: HygieneRules | None = None,
 ) -> Diagnostics:
     """Diagnose a chunking of ``document`` (a Document or its text): per-chunk flags, and per
     level the overlap check, coverage and overhead.
@@ -68,6 +70,8 @@ def diagnose(
     tokenizer the strategy chunked with; default ``tokenizer``); ``tiny_tokens`` (an absolute
     floor in ``tokenizer`` tokens) replaces that rule; ``tiny=None`` without a floor, or a
     strategy without a size target, turns the flag off (see :mod:`chunkviz.diagnostics.tiny`).
+    Hygiene (duplicates, boilerplate, low information, secrets, instructions): ``hygiene_rules``'
+    thresholds (default :class:`~chunkviz.diagnostics.hygiene.HygieneRules`()).
     """
     doc = as_document(document)
     text = doc.text
@@ -103,8 +107,18 @@ def diagnose(
     blocks = split_block_flags(text, chunks, doc.structure.of_kind("table", "code")) if chunks else {}
     limits = Limits(embedding_max_tokens, rule.below)
     sizes = _sizes(text, chunks, token_counts, tok, rule)
+    findings, hygiene_summary = hygiene(chunks, hygiene_rules, text)
     results = tuple(
-        chunk_diagnostics(c, counts[i], pairs.get(i, PairOverlap()), cuts, limits, blocks.get(c.index), sizes[i])
+        chunk_diagnostics(
+            c,
+            counts[i],
+            pairs.get(i, PairOverlap()),
+            cuts,
+            limits,
+            blocks.get(c.index),
+            sizes[i],
+            findings.get(c.index, ()),
+        )
         for i, c in enumerate(chunks)
     )
     flag_counts: dict[str, int] = {flag: 0 for flag in Flag}
@@ -135,6 +149,7 @@ def diagnose(
         notes=tuple(notes),
         tiny=rule,
         embedding_model=model_name if embedding is not None else None,
+        hygiene=hygiene_summary,
     )
 
 

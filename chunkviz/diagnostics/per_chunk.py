@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chunkviz.counts import ChunkTokens
 from chunkviz.diagnostics.cuts import CutFacts
+from chunkviz.diagnostics.hygiene import HYGIENE_FLAGS, HygieneFinding
 from chunkviz.diagnostics.overlap import PairOverlap
 from chunkviz.diagnostics.results import ChunkDiagnostics
 from chunkviz.types import Chunk
@@ -29,9 +31,11 @@ def chunk_diagnostics(
     limits: Limits,
     split_block: Flag | None = None,
     size: int | None = None,
+    hygiene: Sequence[HygieneFinding] = (),
 ) -> ChunkDiagnostics:
     """What is notable about one chunk; ``flags`` lists the set ones in :class:`Flag` order.
-    ``size`` is the chunk's size in the unit of the tiny rule (default: its tokens)."""
+    ``size`` is the chunk's size in the unit of the tiny rule (default: its tokens); ``hygiene``
+    its hygiene findings (:func:`chunkviz.diagnostics.hygiene.hygiene`)."""
     size = counts.tokens if size is None else size
     on = {
         Flag.OVER_SIZE_LIMIT: bool(chunk.metadata.get(Meta.OVER_SIZE_LIMIT)),
@@ -47,6 +51,8 @@ def chunk_diagnostics(
     }
     audited = set(chunk.metadata.get("peer_flags", ()))  # a peer splitter's chunk, audited against the source
     on.update({flag: flag.value in audited for flag in PEER_FLAGS})
+    found = {f.flag for f in hygiene}
+    on.update({flag: flag in found for flag in HYGIENE_FLAGS})
     return ChunkDiagnostics(
         index=chunk.index,
         start=chunk.start,
@@ -70,4 +76,5 @@ def chunk_diagnostics(
         overlap_prev_sentences=overlap.sentences,
         split_block=split_block.removeprefix("split_") if split_block else None,
         flags=tuple(flag for flag in Flag if on[flag]),
+        hygiene=tuple(hygiene),
     )

@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from chunkviz.diagnostics.hygiene.findings import HygieneFinding, HygieneSummary
 from chunkviz.types import Span
 from chunkviz.vocabulary import FLAG_LABELS, Flag
 
@@ -66,6 +67,8 @@ class ChunkDiagnostics(_ToDict):
     overlap_prev_sentences: int | None
     split_block: str | None
     flags: tuple[Flag, ...]
+    #: Why the chunk carries each hygiene flag (duplicate, boilerplate, secret ...), in plain words.
+    hygiene: tuple[HygieneFinding, ...] = ()
 
 
 _UNIT_WORDS = {"chars": ("character", "characters"), "words": ("word", "words")}
@@ -241,6 +244,8 @@ class Diagnostics(_ToDict):
     #: The embedding model whose limit was checked (an :data:`chunkviz.models.EMBEDDING_MODELS`
     #: name), None when the tokenizer and limit were given directly.
     embedding_model: str | None = None
+    #: The hygiene rules used and the boilerplate found (:mod:`chunkviz.diagnostics.hygiene`).
+    hygiene: HygieneSummary = HygieneSummary()
 
     @property
     def coverage(self) -> Coverage:
@@ -289,6 +294,7 @@ class Diagnostics(_ToDict):
         for flag in (Flag.SPLIT_TABLE, Flag.SPLIT_CODE):
             if counts.get(flag):
                 lines.append(f"{FLAG_LABELS[flag]}: {counts[flag]} chunk(s)")
+        lines.extend(self._hygiene_lines())
         if self.sentences_checked:
             lines.append(f"mid-sentence cuts: {s.mid_sentence_cuts}; mid-word cuts: {s.mid_word_cuts}")
         else:
@@ -299,6 +305,30 @@ class Diagnostics(_ToDict):
             lines.extend(prefix + line for line in _level_lines(lv))
         lines.extend(f"note: {note}" for note in self.notes)
         return lines
+
+    def _hygiene_lines(self) -> list[str]:
+        """One line per hygiene flag that fired (what it means, the chunks, why), the boilerplate named."""
+        from chunkviz.diagnostics.hygiene.rules import HYGIENE_EXPLANATIONS, HYGIENE_FLAGS  # noqa: PLC0415
+
+        lines: list[str] = []
+        for flag in HYGIENE_FLAGS:
+            hits = [(c.index, f) for c in self.chunks for f in c.hygiene if f.flag is flag]
+            if not hits:
+                continue
+            chunks = sorted({i for i, _ in hits})
+            lines.append(f"{FLAG_LABELS[flag]}: {len(chunks)} chunk(s) ({HYGIENE_EXPLANATIONS[flag]})")
+            if flag is Flag.BOILERPLATE:
+                lines.extend(f"  \u201c{r.text}\u201d at {r.places} places" for r in self.hygiene.boilerplate[:5])
+                continue
+            for index, finding in hits[:HYGIENE_LISTED]:
+                lines.append(f"  chunk {index}: {finding.detail}")
+            if len(hits) > HYGIENE_LISTED:
+                lines.append(f"  ... and {len(hits) - HYGIENE_LISTED} more (--json lists them all)")
+        return lines
+
+
+#: Findings of one hygiene flag listed in the text report.
+HYGIENE_LISTED = 8
 
 
 def _level_lines(lv: LevelDiagnostics) -> list[str]:

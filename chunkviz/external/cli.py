@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from chunkviz.argtypes import whole_number
+from chunkviz.cliparams import add_hygiene_argument, hygiene_of_args
 from chunkviz.document.model import Document
 from chunkviz.external.load import FILE_LINE_KEY, LoadedChunks, chunk_flags, load_chunks
 from chunkviz.external.records import CHUNK_FORMATS, unescape_delimiter
@@ -71,6 +72,7 @@ def add_audit_parser(commands: Any) -> None:
     )
     p.add_argument("--fix", metavar="OUT.jsonl", default=None, help="write the exactly placed spans as chunkviz JSONL")
     p.add_argument("--json", action="store_true", help="machine-readable output (one JSON object)")
+    add_hygiene_argument(p)
 
 
 def loaded_from_args(args: argparse.Namespace, document: Document | None = None) -> LoadedChunks:
@@ -98,7 +100,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.fix is not None:  # before anything is read: the output is no input, and can be written
         check_output(args.fix, "--fix", [("the document", args.file), ("the chunk file", args.chunks)])
     loaded = loaded_from_args(args)
-    report = loaded.diagnostics(args.tokenizer)
+    report = loaded.diagnostics(args.tokenizer, hygiene_of_args(args))
     if args.json:
         print(
             json.dumps({**loaded.to_dict(), "diagnostics": report.to_dict()}, indent=2, ensure_ascii=False, default=str)

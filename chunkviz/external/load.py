@@ -34,6 +34,7 @@ from chunkviz.vocabulary import Meta, Reason
 
 if TYPE_CHECKING:  # the diagnostics load on first use: `import chunkviz` stays light
     from chunkviz.diagnostics import Diagnostics
+    from chunkviz.diagnostics.hygiene import HygieneRules
 
 #: Metadata keys of a loaded chunk besides the audit's (``peer_flags``, ``peer_start`` ...).
 FILE_LINE_KEY = "file_line"  # the line of the chunk file the chunk was read from
@@ -99,13 +100,13 @@ class LoadedChunks:
             for i, c in enumerate(kept)
         ]
 
-    def diagnostics(self, tokenizer: str | Tokenizer | None = None) -> Diagnostics:
+    def diagnostics(self, tokenizer: str | Tokenizer | None = None, hygiene: HygieneRules | None = None) -> Diagnostics:
         """Coverage (text in no chunk), overlaps, token statistics and every flag of the
-        chunks as drawn (:func:`chunkviz.diagnostics.diagnose`)."""
+        chunks as drawn (:func:`chunkviz.diagnostics.diagnose`; ``hygiene``: the hygiene flags' thresholds)."""
         from chunkviz.diagnostics import diagnose
 
         tok = tokenizer if tokenizer is not None else (self.tokenizer or DEFAULT_TOKENIZER)
-        return diagnose(self.document, list(self.chunks), tokenizer=tok)
+        return diagnose(self.document, list(self.chunks), tokenizer=tok, hygiene_rules=hygiene)
 
     def to_dict(self) -> dict[str, Any]:
         """The audit as JSON-ready data: the file, its format and placement, the counts and

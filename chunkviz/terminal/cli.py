@@ -58,12 +58,15 @@ def cmd_show(args: argparse.Namespace) -> int:
         views.append(
             (f"your chunks ({args.chunks})", loaded.document, list(loaded.chunks), f"audit: {loaded.audit.describe()}")
         )
+    from chunkviz.diagnostics.hygiene import masked  # noqa: PLC0415
+
     console = _console(args)
     for k, (title, doc, chunks, note) in enumerate(views):
+        text = masked(doc.text)  # a credential-shaped string is printed masked (same length: spans stay)
         if console is None:
-            sys.stdout.write(plain_view(doc.text, chunks, title, note))
+            sys.stdout.write(plain_view(text, chunks, title, note))
         else:
-            console.print(rich_view(doc.text, chunks, title, note, hue=column_hue(k)))
+            console.print(rich_view(text, chunks, title, note, hue=column_hue(k)))
     return EXIT_OK
 
 

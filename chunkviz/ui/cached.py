@@ -15,6 +15,7 @@ from typing import Any
 import streamlit as st
 
 from chunkviz.compare import StrategyRun, chunk_annotations, document_stats, run_strategy
+from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
 from chunkviz.document import read as reading
 from chunkviz.document.model import with_language
@@ -115,11 +116,14 @@ YOUR_CHUNKS = "your chunks"
 
 
 @st.cache_data(max_entries=8, show_spinner=False, hash_funcs=HASH_FUNCS)
-def cached_your_chunks(document: Document, data: bytes, name: str, tokenizer: str) -> tuple[StrategyRun, str]:
+def cached_your_chunks(
+    document: Document, data: bytes, name: str, tokenizer: str, hygiene: HygieneRules | None = None
+) -> tuple[StrategyRun, str]:
     """Chunks from a file (``data``, named ``name``) placed and audited in ``document``, as a run
-    with its diagnostics, and a line saying what the audit found (raises ChunkFileError)."""
+    with its diagnostics (``hygiene``: the hygiene flags' thresholds), and a line saying what the
+    audit found (raises ChunkFileError)."""
     loaded = load_chunks(document, data, name=name, tokenizer=tokenizer)
-    run = StrategyRun(YOUR_CHUNKS, {}, tokenizer, loaded.chunks, loaded.diagnostics(tokenizer))
+    run = StrategyRun(YOUR_CHUNKS, {}, tokenizer, loaded.chunks, loaded.diagnostics(tokenizer, hygiene))
     found = (
         f"{len(loaded.chunks):,} chunks from {name} ({loaded.format}, {loaded.placement}): {loaded.audit.describe()}"
     )
@@ -127,8 +131,16 @@ def cached_your_chunks(document: Document, data: bytes, name: str, tokenizer: st
 
 
 @st.cache_data(max_entries=8, show_spinner=False, hash_funcs=HASH_FUNCS)
-def cached_your_html(document: Document, data: bytes, name: str, tokenizer: str, label: str, hue: int) -> str:
-    run, _ = cached_your_chunks(document, data, name, tokenizer)
+def cached_your_html(
+    document: Document,
+    data: bytes,
+    name: str,
+    tokenizer: str,
+    label: str,
+    hue: int,
+    hygiene: HygieneRules | None = None,
+) -> str:
+    run, _ = cached_your_chunks(document, data, name, tokenizer, hygiene)
     return _rendered(document, run, label, tokenizer, hue)
 
 

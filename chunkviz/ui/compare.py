@@ -106,7 +106,8 @@ def show_compare(
     hits = by_mode.get(drawn) or playground_hits(columns, query, k)
     scores = playground_scores(columns, hits, answer)
     views = [column_view(c, document, hits.get(c.i), scores.get(c.i)) for c in columns]
-    if yours is not None and (view := your_column(document, yours, tokenizer, len(columns))) is not None:
+    rules = columns[0].run_key.settings.hygiene if columns else None  # the sidebar's hygiene thresholds
+    if yours is not None and (view := your_column(document, yours, tokenizer, len(columns), rules)) is not None:
         views.append(view)  # after the strategies' columns: a click on it selects nothing of theirs
     document_view(
         views,

@@ -954,6 +954,7 @@ class DocView {
       const words = d.flags.split(/\s+/).filter(Boolean).map((f) => this.labels.flags[f] || f);
       rows.push(["flags", "flags: " + words.join("; ")]);
     }
+    if (d.hygiene) rows.push(["flags", d.hygiene]); // why: the copy, the repeated text, a secret's kind and place
     rows.push(["hint", "click to select"]);
     return rows;
   }

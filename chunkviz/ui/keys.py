@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document.model import Document
 
 ParamItems = tuple[tuple[str, Any], ...]
@@ -79,6 +80,8 @@ class ColumnSettings:
     tiny_fraction: float | None
     column_tokenizer: str | None = None
     endpoint: ParamItems = ()
+    #: The hygiene flags' thresholds (duplicates, boilerplate, low information, secrets, instructions).
+    hygiene: HygieneRules = HygieneRules()
 
     def run_options(self) -> dict[str, Any]:
         """:func:`chunkviz.compare.run_strategy`'s keyword arguments."""
@@ -86,6 +89,7 @@ class ColumnSettings:
             "embedding_model": self.embedding_model,
             "tiny_fraction": self.tiny_fraction,
             "column_tokenizer": self.column_tokenizer,
+            "hygiene": self.hygiene,
         }
 
 
@@ -112,6 +116,7 @@ HASH_FUNCS: dict[str | type[Any], Callable[[Any], Any]] = {
     Chunking: repr,
     ColumnSettings: repr,
     Enrichment: repr,
+    HygieneRules: repr,
 }
 
 __all__ = ["HASH_FUNCS", "Chunking", "ColumnSettings", "Enrichment", "RunKey", "document_digest"]

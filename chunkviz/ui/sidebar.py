@@ -12,6 +12,7 @@ import streamlit as st
 
 from chunkviz.compare import ColumnConfig, SharedLinkError, config_from_query, model_from_query
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
+from chunkviz.diagnostics.hygiene import HYGIENE_EXPLANATIONS, HygieneRules
 from chunkviz.document import Document
 from chunkviz.document.language import AUTO, LANGUAGE_NAMES, language_name
 from chunkviz.document.read import MAX_BYTES, accepted_formats
@@ -30,6 +31,7 @@ from chunkviz.tokenizers import tokenizer_names
 from chunkviz.ui.cached import cached_pasted, cached_read, cached_with_language
 from chunkviz.ui.keys import ColumnSettings, Enrichment
 from chunkviz.ui.widgets import column_controls, kept
+from chunkviz.vocabulary import Flag
 
 
 @dataclass(frozen=True)
@@ -267,7 +269,45 @@ def model_settings() -> ColumnSettings:
         key="tiny_on",
         help="Small chunks carry little context and retrieve worse; the rule is relative to each strategy's size setting.",
     )
-    return ColumnSettings(model, DEFAULT_TINY_FRACTION if tiny else None)
+    return ColumnSettings(model, DEFAULT_TINY_FRACTION if tiny else None, hygiene=hygiene_controls())
+
+
+def hygiene_controls() -> HygieneRules:
+    """The hygiene flags' thresholds: is each chunk worth indexing?"""
+    sidebar = st.sidebar
+    base = HygieneRules()
+    with sidebar.expander("Hygiene flags (duplicates, boilerplate, secrets …)"):
+        near = st.slider(
+            "Near duplicate: share of word triples shared",
+            0.5,
+            1.0,
+            float(base.near_duplicate or 0.8),
+            0.05,
+            key="hygiene.near_duplicate",
+            help=HYGIENE_EXPLANATIONS[Flag.NEAR_DUPLICATE],
+        )
+        places = st.number_input(
+            "Boilerplate: a line recurring at this many places",
+            2,
+            1000,
+            int(base.boilerplate or 4),
+            key="hygiene.boilerplate",
+            help=HYGIENE_EXPLANATIONS[Flag.BOILERPLATE],
+        )
+        words = st.number_input(
+            "Low information: under this many content words (0: off)",
+            0,
+            50,
+            int(base.low_information or 0),
+            key="hygiene.low_information",
+            help=HYGIENE_EXPLANATIONS[Flag.LOW_INFORMATION],
+        )
+        duplicate = st.checkbox("Duplicates", True, key="hygiene.duplicate", help=HYGIENE_EXPLANATIONS[Flag.DUPLICATE])
+        secret = st.checkbox("Secret-like strings", True, key="hygiene.secret", help=HYGIENE_EXPLANATIONS[Flag.SECRET])
+        instruction = st.checkbox(
+            "Instructions to a model", True, key="hygiene.instruction", help=HYGIENE_EXPLANATIONS[Flag.INSTRUCTION]
+        )
+    return HygieneRules(duplicate, float(near), int(places), int(words) or None, secret, instruction)
 
 
 ENDPOINT_MODEL_KEY = "embedding_model_endpoint"

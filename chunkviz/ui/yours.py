@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from chunkviz.compare import flag_summary
+from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
 from chunkviz.errors import ChunkvizError
 from chunkviz.palette import column_hue
@@ -50,16 +51,18 @@ def your_chunks_upload(max_bytes: int) -> YourFile | None:
     return YourFile(upload.name, data)
 
 
-def your_column(document: Document, given: YourFile, tokenizer: str, position: int) -> ColumnView | None:
+def your_column(
+    document: Document, given: YourFile, tokenizer: str, position: int, hygiene: HygieneRules | None = None
+) -> ColumnView | None:
     """The file's chunks as the document view's column at ``position`` (after the strategies'; its
     render key is ``col<position>`` like theirs), or None, with the file's problem shown, when it
-    cannot be read."""
+    cannot be read. ``hygiene``: the hygiene flags' thresholds (the sidebar's)."""
     try:
-        run, found = cached_your_chunks(document, given.data, given.name, tokenizer)
+        run, found = cached_your_chunks(document, given.data, given.name, tokenizer, hygiene)
     except ChunkvizError as exc:
         st.error(f"Your chunks: {exc}")
         return None
     st.caption(f"Your chunks · {found}")
     hue = column_hue(position)
-    html = cached_your_html(document, given.data, given.name, tokenizer, f"col{position}", hue)
+    html = cached_your_html(document, given.data, given.name, tokenizer, f"col{position}", hue, hygiene)
     return ColumnView(f"{YOUR_CHUNKS} ({given.name})", html, hue, flag_summary(run), ribbon_cuts(run.chunks))

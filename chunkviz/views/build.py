@@ -17,6 +17,7 @@ from typing import Any
 
 from chunkviz.compare import ColumnConfig, StrategyRun, chunk_annotations, flag_summary, full_params, run_strategy
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION, diagnose
+from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document.model import Document, as_document
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.palette import column_hue
@@ -105,9 +106,10 @@ def build_view(
     embedding_model: str = DEFAULT_EMBEDDING_MODEL,
     tiny_fraction: float | None = DEFAULT_TINY_FRACTION,
     enrichment: Mapping[str, Any] | None = None,
+    hygiene: HygieneRules | None = None,
 ) -> ComparisonView:
     """Run every column on ``document`` (as the app runs it; ``enrichment``: :func:`chunkviz.enrich.enrich`'s
-    keyword arguments, drawn as added text) and draw it."""
+    keyword arguments, drawn as added text) and draw it. ``hygiene``: the hygiene flags' thresholds."""
     doc = as_document(document)
     if not columns:
         raise ValueError("a view needs at least one column (a strategy)")
@@ -124,6 +126,7 @@ def build_view(
             embedding_model=embedding_model,
             tiny_fraction=tiny_fraction,
             column_tokenizer=config.tokenizer,
+            hygiene=hygiene,
         )
         drawn.append(column_from_run(doc, i, run, config))
     name = doc_name or doc.name or "document"

@@ -8,7 +8,14 @@ import sys
 import time
 from typing import Any
 
-from chunkviz.cliparams import convert_param_values, language_of_args, parse_param_args, slide_notes_of_args
+from chunkviz.cliparams import (
+    add_hygiene_argument,
+    convert_param_values,
+    hygiene_of_args,
+    language_of_args,
+    parse_param_args,
+    slide_notes_of_args,
+)
 from chunkviz.compare import ColumnConfig
 from chunkviz.config import ConfigError, Enrichment, add_config_argument, load_config
 from chunkviz.files import check_output, write_text_atomic
@@ -50,6 +57,7 @@ def add_report_parser(commands: Any) -> None:
     p.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="the HTML file to write ('-': standard output)"
     )
+    add_hygiene_argument(p)
 
 
 def report_columns(args: argparse.Namespace) -> tuple[list[ColumnConfig], str, str, Enrichment | None]:
@@ -113,7 +121,13 @@ def cmd_report(args: argparse.Namespace) -> int:
             "include": enrichment.include,
         }
     view = build_view(
-        document, columns, tokenizer=tokenizer, doc_name=args.file, embedding_model=model, enrichment=options
+        document,
+        columns,
+        tokenizer=tokenizer,
+        doc_name=args.file,
+        embedding_model=model,
+        enrichment=options,
+        hygiene=hygiene_of_args(args),
     )
     page = report_html(view)
     if args.output == "-":
