@@ -162,6 +162,34 @@ EXPECTED: dict[str, list[tuple[str, int, str, str]]] = {
         ("semchunk", 0, "low_information", "[call recording 00:00]"),
     ],
     "topic_shifts.txt": [],
+    # lone sheet headings, and the closing line of a function split at its statements
+    "rate_limiter.ts": [],
+    "ring_buffer.go": [
+        ("code", 12, "low_information", "return s, nil }"),
+    ],
+    "river_gauge.rs": [],
+    "station_log.xlsx": [
+        ("recursive", 0, "low_information", "# Stations"),
+        ("paragraphs", 0, "low_information", "# Stations"),
+        ("paragraphs", 4, "low_information", "# Service visits"),
+        ("paragraphs", 9, "low_information", "# Spare parts"),
+        ("headings", 0, "low_information", "# Stations"),
+        ("headings", 4, "low_information", "# Service visits"),
+        ("headings", 9, "low_information", "# Spare parts"),
+        ("sentences", 0, "low_information", "# Stations"),
+        ("sentences", 4, "low_information", "# Service visits"),
+        ("sentences", 9, "low_information", "# Spare parts"),
+        ("code", 0, "low_information", "# Stations"),
+        ("code", 4, "low_information", "# Service visits"),
+        ("code", 9, "low_information", "# Spare parts"),
+        ("langchain_recursive", 0, "low_information", "# Stations"),
+        ("langchain_recursive", 4, "low_information", "# Service visits"),
+        ("langchain_recursive", 9, "low_information", "# Spare parts"),
+        ("semchunk", 0, "low_information", "# Stations"),
+        ("semchunk", 4, "low_information", "# Service visits"),
+        ("semchunk", 9, "low_information", "# Spare parts"),
+    ],
+    "volunteer_briefing.pptx": [],
 }
 
 
