@@ -20,6 +20,7 @@ from chunkviz.deadline import check_time_now
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION, Diagnostics, diagnose
 from chunkviz.diagnostics.results import unit_words
 from chunkviz.document.model import Document, as_document
+from chunkviz.document.scripts import mostly_unspaced
 from chunkviz.enrich import enrich
 from chunkviz.errors import ChunkvizError
 from chunkviz.limits import MAX_QUERY_VALUE_CHARS, check_chunk_count, check_chunk_count_bound
@@ -311,9 +312,17 @@ def token_counts(run: StrategyRun) -> list[int]:
     return [d.tokens for d in run.diagnostics.chunks]
 
 
-def document_stats(text: str, tokenizer: str) -> dict[str, int]:
-    """Size of the document in characters, words and tokens."""
-    return {"characters": len(text), "words": len(text.split()), "tokens": get_tokenizer(tokenizer).count(text)}
+def document_stats(text: str, tokenizer: str) -> dict[str, int | None]:
+    """Size of the document in characters, words and tokens; ``words`` is None for a text mostly
+    in a script written without spaces (Chinese, Japanese, Thai), whose words are not counted at spaces."""
+    words = None if mostly_unspaced(text) else len(text.split())
+    return {"characters": len(text), "words": words, "tokens": get_tokenizer(tokenizer).count(text)}
+
+
+def size_phrase(stats: Mapping[str, int | None]) -> str:
+    """``12,345 characters · 2,100 words``, or the characters alone where words are not counted."""
+    words = stats.get("words")
+    return f"{stats['characters']:,} characters" + (f" · {words:,} words" if words is not None else "")
 
 
 # --- configuration <-> query parameters ------------------------------------------------------

@@ -293,12 +293,12 @@ def chunk_counts(at: AppTest) -> list[int]:
 
 
 _DOC_LINE = re.compile(
-    r"^(?P<name>.*) · (?P<characters>[\d,]+) characters · (?P<words>[\d,]+) words · (?P<tokens>[\d,]+) tokens \((?P<tokenizer>[^)]+)\)"
+    r"^(?P<name>.*) · (?P<characters>[\d,]+) characters(?: · (?P<words>[\d,]+) words)? · (?P<tokens>[\d,]+) tokens \((?P<tokenizer>[^)]+)\)"
     r" · language (?P<language>.+)$"
 )
 
 
-def doc_metric(at: AppTest, label: str) -> list[str]:
+def doc_metric(at: AppTest, label: str) -> list[str | None]:
     """A number of the document's one-line caption (``name · N characters · N words · N tokens
     (tokenizer) · language ja (detected, 99%)``): ``characters``, ``words``, ``tokens (tokenizer)``
     or ``language``; one entry per such line."""
@@ -659,7 +659,9 @@ def test_the_language_is_detected_shown_and_chosen_in_the_sidebar() -> None:
     text = sample_text(name)
     at = set_widget(new_app(), "sample", name)
     assert doc_metric(at, "language") == ["ja (detected, 100%)"]
+    assert doc_metric(at, "words") == [None]  # Japanese writes no spaces: its words are not counted at spaces
     assert widget(at, "language").value == "auto"
+    assert widget(at, "language").options[0] == "auto: Japanese, detected 100%"
     at = set_widget(at, "col0.strategy", "sentences")
     assert_view_matches(chunk_views(at)[0], text, engine(text, "sentences"), 0)
     at = set_widget(at, "language", "en")
@@ -669,6 +671,7 @@ def test_the_language_is_detected_shown_and_chosen_in_the_sidebar() -> None:
     assert_view_matches(chunk_views(at)[0], text, as_english, 0)
     at = set_widget(at, "sample", "newsletter_de.txt")
     assert widget(at, "language").value == "auto" and doc_metric(at, "language") == ["de (detected, 100%)"]
+    assert doc_metric(at, "words") == [f"{len(sample_text('newsletter_de.txt').split()):,}"]
     assert not errors(at)
 
 

@@ -124,7 +124,7 @@ def language_control(document: Document) -> Document:
         st.session_state[LANGUAGE_OF] = document.digest
         st.session_state["language"] = AUTO
     guess = document.language_guess
-    detected = f"detected: {language_name(guess.code)} ({guess.describe()})"
+    detected = f"auto: {language_name(guess.code)}, {guess.brief()}"  # e.g. "auto: Japanese, detected 99%"
     options = [AUTO, *sorted(LANGUAGE_NAMES, key=language_name)]
     if guess.code not in LANGUAGE_NAMES:
         options.append(guess.code)
