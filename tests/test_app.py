@@ -1876,6 +1876,25 @@ def test_a_model_on_an_endpoint_is_typed_in_the_sidebar_and_shared_by_the_link()
     assert warnings(odd) == ["'openai:' is not a model name: type openai:MODEL"]
 
 
+def test_the_language_given_in_the_sidebar_is_shared_by_the_link() -> None:
+    """Issue 37: the link carries the language override; opening it gives the document that
+    language again; a link whose language is not a code says so and shows the defaults."""
+    at = set_widget(set_widget(new_app(), "sample", "household_guide_ja.txt"), "language", "zh")
+    written = query_of(at)
+    assert written["lang"] == "zh" and written["doc"] == "household_guide_ja.txt"
+    shared = new_app(written)
+    assert widget(shared, "language").value == "zh" and doc_metric(shared, "language") == ["zh (given)"]
+    text = sample_text("household_guide_ja.txt")
+    assert_view_matches(chunk_views(shared)[0], text, engine(text, DEFAULT_COLUMNS[0], language="zh"), 0)
+    assert "lang" not in query_of(set_widget(shared, "language", "auto"))
+    odd = new_app({"doc": "household_guide_ja.txt", "lang": "<b>x</b>"})
+    assert [w for w in warnings(odd) if w.startswith(UNREADABLE_LINK)] == [
+        UNREADABLE_LINK + "lang: language '<b>x</b>' is not a language code: give an ISO 639-1 code "
+        "such as 'de', 'ja' or 'ar', or 'auto' to detect it"
+    ]
+    assert widget(odd, "language").value == "auto" and not errors(odd)
+
+
 def test_uploaded_and_pasted_names_never_reach_the_url() -> None:
     """Only a sample's name is shareable; an uploaded file's name (or a command-line path) is private."""
     at = new_app()
