@@ -28,6 +28,7 @@ from chunkviz.models import (
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import tokenizer_names
 from chunkviz.ui.cached import cached_pasted, cached_read, cached_with_language
+from chunkviz.ui.embedmodel import retrieval_model_control
 from chunkviz.ui.keys import ColumnSettings, Enrichment
 from chunkviz.ui.widgets import column_controls, kept
 
@@ -264,6 +265,7 @@ def model_settings() -> ColumnSettings:
     )
     if st.session_state.get(ENDPOINT_MODEL_ERROR_KEY):
         sidebar.warning(st.session_state[ENDPOINT_MODEL_ERROR_KEY])
+    retrieval_model_control(sidebar, model)
     st.session_state.setdefault("tiny_on", DEFAULT_SETTINGS.tiny_fraction is not None)
     tiny = sidebar.checkbox(
         "Flag tiny chunks (under a quarter of the size asked for)",
