@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 from support.apptest import app_test
-from support.embeddings import FakeEmbeddings, endpoint_env, fake_embeddings  # noqa: F401 - a fixture
+from support.embeddings import FakeEmbeddings, endpoint_env
 
 import chunkviz
 from chunkviz.evaluation.evaluate import evaluate
@@ -34,7 +34,7 @@ def _plain_argv(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def endpoint(fake_embeddings: FakeEmbeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeEmbeddings:  # noqa: F811
+def endpoint(fake_embeddings: FakeEmbeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeEmbeddings:
     """The scripted endpoint, with an empty embedding cache: every text is asked for."""
     endpoint_env(monkeypatch, fake_embeddings.base_url)
     monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", str(tmp_path / "cache"))
