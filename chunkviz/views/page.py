@@ -149,7 +149,7 @@ def _fragment(view: ComparisonView, height_px: int, root_id: str) -> tuple[str, 
     stats = document_stats(doc.text, view.tokenizer)
     e = escape
     head = (
-        f'<header><h2>chunkviz · {e(Path(view.doc_name).name or view.doc_name)}</h2><p class="cvr-sub">'
+        f'<header><h2>chunkviz · <bdi>{e(Path(view.doc_name).name or view.doc_name)}</bdi></h2><p class="cvr-sub">'
         f"{size_phrase(stats)} · {stats['tokens']:,} {e(view.tokenizer)} tokens"
         f" · {len(view.columns)} column{'' if len(view.columns) == 1 else 's'}. Hover a chunk for its facts, click it"
         " for its text; the ribbon's ticks are the cuts (click one to scroll there).</p></header>"
