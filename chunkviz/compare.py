@@ -20,7 +20,9 @@ from chunkviz.deadline import check_time_now
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION, Diagnostics, diagnose
 from chunkviz.diagnostics.hygiene import HYGIENE_FLAGS, HygieneRules, masked
 from chunkviz.diagnostics.results import unit_words
+from chunkviz.document.language import normalize_language
 from chunkviz.document.model import Document, as_document
+from chunkviz.document.scripts import mostly_unspaced
 from chunkviz.enrich import enrich
 from chunkviz.errors import ChunkvizError
 from chunkviz.limits import MAX_QUERY_VALUE_CHARS, check_chunk_count, check_chunk_count_bound
@@ -331,9 +333,17 @@ def token_counts(run: StrategyRun) -> list[int]:
     return [d.tokens for d in run.diagnostics.chunks]
 
 
-def document_stats(text: str, tokenizer: str) -> dict[str, int]:
-    """Size of the document in characters, words and tokens."""
-    return {"characters": len(text), "words": len(text.split()), "tokens": get_tokenizer(tokenizer).count(text)}
+def document_stats(text: str, tokenizer: str) -> dict[str, int | None]:
+    """Size of the document in characters, words and tokens; ``words`` is None for a text mostly
+    in a script written without spaces (Chinese, Japanese, Thai), whose words are not counted at spaces."""
+    words = None if mostly_unspaced(text) else len(text.split())
+    return {"characters": len(text), "words": words, "tokens": get_tokenizer(tokenizer).count(text)}
+
+
+def size_phrase(stats: Mapping[str, int | None]) -> str:
+    """``12,345 characters · 2,100 words``, or the characters alone where words are not counted."""
+    words = stats.get("words")
+    return f"{stats['characters']:,} characters" + (f" · {words:,} words" if words is not None else "")
 
 
 # --- configuration <-> query parameters ------------------------------------------------------
@@ -346,17 +356,20 @@ def config_to_query(
     *,
     shareable: bool = True,
     embedding_model: str | None = None,
+    language: str | None = None,
 ) -> dict[str, str]:
     """The configuration as URL query parameters (only non-default params are written).
 
     ``document`` is recorded only when ``shareable`` (a sample anyone can open; pass False, or
     ``document=None``, for an uploaded or pasted text, whose name means nothing to others).
     A column's own tokenizer is ``t{i}``; the embedding model ``model`` (omitted when None or
-    the default)."""
+    the default); the document's language as given ``lang`` (omitted when None: detected)."""
     query = {"doc": document} if shareable and document else {}
     query.update({"tokenizer": tokenizer, "n": str(len(columns))})
     if embedding_model and embedding_model != DEFAULT_EMBEDDING_MODEL:
         query["model"] = embedding_model
+    if language:
+        query["lang"] = language
     for i, col in enumerate(columns):
         query[f"s{i}"] = col.strategy
         if col.params:
@@ -425,6 +438,26 @@ def _query_params(key: str, strategy: str, raw: str) -> dict[str, Any]:
     except ChunkvizError as exc:
         raise SharedLinkError(f"{key}: {exc}") from None
     return {name: getattr(checked, name) for name in loaded}  # as the strategy reads them ("false": False)
+
+
+def language_from_query(query: Mapping[str, str]) -> str | None:
+    """The document's language a shared configuration gives (``lang``), or None: detect it. A value
+    that is not a language code (or is longer than one can be) is a :class:`SharedLinkError`."""
+    value = query.get("lang")
+    if value is None:
+        return None
+    if len(value) > _MAX_LANGUAGE_CHARS:
+        raise SharedLinkError(
+            f"lang is {len(value):,} characters long; a language code is at most {_MAX_LANGUAGE_CHARS}"
+        )
+    try:
+        return normalize_language(value)
+    except ValueError as exc:
+        raise SharedLinkError(f"lang: {exc}") from None
+
+
+#: ``de``, ``pt-BR``, ``zh-Hant-TW``: a language tag is short.
+_MAX_LANGUAGE_CHARS = 16
 
 
 def model_from_query(query: Mapping[str, str]) -> str:

@@ -95,7 +95,10 @@ def stylesheet_rules() -> str:
     strong = css_colour((0.57, 0.15))
     selected = css_colour((0.42, 0.14))
     rules = [
-        ".cv-doc{white-space:pre-wrap;word-wrap:break-word;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;"
+        # each line of the text takes the direction of its first letter (Arabic, Hebrew: right to left,
+        # aligned right; the root's dir=auto gives the rest); CJK lines break between characters
+        ".cv-doc{white-space:pre-wrap;word-wrap:break-word;unicode-bidi:plaintext;"
+        "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;"
         "font-size:0.78rem;line-height:1.4;padding:0.5rem 0.6rem;border:1px solid #ddd;border-radius:6px;"
         "max-height:70vh;overflow-y:auto;background:#fff;color:#222}",
         ".cv-c{border-radius:2px}",
@@ -105,7 +108,7 @@ def stylesheet_rules() -> str:
         ".cv-e.cv-midsent{background:#f08c00;width:4px}",
         ".cv-e.cv-midword{background:#e03131;width:5px}",
         ".cv-gap{background:repeating-linear-gradient(135deg,#eee 0 3px,#fff 3px 6px);color:#868e96;text-decoration:line-through}",
-        ".cv-add{text-decoration:none;background:#fff;border:1px dashed #1c7ed6;color:#1864ab;font-style:italic;"
+        ".cv-add{unicode-bidi:isolate;text-decoration:none;background:#fff;border:1px dashed #1c7ed6;color:#1864ab;font-style:italic;"
         "border-radius:3px;padding:0 2px;margin-right:2px}",
         ".cv-p{border-bottom:3px solid #495057;padding-bottom:1px}",
         f".cv-p.cv-podd{{border-bottom-color:{strong}}}",
@@ -174,7 +177,7 @@ def _split_at(
 def _root(text: str, options: RenderOptions) -> str:
     return (
         f'<div class="cv-doc" data-strategy="{escape(options.strategy)}" data-length="{len(text)}" '
-        f'style="--h:{int(options.hue)}" data-tokenizer="{escape(options.tokenizer)}">'
+        f'style="--h:{int(options.hue)}" data-tokenizer="{escape(options.tokenizer)}" dir="auto">'
     )
 
 
@@ -281,7 +284,8 @@ class _Sweep:
                 continue
             if c.added_text:
                 out.append(
-                    f'<ins class="cv-add" data-added-to="{escape(c.index)}" title="added by the strategy">{escape(c.added_text)}</ins>'
+                    f'<ins class="cv-add" data-added-to="{escape(c.index)}" title="added by the strategy" dir="auto">'
+                    f"{escape(c.added_text)}</ins>"
                 )
             if c.start == c.end:
                 out.append(self._band_open(pos) + "</span>" + _end_marker(c, self.notes.get(c.index)))

@@ -4,7 +4,7 @@ Every cut of every strategy is described twice:
 
 - ``Boundary`` says *where* it falls: the strongest structural boundary of the document at that
   offset (a section start, a paragraph break, a line break, a sentence end, a space between
-  words, or inside a word). It is read from the document model, so two strategies that cut at
+  words, inside a sentence of a script written without spaces, or inside a word). It is read from the document model, so two strategies that cut at
   the same offset always report the same boundary.
 - ``Reason`` says *why* the strategy cut there: its size budget was reached, a structural unit
   ended, a semantic breakpoint, the end of the document, ...
@@ -26,6 +26,7 @@ class Boundary(StrEnum):
     LINE = "line"
     SENTENCE = "sentence"
     WORD = "word"
+    INSIDE_SENTENCE = "inside_sentence"  # between two letters of a script written without spaces
     INSIDE_WORD = "inside_word"
 
 
@@ -39,6 +40,7 @@ BOUNDARY_LABELS: dict[Boundary, str] = {
     Boundary.LINE: "line break",
     Boundary.SENTENCE: "end of a sentence",
     Boundary.WORD: "between words (at a space or punctuation)",
+    Boundary.INSIDE_SENTENCE: "inside a sentence (a script without spaces: no word boundary known here)",
     Boundary.INSIDE_WORD: "inside a word",
 }
 

@@ -53,6 +53,7 @@ APP_SERVER_MODULES = (
     "tests/test_browser_evaluate.py",
     "tests/test_browser_findbest.py",
     "tests/test_browser_playground.py",
+    "tests/test_browser_scripts.py",
     "tests/test_wsclient.py",
     "tests/test_reruns.py",
 )

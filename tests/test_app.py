@@ -293,12 +293,12 @@ def chunk_counts(at: AppTest) -> list[int]:
 
 
 _DOC_LINE = re.compile(
-    r"^(?P<name>.*) · (?P<characters>[\d,]+) characters · (?P<words>[\d,]+) words · (?P<tokens>[\d,]+) tokens \((?P<tokenizer>[^)]+)\)"
+    r"^(?P<name>.*) · (?P<characters>[\d,]+) characters(?: · (?P<words>[\d,]+) words)? · (?P<tokens>[\d,]+) tokens \((?P<tokenizer>[^)]+)\)"
     r" · language (?P<language>.+)$"
 )
 
 
-def doc_metric(at: AppTest, label: str) -> list[str]:
+def doc_metric(at: AppTest, label: str) -> list[str | None]:
     """A number of the document's one-line caption (``name · N characters · N words · N tokens
     (tokenizer) · language ja (detected, 99%)``): ``characters``, ``words``, ``tokens (tokenizer)``
     or ``language``; one entry per such line."""
@@ -659,7 +659,9 @@ def test_the_language_is_detected_shown_and_chosen_in_the_sidebar() -> None:
     text = sample_text(name)
     at = set_widget(new_app(), "sample", name)
     assert doc_metric(at, "language") == ["ja (detected, 100%)"]
+    assert doc_metric(at, "words") == [None]  # Japanese writes no spaces: its words are not counted at spaces
     assert widget(at, "language").value == "auto"
+    assert widget(at, "language").options[0] == "auto: Japanese, detected 100%"
     at = set_widget(at, "col0.strategy", "sentences")
     assert_view_matches(chunk_views(at)[0], text, engine(text, "sentences"), 0)
     at = set_widget(at, "language", "en")
@@ -669,6 +671,7 @@ def test_the_language_is_detected_shown_and_chosen_in_the_sidebar() -> None:
     assert_view_matches(chunk_views(at)[0], text, as_english, 0)
     at = set_widget(at, "sample", "newsletter_de.txt")
     assert widget(at, "language").value == "auto" and doc_metric(at, "language") == ["de (detected, 100%)"]
+    assert doc_metric(at, "words") == [f"{len(sample_text('newsletter_de.txt').split()):,}"]
     assert not errors(at)
 
 
@@ -1871,6 +1874,25 @@ def test_a_model_on_an_endpoint_is_typed_in_the_sidebar_and_shared_by_the_link()
     odd = set_widget(new_app(), "embedding_model_endpoint", "openai:")
     assert widget(odd, "embedding_model").value == DEFAULT_EMBEDDING_MODEL
     assert warnings(odd) == ["'openai:' is not a model name: type openai:MODEL"]
+
+
+def test_the_language_given_in_the_sidebar_is_shared_by_the_link() -> None:
+    """Issue 37: the link carries the language override; opening it gives the document that
+    language again; a link whose language is not a code says so and shows the defaults."""
+    at = set_widget(set_widget(new_app(), "sample", "household_guide_ja.txt"), "language", "zh")
+    written = query_of(at)
+    assert written["lang"] == "zh" and written["doc"] == "household_guide_ja.txt"
+    shared = new_app(written)
+    assert widget(shared, "language").value == "zh" and doc_metric(shared, "language") == ["zh (given)"]
+    text = sample_text("household_guide_ja.txt")
+    assert_view_matches(chunk_views(shared)[0], text, engine(text, DEFAULT_COLUMNS[0], language="zh"), 0)
+    assert "lang" not in query_of(set_widget(shared, "language", "auto"))
+    odd = new_app({"doc": "household_guide_ja.txt", "lang": "<b>x</b>"})
+    assert [w for w in warnings(odd) if w.startswith(UNREADABLE_LINK)] == [
+        UNREADABLE_LINK + "lang: language '<b>x</b>' is not a language code: give an ISO 639-1 code "
+        "such as 'de', 'ja' or 'ar', or 'auto' to detect it"
+    ]
+    assert widget(odd, "language").value == "auto" and not errors(odd)
 
 
 def test_uploaded_and_pasted_names_never_reach_the_url() -> None:

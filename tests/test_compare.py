@@ -18,6 +18,7 @@ from chunkviz.compare import (
     config_to_query,
     flag_counts,
     flag_summary,
+    language_from_query,
     model_from_query,
     outline_html,
     run_strategy,
@@ -81,6 +82,24 @@ def test_config_round_trips_through_query_params() -> None:
     doc, tokenizer, parsed = config_from_query(config_to_query("a.md", "words", columns))
     assert (doc, tokenizer, parsed) == ("a.md", "words", columns)
     assert config_from_query({"n": "1", "s0": "no_such_strategy"})[2] == []
+
+
+def test_a_shared_link_carries_the_documents_language_within_bounds() -> None:
+    """Issue 37: a language the user gave travels with the link; detected (None) writes nothing.
+    Read back like the other values: normalized, or refused in one line naming ``lang``."""
+    query = config_to_query("a.md", "words", [ColumnConfig("sentences")], language="ja")
+    assert query["lang"] == "ja" and language_from_query(query) == "ja"
+    assert "lang" not in config_to_query("a.md", "words", [ColumnConfig("sentences")])
+    assert language_from_query({}) is None and language_from_query({"lang": "auto"}) is None
+    assert language_from_query({"lang": "de-DE"}) == "de"
+    for value, problem in [
+        ("x" * 17, "lang is 17 characters long; a language code is at most 16"),
+        ("klingon", "lang: language 'klingon' is not a language code: give an ISO 639-1 code"),
+        ("<b>", "lang: language '<b>' is not a language code"),
+    ]:
+        with pytest.raises(SharedLinkError) as refused:
+            language_from_query({"lang": value})
+        assert str(refused.value).startswith(problem), refused.value
 
 
 def test_a_shared_link_is_read_within_bounds() -> None:

@@ -18,6 +18,7 @@ from support.semantic import TOPIC_TEXT
 import chunkviz
 from chunkviz import cli
 from chunkviz.evaluation.playground import embed_query, search
+from chunkviz.llm import endpoint as llm_endpoint
 from chunkviz.semantic import embedcache, sentence_similarities
 from chunkviz.semantic.cache import clear_memory_cache
 from chunkviz.semantic.embeddings import load_model
@@ -166,7 +167,7 @@ def test_a_failed_request_is_retried_with_backoff(
 ) -> None:
     endpoint_env(monkeypatch, fake_embeddings.base_url, MAX_RETRIES="3")
     waits: list[float] = []
-    monkeypatch.setattr(openai_provider, "time", SimpleNamespace(sleep=waits.append))
+    monkeypatch.setattr(llm_endpoint, "time", SimpleNamespace(sleep=waits.append))
     fake_embeddings.play(Answer(503), Answer(429), Answer())
     assert load_model("openai:some-model").encode(["one", "two"]).shape == (2, 8)
     assert len(fake_embeddings.requests) == 3
@@ -263,3 +264,28 @@ def test_a_failing_endpoint_is_a_message_in_the_app_and_the_page_works(
         "the server rejected the API key: set OPENAI_API_KEY to a valid key"
     ]
     assert len(at.get("bidi_component")) >= 1  # the document view draws the other column
+
+
+def test_the_endpoint_plumbing_has_one_public_home() -> None:
+    """The LLM client and the embedding provider share the OpenAI-compatible plumbing (the openai
+    import, the server's error detail, Retry-After, the retry loop) from chunkviz.llm.endpoint:
+    neither imports the other's private helpers nor keeps its own copy."""
+    import ast
+
+    from chunkviz.llm import client as llm_client
+
+    for module in (openai_provider, llm_client):
+        tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
+        private = [
+            f"{node.module}.{alias.name}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("chunkviz")
+            for alias in node.names
+            if alias.name.startswith("_")
+        ]
+        own = [  # module-level copies of the shared helpers
+            node.name
+            for node in tree.body
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name.lstrip("_") in llm_endpoint.__all__
+        ]
+        assert private == [] and own == [], (module.__name__, private, own)

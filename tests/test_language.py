@@ -320,7 +320,37 @@ def test_every_sentence_of_the_new_samples_ends_at_a_full_stop(name: str) -> Non
     text = document.text
     sentences = [text[a:b] for a, b in document.structure.trimmed_sentences]
     assert document.structure.segmenter.name == f"sentencex ({SAMPLE_LANGUAGES[name]})"
-    assert len(sentences) == {"newsletter_de.txt": 27, "household_guide_ja.txt": 27, "magazine_ar.txt": 26}[name]
+    assert len(sentences) == {"newsletter_de.txt": 66, "household_guide_ja.txt": 65, "magazine_ar.txt": 26}[name]
     for sentence in sentences[1:]:
         assert sentence[-1] in ".!?。！？؟", sentence
         assert not any(sentence[k] in "。！？؟" for k in range(len(sentence) - 1)), sentence
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("東京は日本の首都です。 人口は約1400万人です。", "25 characters"),  # a space is no word boundary here
+        ("ภาษาไทย ง่าย", "12 characters"),
+        ("Ein Satz mit fünf Wörtern.", "26 characters · 5 words"),
+        ("مرحبا بالعالم", "13 characters · 2 words"),  # Arabic writes spaces between words
+        ("Tokyo 東京", "8 characters · 2 words"),  # mostly Latin letters: counted at spaces
+    ],
+)
+def test_the_size_line_counts_words_only_in_scripts_that_space_them(text: str, expected: str) -> None:
+    from chunkviz.compare import document_stats, size_phrase
+
+    assert size_phrase(document_stats(text, "chars")) == expected
+
+
+@pytest.mark.parametrize(
+    ("guess", "brief"),
+    [
+        (LanguageGuess("ja", 0.994, "detected"), "detected 99%"),
+        (LanguageGuess("de", 0.6, "detected", (("de", 0.6), ("en", 0.4))), "detected 60%, mixed"),
+        (LanguageGuess("zh", 0.8, "script"), "from its script 80%"),
+        (LanguageGuess("en", 1.0, "given"), "given"),
+        (LanguageGuess("en", 0.0, "default"), "assumed"),
+    ],
+)
+def test_the_brief_description_has_no_nested_brackets(guess: LanguageGuess, brief: str) -> None:
+    assert guess.brief() == brief

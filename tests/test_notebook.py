@@ -219,3 +219,14 @@ def test_the_exported_notebook_shows_working_views_offline(executed: Any, browse
     page.wait_for_function(f"() => [...{boxes}].slice(1).every((b) => b.scrollTop > 0)")
     assert errors == []
     page.context.close()
+
+
+def test_an_arabic_document_reads_right_to_left_in_a_notebook_view_and_a_report() -> None:
+    """Issue 37: the notebook cell and the report carry the renderer's direction rules and the
+    column's dir="auto" (the document view draws them in its shadow root); the name is isolated."""
+    text = "تقع القاهرة على ضفاف نهر النيل. هل زرت الأهرامات من قبل؟ نعم، زرتها في الصيف الماضي!"
+    view = chunkviz.show(text, "sentences")
+    for html in (view._repr_html_(), view.html()):
+        assert "unicode-bidi:plaintext" in html and ".cvd-page { unicode-bidi: plaintext; }" in html
+        assert 'dir=\\"auto\\"' in html or 'dir="auto"' in html
+        assert "<h2>chunkviz · <bdi>" in html

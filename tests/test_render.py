@@ -24,6 +24,7 @@ from chunkviz.render import (
     marks_present,
     render_html,
     stylesheet,
+    stylesheet_rules,
 )
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS, Boundary, Flag, Reason
@@ -109,7 +110,7 @@ def test_end_marker_sits_after_the_last_non_whitespace_character() -> None:
     ]
     assert [end_marker_offset(text, c) for c in chunks] == [9, 20]
     assert render_html(text, chunks, RenderOptions("m")) == (
-        '<div class="cv-doc" data-strategy="m" data-length="21" style="--h:245" data-tokenizer="tokens">'
+        '<div class="cv-doc" data-strategy="m" data-length="21" style="--h:245" data-tokenizer="tokens" dir="auto">'
         '<span id="cv-m-0" class="cv-c cv-k0" data-chunk-index="0" data-start="0" data-end="11" data-reason="unit_end" '
         'data-boundary="paragraph">One para.<i class="cv-e" data-end-of="0"></i>\n\n</span>'
         '<span id="cv-m-1" class="cv-c cv-k1" data-chunk-index="1" data-start="11" data-end="21" data-reason="end_of_document" '
@@ -200,7 +201,9 @@ def test_hostile_text_labels_and_added_text_stay_text(hostile: str) -> None:
     assert parsed.tags[0][1]["data-strategy"] == hostile
     for k, (_, attrs) in enumerate(parsed.tags):
         for name in attrs:
-            assert name in {"class", "id", "title"} or name.startswith("data-") or (k == 0 and name == "style"), name
+            assert (
+                name in {"class", "id", "title", "dir"} or name.startswith("data-") or (k == 0 and name == "style")
+            ), name
     assert parsed.tags[0][1]["style"] == "--h:245"
 
 
@@ -263,7 +266,9 @@ def test_chunk_numbers_of_the_wrong_type_stay_attribute_values(hostile: str) -> 
     assert {tag for tag, _ in parsed.tags} == {"div", "span", "i", "ins"}
     for k, (_, attrs) in enumerate(parsed.tags):
         for name in attrs:
-            assert name in {"class", "id", "title"} or name.startswith("data-") or (k == 0 and name == "style"), name
+            assert (
+                name in {"class", "id", "title", "dir"} or name.startswith("data-") or (k == 0 and name == "style")
+            ), name
     assert "".join(parsed.text) == text and "".join(parsed.added) == hostile
     values = {a[name] for name in _INDEX_ATTRIBUTES for a in parsed.with_attr(name)}
     assert values == set(ids)
@@ -388,7 +393,7 @@ def _crossing_case() -> tuple[str, list[Chunk], RenderOptions]:
 
 
 EXPECTED_FLAT = (
-    '<div class="cv-doc" data-strategy="s&quot;&lt;x&gt;" data-length="59" style="--h:55" data-tokenizer="words">'
+    '<div class="cv-doc" data-strategy="s&quot;&lt;x&gt;" data-length="59" style="--h:55" data-tokenizer="words" dir="auto">'
     '<span id="cv-s&quot;&lt;x&gt;-0" class="cv-c cv-k0" data-chunk-index="0" data-start="0" data-end="35" data-reason="unit_end" data-boundary="paragraph" data-tokens="9" data-mtokens="11" data-flags="over_size_limit">'
     "Say &lt;script&gt;alert(1)&lt;/script&gt; &amp; go.</span>"
     '<i class="cv-e" data-end-of="0"></i>\n\n'
@@ -399,7 +404,7 @@ EXPECTED_FLAT = (
 )
 
 EXPECTED_OVERLAPPING = (
-    '<div class="cv-doc" data-strategy="ov" data-length="10" style="--h:245" data-tokenizer="tokens">'
+    '<div class="cv-doc" data-strategy="ov" data-length="10" style="--h:245" data-tokenizer="tokens" dir="auto">'
     '<span id="cv-ov-0" class="cv-c cv-k0" data-chunk-index="0" data-start="0" data-end="6" data-reason="size_limit" data-boundary="inside_word" data-tokens="2" data-flags="mid_word">abcd</span>'
     '<span class="cv-o cv-o0" data-overlap="0 1" data-start="4" data-end="5">e</span>'
     '<span class="cv-o cv-o0" data-overlap="0 1 2" data-start="5" data-end="6">f</span>'
@@ -413,12 +418,12 @@ EXPECTED_OVERLAPPING = (
 )
 
 EXPECTED_MULTILEVEL = (
-    '<div class="cv-doc" data-strategy="tree" data-length="29" style="--h:245" data-tokenizer="tokens">'
+    '<div class="cv-doc" data-strategy="tree" data-length="29" style="--h:245" data-tokenizer="tokens" dir="auto">'
     '<span id="cv-tree-0" class="cv-p cv-psel" data-chunk-index="0" data-parent-index="0" data-start="0" data-end="29" data-reason="end_of_document" data-boundary="document_end">'
     '<span id="cv-tree-1" class="cv-p cv-podd cv-psel" data-chunk-index="1" data-parent-index="1" data-start="0" data-end="23" data-level="1" data-reason="unit_end" data-boundary="line" data-parent="0">'
     '<span id="cv-tree-3" class="cv-c cv-k0" data-chunk-index="3" data-start="0" data-end="4" data-level="2" data-reason="unit_end" data-boundary="sentence" data-parent="1">One.</span>'
     '<i class="cv-e" data-end-of="3"></i> '
-    '<ins class="cv-add" data-added-to="4" title="added by the strategy">Ctx &lt;h1&gt; &amp; </ins>'
+    '<ins class="cv-add" data-added-to="4" title="added by the strategy" dir="auto">Ctx &lt;h1&gt; &amp; </ins>'
     '<span id="cv-tree-4" class="cv-c cv-k1 cv-sel" data-chunk-index="4" data-start="5" data-end="23" data-level="2" data-reason="parent_end" data-boundary="line" data-parent="1">Two.\nThree &amp; four.</span>'
     '<i class="cv-e" data-end-of="4"></i></span>\n'
     '<span id="cv-tree-2" class="cv-p" data-chunk-index="2" data-parent-index="2" data-start="24" data-end="29" data-level="1" data-reason="parent_end" data-boundary="document_end" data-parent="0">'
@@ -427,7 +432,7 @@ EXPECTED_MULTILEVEL = (
 )
 
 EXPECTED_CROSSING = (
-    '<div class="cv-doc" data-strategy="x" data-length="20" style="--h:245" data-tokenizer="tokens">'
+    '<div class="cv-doc" data-strategy="x" data-length="20" style="--h:245" data-tokenizer="tokens" dir="auto">'
     '<span id="cv-x-0" class="cv-p" data-chunk-index="0" data-parent-index="0" data-start="0" data-end="10" data-reason="size_limit" data-boundary="word">'
     '<span id="cv-x-2" class="cv-c cv-k0" data-chunk-index="2" data-start="0" data-end="5" data-level="2" data-reason="unit_end" data-boundary="word" data-parent="0">01234</span>'
     '<i class="cv-e" data-end-of="2"></i>'
@@ -457,5 +462,25 @@ def test_exact_html(case: Callable[[], tuple[str, list[Chunk], RenderOptions]], 
 
 def test_exact_html_without_chunks() -> None:
     assert render_html("a<&>", [], RenderOptions('e"', hue=150)) == (
-        '<div class="cv-doc" data-strategy="e&quot;" data-length="4" style="--h:150" data-tokenizer="tokens">a&lt;&amp;&gt;</div>'
+        '<div class="cv-doc" data-strategy="e&quot;" data-length="4" style="--h:150" data-tokenizer="tokens" dir="auto">a&lt;&amp;&gt;</div>'
+    )
+
+
+ARABIC = "تقع القاهرة على ضفاف نهر النيل. هل زرت الأهرامات من قبل؟\n\nنعم، زرتها في الصيف الماضي!"
+
+
+def test_text_blocks_read_their_direction_and_added_text_is_isolated() -> None:
+    """Issue 37: each line of a column takes the direction of its first letter (an Arabic line
+    reads right to left), the root says dir="auto", and text a strategy adds (an English prefix)
+    is isolated, so it neither turns the line's direction nor reorders the letters around it."""
+    chunks = [
+        Chunk.from_span(ARABIC, 0, 0, 31, Reason.UNIT_END, boundary=Boundary.SENTENCE, added_text="Document: x\n"),
+        Chunk.from_span(ARABIC, 1, 31, len(ARABIC), Reason.END_OF_DOCUMENT, boundary=Boundary.DOCUMENT_END),
+    ]
+    html = render_html(ARABIC, chunks, RenderOptions(strategy="s"))
+    assert re.match(r'<div class="cv-doc" [^>]* dir="auto">', html)
+    assert '<ins class="cv-add" data-added-to="0" title="added by the strategy" dir="auto">Document: x\n</ins>' in html
+    rules = stylesheet_rules()
+    assert re.search(r"\.cv-doc\{[^}]*unicode-bidi:plaintext", rules) and re.search(
+        r"\.cv-add\{unicode-bidi:isolate", rules
     )

@@ -182,6 +182,55 @@ def test_sentence_strategies_cut_german_at_sentence_ends(strategy: str) -> None:
     assert report.summary.mid_sentence_cuts == 0
 
 
+#: The issue's done-when languages (German, Japanese and Arabic also have samples: test_samples_topic_shifts.py).
+DONE_WHEN = ["zh", "ja", "de", "ru", "ar", "hi"]
+
+
+def repeated(language: str, times: int = 4, numerals: bool = True) -> tuple[str, set[int]]:
+    """The language's sentences ``times`` over, and the offsets where a sentence ends (without
+    ``numerals``: 1400 written 千四百, as a cut inside a number is inside a word in every script)."""
+    joiner = JOINER.get(language, " ")
+    sentences = [s if numerals else s.replace("1400", "千四百") for s in EXPECTED[language]] * times
+    text = joiner.join(sentences)
+    ends, at = set(), 0
+    for sentence in sentences:
+        at = text.index(sentence, at) + len(sentence)
+        ends.add(at)
+    return text, ends
+
+
+@pytest.mark.parametrize("language", DONE_WHEN)
+@pytest.mark.parametrize(("strategy", "size"), [("sentences", "max_tokens"), ("small_to_big", "max_parent_tokens")])
+def test_sentence_cuts_fall_at_sentence_ends_in_the_done_when_languages(
+    language: str, strategy: str, size: str
+) -> None:
+    """Issue 37, done when: in Chinese, Japanese, German, Russian, Arabic and Hindi every cut of a
+    sentence strategy is a sentence end (every sentence fits the budget), none is flagged as
+    cutting a sentence or a word, and each is described as a sentence (or the document's) end."""
+    text, ends = repeated(language)
+    chunks = [c for c in chunkviz.chunk(text, strategy, **{size: 64}) if c.level == 0]
+    assert len(chunks) > 2, "the budget makes it cut"
+    assert {c.end for c in chunks} <= ends
+    assert {c.boundary for c in chunks[:-1]} == {Boundary.SENTENCE}
+    report = diagnose(text, chunks)
+    assert report.summary.mid_sentence_cuts == 0 and report.summary.mid_word_cuts == 0
+
+
+@pytest.mark.parametrize("language", ["zh", "ja"])
+def test_a_cjk_cut_inside_a_sentence_is_described_as_one_not_as_a_word(language: str) -> None:
+    """A fixed-size window cuts between two Han or kana letters: 'cuts a sentence', never 'cuts a
+    word', and its boundary says inside a sentence (no word boundary is known there)."""
+    text, ends = repeated(language, numerals=False)
+    chunks = chunkviz.chunk(text, "fixed_chars", chunk_size=7, overlap=0)
+    report = diagnose(text, chunks)
+    flags = {flag for c in report.chunks for flag in c.flags}
+    assert Flag.MID_WORD not in flags and Flag.STARTS_MID_WORD not in flags and Flag.MID_SENTENCE in flags
+    between_letters = [
+        c for c in chunks[:-1] if c.end not in ends and text[c.end - 1].isalpha() and text[c.end].isalpha()
+    ]
+    assert between_letters and {c.boundary for c in between_letters} == {Boundary.INSIDE_SENTENCE}
+
+
 # ---- sentencex read in windows --------------------------------------------------------------------
 def test_windowed_segmentation_gives_the_whole_blocks_starts() -> None:
     rng = random.Random(37)

@@ -139,9 +139,11 @@ def test_markup_of_each_format() -> None:
         ("intro\n\n# Head\nbody", 6, Boundary.SECTION),
         ("text   ", 5, Boundary.DOCUMENT_END),
         ("text", 4, Boundary.DOCUMENT_END),
-        ("日本語", 1, Boundary.WORD),  # no spaces in Japanese: where a word ends is not known (issue 37)
+        ("日本語", 1, Boundary.INSIDE_SENTENCE),  # no spaces in Japanese: where a word ends is not known (issue 37)
         ("東京は日本の首都です。人口は約1400万人です。", 11, Boundary.SENTENCE),  # no space needed after 。
-        ("東京は日本の首都です。人口は約1400万人です。", 15, Boundary.WORD),  # 約|1400
+        ("東京は日本の首都です。人口は約1400万人です。", 15, Boundary.INSIDE_SENTENCE),  # 約|1400
+        ("東京は、日本", 3, Boundary.WORD),  # は|、 before punctuation: a word's edge
+        ("ภาษาไทย", 4, Boundary.INSIDE_SENTENCE),  # Thai writes no spaces between words either
         ("día", 1, Boundary.INSIDE_WORD),
         ("a\u2028b", 2, Boundary.LINE),
         ("a\u2029b", 2, Boundary.PARAGRAPH),

@@ -162,6 +162,14 @@ class LanguageGuess:
     def mixed(self) -> bool:
         return len(self.shares) > 1
 
+    def brief(self) -> str:
+        """``detected 99%``, ``given``, ``assumed``, ``from its script 80%``, with ``, mixed`` when it is:
+        short enough for a control's label (:meth:`describe` says it in full)."""
+        if self.source in ("given", "default"):
+            return "given" if self.source == "given" else "assumed"
+        how = "detected" if self.source == "detected" else "from its script"
+        return f"{how} {self.confidence:.0%}" + (", mixed" if self.mixed else "")
+
     def describe(self) -> str:
         """``ja (detected, 99%)``, ``de (given)``, ``en (assumed: no language detected)`` ..."""
         if self.source == "given":

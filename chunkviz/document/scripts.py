@@ -10,6 +10,7 @@ not known to split a word (:mod:`chunkviz.document.words`).
 from __future__ import annotations
 
 import bisect
+import re
 
 #: Scripts whose words are not separated by spaces.
 UNSPACED_SCRIPTS = frozenset({"han", "hiragana", "katakana", "thai", "lao", "khmer", "myanmar", "tibetan"})
@@ -88,4 +89,23 @@ def is_unspaced(ch: str) -> bool:
     return ord(ch) >= 0x0E00 and script_of(ch) in UNSPACED_SCRIPTS
 
 
-__all__ = ["UNSPACED_SCRIPTS", "is_unspaced", "script_of"]
+#: The letters of the scripts written without spaces, as one character class.
+_UNSPACED_LETTER = re.compile(
+    "["
+    + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last, script in _RANGES if script in UNSPACED_SCRIPTS)
+    + "]"
+)
+_LETTER = re.compile(r"[^\W\d_]")
+#: How much of a text :func:`mostly_unspaced` reads (the start of a long document says enough).
+UNSPACED_SAMPLE = 100_000
+
+
+def mostly_unspaced(text: str) -> bool:
+    """True when most letters of ``text`` (of its first :data:`UNSPACED_SAMPLE` characters) are of a
+    script written without spaces: counting its words at spaces would count sentences, not words."""
+    sample = text[:UNSPACED_SAMPLE]
+    letters = len(_LETTER.findall(sample))
+    return letters > 0 and 2 * len(_UNSPACED_LETTER.findall(sample)) > letters
+
+
+__all__ = ["UNSPACED_SCRIPTS", "UNSPACED_SAMPLE", "is_unspaced", "mostly_unspaced", "script_of"]

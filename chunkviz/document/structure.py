@@ -30,7 +30,7 @@ from chunkviz.document.sentences import (
     sentence_starts,
     sentence_starts_per_block,
 )
-from chunkviz.document.words import cuts_mid_word
+from chunkviz.document.words import cuts_mid_word, joins_unspaced_letters
 from chunkviz.vocabulary import Boundary
 
 #: The line breaks of ``str.splitlines`` ("\r\n" counts as one).
@@ -694,9 +694,10 @@ class Structure:
         has a blank line (paragraph) or a line break (line), the next text starts a sentence
         (sentence), or it is only spaces (word). A cut with no whitespace at it is inside a word
         when :func:`~chunkviz.document.words.cuts_mid_word` says so (word characters on both
-        sides, or a split grapheme), else at a word's edge (word: e.g. before punctuation, or
-        between two characters of a script written without spaces), or at a sentence end after
-        a CJK full stop (。！？), which needs no space after it.
+        sides, or a split grapheme), inside a sentence between two letters of a script written
+        without spaces (where its words end is not known), at a sentence end after a CJK full
+        stop (。！？), which needs no space after it, else at a word's edge (word: e.g. before
+        punctuation).
         A sentence boundary needs both: sentence-final punctuation before the spaces, and a
         sentence of the document's segmenter starting after them. The punctuation test comes
         first, so most cuts between words never load the segmenter (spaCy).
@@ -748,6 +749,8 @@ class Structure:
                 return Boundary.INSIDE_WORD, after
             if _after_sentence_punctuation(text, pos, _UNSPACED_SENTENCE_FINAL):  # 。 needs no space after it
                 return None, after
+            if joins_unspaced_letters(text, pos):  # 日|本: where a word ends is not known
+                return Boundary.INSIDE_SENTENCE, after
             return Boundary.WORD, after
         if (breaks or before == 0) and self._could_start_heading(after) and self._starts_heading(after):
             return Boundary.SECTION, after

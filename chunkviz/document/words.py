@@ -5,8 +5,9 @@ it falls between the code points of one grapheme (CR LF, a combining mark or ZWJ
 skin-tone modifier, a flag pair). A letter of a script written without spaces (Chinese,
 Japanese, Thai, Lao, Khmer, Myanmar, Tibetan) on either side does not make it one: where such a
 word ends is not known from the text, so a cut there splits a sentence (the "cuts a sentence"
-flag says so), not a known word. The structure's ``inside_word`` boundary and the diagnostics'
-"cuts a word" flag both use it.
+flag says so), not a known word: the structure calls it ``inside_sentence``
+(:func:`joins_unspaced_letters`). The structure's ``inside_word`` boundary and the diagnostics'
+"cuts a word" flag both use :func:`cuts_mid_word`.
 """
 
 from __future__ import annotations
@@ -80,4 +81,13 @@ def cuts_mid_word(text: str, pos: int) -> bool:
     return splits_grapheme(text, pos)
 
 
-__all__ = ["cuts_mid_word", "splits_grapheme"]
+def joins_unspaced_letters(text: str, pos: int) -> bool:
+    """True when ``pos`` falls between two word characters of which one is of a script written
+    without spaces (``日|本``, ``約|1400``): inside a sentence, at no known word boundary."""
+    if pos <= 0 or pos >= len(text):
+        return False
+    before, after = text[pos - 1], text[pos]
+    return _is_word_char(before) and _is_word_char(after) and (is_unspaced(before) or is_unspaced(after))
+
+
+__all__ = ["cuts_mid_word", "joins_unspaced_letters", "splits_grapheme"]

@@ -16,20 +16,28 @@ The ``openai`` package (the ``llm`` extra) is imported only when a call is made.
 
 from __future__ import annotations
 
-import email.utils
 import os
-import random
 import re
 import threading
-import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
-from urllib.parse import urlsplit, urlunsplit
 
-from chunkviz.errors import ChunkvizError, missing_extra
+from chunkviz.errors import ChunkvizError
 from chunkviz.llm.cache import AnswerCache, answer_key, default_cache_dir
+from chunkviz.llm.endpoint import (
+    LLMPackageMissing,
+    LLMSettingsError,
+    Retryable,
+    RetryPolicy,
+    call_with_retries,
+    check_base_url,
+    display_url,
+    error_detail,
+    import_openai,
+    retry_after,
+)
 from chunkviz.parallel import run_bounded
 from chunkviz.types import Progress
 
@@ -65,17 +73,6 @@ class LLMNotConfigured(ChunkvizError, ValueError):
 class LLMError(ChunkvizError):
     """The endpoint failed after retries, timed out or gave no usable answer: the message says
     which endpoint and model, what happened and what to try."""
-
-
-class LLMPackageMissing(ChunkvizError, ImportError):
-    """The ``openai`` package (the ``llm`` extra) is not installed."""
-
-    def __init__(self) -> None:
-        super().__init__(missing_extra("calling a language model", "llm", "the openai package"))
-
-
-class LLMSettingsError(ChunkvizError, ValueError):
-    """A setting out of range (timeout, retries, concurrency)."""
 
 
 @dataclass(frozen=True)
@@ -169,49 +166,6 @@ class LLMSettings:
         }
 
 
-def check_base_url(url: str, *, what: str = "LLM base URL", setting: str = f"--llm-base-url or {ENV_BASE_URL}") -> None:
-    """Refuse at once a base URL that no request could reach (``notaurl``, ``localhost:11434``
-    without ``http://``, ``http://`` alone, a port that is not a number), instead of retrying a
-    connection that cannot be made. :class:`LLMSettingsError` naming the URL (credentials removed),
-    ``what`` it is and the ``setting`` that gives it."""
-    problem = None
-    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
-        problem = "it contains a space or a control character"
-    else:
-        try:
-            parts = urlsplit(url)
-            port = parts.port
-        except ValueError:
-            parts, port = None, None
-            problem = "it cannot be parsed (a port that is not a number in 0..65535, or a bad [IPv6] host)"
-        if parts is not None:
-            if parts.scheme.lower() not in ("http", "https"):
-                problem = "it does not start with http:// or https://"
-            elif not parts.hostname:
-                problem = "it names no host"
-            elif port == 0:
-                problem = "port 0 is not a port a server listens on"
-    if problem is not None:
-        try:
-            shown = display_url(url)
-        except ValueError:
-            shown = re.sub(r"//[^/@]*@", "//", url)
-        raise LLMSettingsError(
-            f"the {what} {shown!r} is not usable: {problem}; give the server's URL, e.g. "
-            f"http://localhost:11434/v1 for Ollama ({setting})"
-        )
-
-
-def display_url(url: str) -> str:
-    """``url`` without credentials (``http://user:secret@host`` -> ``http://host``)."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-
-
 @dataclass(frozen=True)
 class Prompt:
     """A prompt template: ``version`` is part of the cache key (bump it when the text changes)."""
@@ -275,16 +229,6 @@ def count_tokens(messages: Sequence[Mapping[str, str]]) -> int:
 
     tokenizer = get_tokenizer("cl100k_base")
     return sum(tokenizer.count(m["content"]) + 4 for m in messages) + 3
-
-
-class _Retryable(Exception):
-    """One failed request that may be tried again (after ``wait`` seconds, if given)."""
-
-    def __init__(self, what: str, advice: str, wait: float | None = None) -> None:
-        super().__init__(what)
-        self.what = what
-        self.advice = advice
-        self.wait = wait
 
 
 class LLMClient:
@@ -396,37 +340,23 @@ class LLMClient:
     def _call_with_retries(self, messages: list[dict[str, str]], json_mode: bool) -> tuple[str, str | None]:
         """(content, finish_reason) of one answer; transient failures retried with backoff."""
         settings = self.settings
-        waited = 0.0
-        attempt = 0
-        while True:
-            try:
-                with self._slots:
-                    return self._call_once(messages, json_mode)
-            except LLMError:
-                self._count(failed=1)
-                raise
-            except _Retryable as failure:
-                delay = (
-                    failure.wait
-                    if failure.wait is not None
-                    else settings.backoff * (2**attempt) * (1 + random.random() / 4)
-                )
-                too_long = failure.wait is not None and failure.wait > settings.max_retry_after
-                if attempt >= settings.max_retries or too_long or waited + delay > settings.max_total_wait:
-                    self._count(failed=1)
-                    tries = f"{attempt + 1} attempt{'' if attempt == 0 else 's'}"
-                    asked = f" (it asked to wait {failure.wait:g} s)" if too_long else ""
-                    raise LLMError(
-                        f"the LLM endpoint {settings.endpoint} (model {settings.model}) {failure.what} after {tries}{asked}; "
-                        f"{failure.advice}"
-                    ) from None
-                self._count(retries=1)
-                time.sleep(delay)
-                waited += delay
-                attempt += 1
+        policy = RetryPolicy(settings.max_retries, settings.backoff, settings.max_retry_after, settings.max_total_wait)
+
+        def once() -> tuple[str, str | None]:
+            with self._slots:
+                return self._call_once(messages, json_mode)
+
+        def give_up(what: str, advice: str) -> LLMError:
+            return LLMError(f"the LLM endpoint {settings.endpoint} (model {settings.model}) {what}; {advice}")
+
+        try:
+            return call_with_retries(once, policy, give_up, on_retry=lambda: self._count(retries=1))
+        except LLMError:
+            self._count(failed=1)
+            raise
 
     def _call_once(self, messages: list[dict[str, str]], json_mode: bool) -> tuple[str, str | None]:
-        openai = _import_openai()
+        openai = import_openai()
         client = self._client()
         kwargs: dict[str, Any] = {"model": self.settings.model, "messages": messages, "temperature": 0}
         if json_mode and self._json_mode:
@@ -434,12 +364,12 @@ class LLMClient:
         try:
             response = client.chat.completions.create(**kwargs)
         except openai.APITimeoutError:
-            raise _Retryable(
+            raise Retryable(
                 f"did not answer within {self.settings.timeout:g} s",
                 "raise the timeout (--llm-timeout) or use a faster model",
             ) from None
         except openai.APIConnectionError:
-            raise _Retryable(
+            raise Retryable(
                 "could not be reached",
                 "check that the server is running and that the base URL is right (it usually ends in /v1)",
             ) from None
@@ -456,7 +386,7 @@ class LLMClient:
             content = choice.message.content or ""
             finish = getattr(choice, "finish_reason", None)
         except (AttributeError, IndexError, TypeError):
-            raise _Retryable(
+            raise Retryable(
                 "sent a response without choices[0].message", "check that the server speaks chat completions"
             ) from None
         usage = getattr(response, "usage", None)
@@ -467,18 +397,18 @@ class LLMClient:
 
     def _status_failure(self, exc: Any) -> Exception:
         status = int(exc.status_code)
-        detail = self._scrub(_error_detail(exc))
+        detail = self._scrub(error_detail(exc))
         if status == 429:
-            return _Retryable(
+            return Retryable(
                 f"refused the request: rate limited (429{detail})",
                 "wait a moment, or lower the concurrency (--llm-concurrency)",
-                _retry_after(exc),
+                retry_after(exc),
             )
         if status >= 500:
-            return _Retryable(
+            return Retryable(
                 f"failed with HTTP {status}{detail}",
                 "check the server's log; it may be overloaded or the model not loaded",
-                _retry_after(exc),
+                retry_after(exc),
             )
         advice = {
             401: f"the server rejected the API key: set {ENV_API_KEY}",
@@ -496,7 +426,7 @@ class LLMClient:
     def _client(self) -> Any:
         with self._lock:
             if self._openai is None:
-                openai = _import_openai()
+                openai = import_openai()
                 self._openai = openai.OpenAI(
                     api_key=self.settings.api_key or "no-key",  # local servers need none; the package wants one
                     base_url=self.settings.base_url or OPENAI_BASE_URL,
@@ -518,46 +448,8 @@ class LLMClient:
                 setattr(self.stats, name, getattr(self.stats, name) + amount)
 
 
-def _import_openai() -> Any:
-    try:
-        import openai
-    except ImportError:
-        raise LLMPackageMissing() from None
-    return openai
-
-
 def _mentions_response_format(exc: Any) -> bool:
-    return "response_format" in _error_detail(exc) or "json_object" in _error_detail(exc)
-
-
-def _error_detail(exc: Any) -> str:
-    """``: <the server's message>`` (one line, at most 200 characters), or ''."""
-    body = getattr(exc, "body", None)
-    message = ""
-    if isinstance(body, Mapping):
-        inner = body.get("error", body)
-        message = str(inner.get("message", "") if isinstance(inner, Mapping) else inner)
-    elif isinstance(body, str):
-        message = body
-    message = " ".join(message.split())[:200]
-    return f": {message}" if message else ""
-
-
-def _retry_after(exc: Any) -> float | None:
-    """Seconds from a ``Retry-After`` header (seconds or an HTTP date), or None."""
-    response = getattr(exc, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+    return "response_format" in error_detail(exc) or "json_object" in error_detail(exc)
 
 
 def _preview(answer: str) -> str:

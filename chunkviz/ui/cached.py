@@ -56,7 +56,7 @@ def cached_with_language(document: Document, language: str) -> Document:
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH_FUNCS)
-def cached_stats(document: Document, tokenizer: str) -> dict[str, int]:
+def cached_stats(document: Document, tokenizer: str) -> dict[str, int | None]:
     return document_stats(document.text, tokenizer)
 
 

@@ -51,9 +51,11 @@ from chunkviz.llm.answers import AnswerQuality
 from chunkviz.llm.client import LLMSettings
 from chunkviz.palette import strategy_colour
 from chunkviz.questions import Question, QuestionFileError, Reference, load_questions, sample_questions_path
+from chunkviz.semantic.embeddings import DEFAULT_MODEL
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.cached import cached_column_html
 from chunkviz.ui.docview import ColumnView, document_view
+from chunkviz.ui.embedmodel import model_label, retrieval_model
 from chunkviz.ui.findbest import show_find_best
 from chunkviz.ui.keys import Chunking
 from chunkviz.ui.llm import llm_session
@@ -122,6 +124,7 @@ class EvalRun:
     seconds: float
     swept: bool
     answers: tuple[AnswerQuality, ...] | None = None  # answer quality per result, when asked for
+    model: str = DEFAULT_MODEL  # the embedding model that embedded the questions and the chunks
 
 
 # ----------------------------------------------------------------------------- persistent widgets
@@ -326,8 +329,10 @@ def run_evaluation(
     swept: bool,
     techniques: Techniques | None = None,
     settings: LLMSettings | None = None,
+    model: str = DEFAULT_MODEL,
 ) -> EvalRun:
-    """Evaluate each configuration on its own (one that fails leaves the others), with a progress bar."""
+    """Evaluate each configuration on its own (one that fails leaves the others), embedded with
+    ``model``, with a progress bar."""
     began = time.perf_counter()
     bar = st.progress(0.0, text="Loading the embedding model…")
     ok: list[Planned] = []
@@ -344,6 +349,7 @@ def run_evaluation(
                     questions,
                     [plan.configuration],
                     k=k,
+                    model=model,
                     progress=_reporter(bar, i, len(planned), plan.label),
                 )
         except (ChunkvizError, ValueError) as exc:
@@ -366,7 +372,7 @@ def run_evaluation(
         if error:
             failed.append(("answer quality", error))
     bar.empty()
-    return EvalRun(tuple(ok), tuple(results), tuple(failed), time.perf_counter() - began, swept, answers)
+    return EvalRun(tuple(ok), tuple(results), tuple(failed), time.perf_counter() - began, swept, answers, model)
 
 
 def _llm_reporter(bar: Any, i: int, n: int, label: str) -> Callable[[int, int], None]:
@@ -414,7 +420,7 @@ def show_results(run: EvalRun, k: int) -> None:
         return
     labels = [p.label for p in run.planned]
     st.caption(
-        f"{len(run.results)} configurations · k = {k} · all-MiniLM-L6-v2 embeddings (offline), exact cosine"
+        f"{len(run.results)} configurations · k = {k} · {model_label(run.model)} embeddings, exact cosine"
         f"{retrieval_note(run)} · "
         f"{run.seconds:.1f} s · scores are mean ± standard deviation over the questions, in %; ★ the best of each column"
     )
@@ -574,8 +580,13 @@ def show_evaluate(
         return
     planned, swept = configured
     planned = with_techniques(planned, techniques)
+    model = retrieval_model()
     key = run_key(
-        document.text, questions, planned, k, [techniques.key(), settings.public() if techniques.calls_model else None]
+        document.text,
+        questions,
+        planned,
+        k,
+        [techniques.key(), settings.public() if techniques.calls_model else None, model],
     )
     if not show_costs(document, questions, [p.configuration for p in planned], techniques, settings):
         return
@@ -584,7 +595,7 @@ def show_evaluate(
         type="primary",
         key="eval.run",
     ):
-        store_run(key, run_evaluation(document, doc_key, questions, planned, k, swept, techniques, settings))
+        store_run(key, run_evaluation(document, doc_key, questions, planned, k, swept, techniques, settings, model))
     run = stored_run(key)
     if run is None:
         st.info("Press Run to embed the chunks and score each configuration (the first run loads the model; "

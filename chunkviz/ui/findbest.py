@@ -35,8 +35,10 @@ from chunkviz.evaluation.tune import (
 )
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.questions import Question
+from chunkviz.semantic.embeddings import DEFAULT_MODEL
 from chunkviz.strategies.base import registered
 from chunkviz.tokenizers import DEFAULT_TOKENIZER
+from chunkviz.ui.embedmodel import model_label, retrieval_model
 from chunkviz.ui.header import COMPARE
 from chunkviz.ui.lazy import opened_section
 from chunkviz.ui.reruns import rerun_page
@@ -74,10 +76,10 @@ def show_find_best(
         find_best(document, doc_key, questions, k, columns)
 
 
-def study_key(text: str, questions: Sequence[Question], k: int) -> str:
+def study_key(text: str, questions: Sequence[Question], k: int, model: str = DEFAULT_MODEL) -> str:
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
     digest.update(json.dumps([[q.question, [[r.start, r.end] for r in q.references]] for q in questions]).encode())
-    digest.update(str(k).encode())
+    digest.update(f"{k}\0{model}".encode())
     return digest.hexdigest()
 
 
@@ -107,12 +109,13 @@ def find_best(document: Document, doc_key: str, questions: Sequence[Question], k
         f"Method: {METHOD}. Sizes of the coarse grid: {', '.join(map(str, DEFAULT_SIZES))} (each strategy's size "
         f"setting); about {len(document.text):,} characters to embed per chunking."
     )
-    key = study_key(document.text, questions, k)
+    model = retrieval_model()
+    key = study_key(document.text, questions, k, model)
     if st.button(
         f"Find the best ({int(budget)} chunkings × {len(retrievers)} retrievers × {len(questions)} questions)",
         key=RUN_KEY, type="primary", disabled=not strategies or not retrievers,
     ):  # fmt: skip
-        study = run_search(document, doc_key, questions, k, strategies, retrievers, int(budget))
+        study = run_search(document, doc_key, questions, k, strategies, retrievers, int(budget), model)
         if study is not None:
             studies = dict(st.session_state.get(STUDIES, {}))
             studies.pop(key, None)
@@ -132,8 +135,9 @@ def run_search(
     strategies: Sequence[str],
     retrievers: Sequence[str],
     budget: int,
+    model: str = DEFAULT_MODEL,
 ) -> Study | None:
-    bar = st.progress(0.0, text="Loading the embedding model…")
+    bar = st.progress(0.0, text=f"Loading the embedding model ({model_label(model)})…")
 
     def progress(step: TuneProgress) -> None:
         part = (step.done + (step.embedded / step.to_embed if step.to_embed else 0)) / max(1, step.budget)
@@ -149,6 +153,7 @@ def run_search(
             k=k,
             tokenizer=st.session_state.get("tokenizer", DEFAULT_TOKENIZER),
             constraints=[Constraint("recall", ">=", _min_recall())],
+            model=model,
             progress=progress,
         )
     except (ChunkvizError, ValueError) as exc:
@@ -170,7 +175,8 @@ def show_study(study: Study, document: Document, doc_key: str, k: int, columns: 
     if not study.points:
         st.error("No configuration could be evaluated.")
         return
-    published = MINILM_ROWS if is_chroma({doc_key: document.text}) and k == 5 else ()
+    model = retrieval_model()  # the study's: studies are kept per model
+    published = MINILM_ROWS if is_chroma({doc_key: document.text}) and k == 5 and model == DEFAULT_MODEL else ()
     left, right = st.columns([1, 1])
     st.session_state.setdefault("findbest.recall", 80)
     axis = left.radio("Recall against", [IOU, TOKENS], key="findbest.x", horizontal=True)
@@ -180,7 +186,7 @@ def show_study(study: Study, document: Document, doc_key: str, k: int, columns: 
     figure = frontier_figure(study, x, "recall", published, chosen)
     st.caption(
         f"{len(study.points)} configurations ({study.chunkings} chunkings × {len(study.retrievers)} retrievers) in "
-        f"{study.seconds:.0f} s · k = {k} · every point is a configuration tried, the lines each retriever's frontier"
+        f"{study.seconds:.0f} s · k = {k} · {model_label(model)} embeddings · every point is a configuration tried, the lines each retriever's frontier"
         + (" · grey diamonds: Chroma's published MiniLM rows (all five corpora)" if published else "")
         + ". Click a point to load it into column 1 of the Compare view."
     )
@@ -195,7 +201,7 @@ def show_study(study: Study, document: Document, doc_key: str, k: int, columns: 
             f"retrieval · recall {100 * chosen.value('recall'):.1f}% · IoU {100 * chosen.value('iou'):.1f}% · "
             f"{chosen.value('tokens'):,.0f} tokens per question"
         )
-        st.code(eval_command(chosen, [doc_key], "questions.jsonl", k), language="bash")
+        st.code(eval_command(chosen, [doc_key], "questions.jsonl", k, model), language="bash")
         st.button(
             "Load it into column 1", key="findbest.load", on_click=load_point, args=(chosen, columns), type="secondary"
         )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from chunkviz.compare import outline_html
+from chunkviz.compare import outline_html, size_phrase
 from chunkviz.deadline import time_limit
 from chunkviz.document import Document, is_blank
 from chunkviz.errors import ChunkvizError
@@ -50,8 +50,7 @@ def document_header(document: Document, doc_name: str, tokenizer: str, *, contro
         else COMPARE
     )
     right.caption(
-        f"{Path(doc_name).name} · {stats['characters']:,} characters · {stats['words']:,} words · "
-        f"{stats['tokens']:,} tokens ({tokenizer}) · language {language}"
+        f"{Path(doc_name).name} · {size_phrase(stats)} · {stats['tokens']:,} tokens ({tokenizer}) · language {language}"
     )
     if is_blank(document.text):
         st.warning("The document is empty: there is nothing to chunk.")

@@ -2,7 +2,7 @@
 the document view; each column's top-k hits drawn in it and scored in a table.
 
 The row is :func:`playground_row`; :func:`playground_hits` searches each column's chunks with the
-retriever chosen in the row (dense: the default offline embedding model; bm25: keywords, nothing
+retriever chosen in the row (dense: the app's retrieval model, MiniLM unless chosen in the sidebar; bm25: keywords, nothing
 embedded; hybrid: both fused, as the Evaluate view's retrievers; only with a query), :func:`playground_scores` scores the hits
 against the expected answer and :func:`playground_table` shows both. The expected answer is a
 passage selected with the mouse in the document view or pasted; "Add to question set" keeps
@@ -43,6 +43,7 @@ from chunkviz.questions import Question
 from chunkviz.strategies.base import get_strategy
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import answer_from_state
+from chunkviz.ui.embedmodel import retrieval_model
 from chunkviz.ui.llm import llm_session, not_configured_help
 from chunkviz.ui.techniques import RETRIEVER_CHOICES, RETRIEVER_HELP
 
@@ -209,12 +210,11 @@ def chosen_retriever() -> tuple[str, str]:
 
 def playground_hits(columns: Sequence[PlaygroundColumn], query: str, k: int) -> dict[int, list[Hit]]:
     """Each run column's top-k hits for the query by the row's retriever, embedded with the
-    default offline model (chunks cached per text; bm25 embeds nothing); nothing is searched
+    app's retrieval model (chunks cached per text; bm25 embeds nothing); nothing is searched
     without a query. A model that cannot load leaves a message and no hits."""
     if not query:
         return {}
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL  # noqa: PLC0415 - only with a query
-
+    model = retrieval_model()
     retriever, fusion = chosen_retriever()
     encode = None  # the model's own encoders: queries as queries, chunks as passages
     slot = st.empty()
@@ -223,7 +223,7 @@ def playground_hits(columns: Sequence[PlaygroundColumn], query: str, k: int) -> 
         vector = None
         if retriever != "bm25":
             with slot.container(), st.spinner("Embedding the query…"):
-                vector = embed_query(query, DEFAULT_MODEL, encode)
+                vector = embed_query(query, model, encode)
         for column, run in [(c, c.run) for c in columns if c.run is not None]:
 
             def progress(done: int, total: int, label: str = column.label) -> None:
@@ -232,7 +232,7 @@ def playground_hits(columns: Sequence[PlaygroundColumn], query: str, k: int) -> 
 
             returns_parents = get_strategy(column.config.strategy).returns_parents
             out[column.i] = search(
-                run.chunks, returns_parents, vector, k, DEFAULT_MODEL, encode, progress, query=query,
+                run.chunks, returns_parents, vector, k, model, encode, progress, query=query,
                 retriever=retriever, fusion=fusion,
             )  # fmt: skip
     except (ChunkvizError, OSError) as exc:
@@ -257,21 +257,18 @@ def playground_variant_hits(
     if not settings.configured:
         st.warning(not_configured_help())
         return {}, {}
-    from chunkviz.semantic.embeddings import DEFAULT_MODEL  # noqa: PLC0415 - only with a query
-
+    model = retrieval_model()
     encode = None  # the model's own encoders: queries as queries, chunks as passages
     try:
         with (
             st.spinner("Asking the model to rewrite the query and write a hypothetical passage…"),
             llm_session(settings) as session,
         ):
-            variants = query_variants(query, QUERY_MODES, DEFAULT_MODEL, encode, session.client())
+            variants = query_variants(query, QUERY_MODES, model, encode, session.client())
         out: dict[str, dict[int, list[Hit]]] = {v.mode: {} for v in variants}
         for column, run in [(c, c.run) for c in columns if c.run is not None]:
             returns_parents = get_strategy(column.config.strategy).returns_parents
-            found = search_variants(
-                run.chunks, returns_parents, variants, k, DEFAULT_MODEL, encode, *chosen_retriever()
-            )
+            found = search_variants(run.chunks, returns_parents, variants, k, model, encode, *chosen_retriever())
             for mode, hits in found.items():
                 out[mode][column.i] = hits
     except (ChunkvizError, OSError) as exc:

