@@ -26,6 +26,8 @@ Rows, in tokens (cl100k_base, 512 tokens):
 
   floor               tiktoken's bare ``encode_ordinary`` of each text (the reference)
   recursive 0 / 50    chunkviz.chunk(text, "recursive", chunk_size=512, overlap=0 | 50)
+  recursive 0 +boundary  the same with every chunk's ``boundary`` read (the structure's analysis of
+                      the cuts runs on the first read, for all of them; chunk() alone defers it)
   fixed_tokens        chunkviz.chunk(text, "fixed_tokens", chunk_size=512, overlap=50)
   sentences           chunkviz.chunk(text, "sentences", max_tokens=512)
   paragraphs          chunkviz.chunk(text, "paragraphs", max_tokens=512)
@@ -390,6 +392,12 @@ def our_rows() -> list[Row]:
 
     return [
         Row("recursive 0", "tokens", True, chunk("recursive", chunk_size=CHUNK_SIZE, overlap=0)),
+        Row(
+            "recursive 0 +boundary",
+            "tokens",
+            True,
+            lambda text: [c.boundary for c in chunkviz.chunk(text, "recursive", chunk_size=CHUNK_SIZE, overlap=0)],
+        ),
         Row(f"recursive {OVERLAP}", "tokens", True, chunk("recursive", chunk_size=CHUNK_SIZE, overlap=OVERLAP)),
         Row("fixed_tokens", "tokens", True, chunk("fixed_tokens", chunk_size=CHUNK_SIZE, overlap=OVERLAP)),
         Row("sentences", "tokens", True, chunk("sentences", max_tokens=CHUNK_SIZE)),
@@ -637,7 +645,7 @@ def verdicts(table: dict[str, Any]) -> list[dict[str, Any]]:
                 continue
             values = numbers["to_floor"] if what == "floor" else numbers.get("speed", {}).get(what)
             if values is None:
-                print(f"  SKIP  {corpus}: {row} vs {what} (not installed)")
+                print(f"  SKIP  {corpus}: {row} vs {what} (not measured: not installed or not in --rows)")
                 continue
             median = statistics.median(values)
             ok = median <= limit if what == "floor" else median >= limit
