@@ -537,6 +537,7 @@ def warm_up(rows: list[Row]) -> float:
     sample = "# Title\n\n" + ("Some words here, and more words. Another sentence follows here. " * 200 + "\n\n") * 4
     for row in rows:
         row.run(sample)
+    len(chunkviz.Document(sample).structure.sentence_starts)  # loads the language detector and spaCy, whatever the rows
     return time.perf_counter() - t0
 
 
