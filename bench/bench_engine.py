@@ -1,51 +1,62 @@
 #!/usr/bin/env python
-"""Engine benchmark: chunkviz vs Chonkie and LangChain on cl100k_base, 512-token chunks.
+"""The engine's speed on real text: chunkviz's strategies, its peers and the tokenizer's floor.
 
-    .venv/bin/python bench/bench_engine.py --one-core [--rounds N] [--words N] [--json PATH]
-    taskset -c 0 .venv/bin/python bench/bench_engine.py [--words N] [--repeats N] [--json PATH]
+    .venv/bin/python bench/bench_engine.py [--quick] [--rounds N] [--corpora once,twice,copies,generated]
+                                           [--rows recursive,chonkie,...] [--json PATH]
 
-``--one-core`` is the check of the engine's speed targets (issue 20): it re-executes itself
-under ``taskset -c 0`` (one core), builds one ~500,000-word Markdown document (a fixed seed,
-``--seed``), and runs ``--rounds`` interleaved rounds (default 5). In each round every row is
-timed once on its own variant of the document (a unique last line, so no cache helps) between
-two bare ``encode_ordinary`` calls of that variant by the same encoder object (their mean is its
-paired reference). Times are this process's CPU time (``--clock cpu``, the default: what other
-processes on the shared core take is not counted) or wall time (``--clock wall``). It prints
-each row's median time and spread (min-max), each round's ratios and their median, and
-PASS/MISS per target from the medians:
+Everything runs on one core (the script pins itself to core 0 with ``sched_setaffinity``, what
+``taskset -c 0`` does). Times are this process's CPU time (what the other processes of a shared
+machine take is not counted) and wall time; both are printed, CPU time is the one the ratios use.
 
-  recursive, overlap 0 and 50   <= 1.3x its paired bare encode
-  fixed_tokens, overlap 50      <= 1.1x its paired bare encode
-  recursive, overlap 0          >= 1.2x the speed of Chonkie's RecursiveChunker in the same round
-                                (Chonkie's time / ours; same document, tokenizer and size)
+Corpora (each a list of texts; a row's time on a corpus is the sum over its texts, one call each):
 
-Without ``--one-core`` (below): best-of times on this process's cores, then on two.
+  once       the real documents of ``../shared/realdocs/`` and Chroma's five corpora
+             (``../shared/eval/chroma/corpora/``), each document once: 1.7 MB of distinct text
+  twice      each of those documents followed by itself (crawls hold duplicates): 3.4 MB
+  copies     the real documents of ``realdocs/`` concatenated and repeated to ~3.5 MB (13 copies):
+             one text in which every piece repeats
+  generated  ``make_document`` (pseudo-words, random sentences; the old benchmark's document)
 
-Runs every measurement on one core (the cores this process may use; ``taskset -c 0`` gives
-one), then again in a child process allowed two cores (``--cores 0,1``). Per repeat a fresh
-document of ~500,000 words is generated (a new random seed each run), and every timed call gets
-its own variant of it (a unique last line), so no cache of any chunker helps; chunkviz's shared
-span counters and documents and its token-count memo are cleared before each of its calls.
+Every call gets a text no cache has seen (a unique last line), chunkviz's caches are cleared
+before each of its calls (memoized counts, shared span counters and documents), and every peer
+chunker is built afresh inside the timed call (its own memo starts empty). The rounds are
+interleaved: each round times every row on every corpus once, so a change of load hits all rows.
 
-Timed, best of ``--repeats``:
+Rows, in tokens (cl100k_base, 512 tokens):
 
-  encode        enc.encode_ordinary(text), one call, one thread (the reference)
-  recursive     chunkviz.chunk(text, "recursive", chunk_size=512, overlap=0 | 50): end to end
-                as a user calls it (Document creation, splitting, Chunk objects with their
-                boundary from the document structure)
-  engine        the same pieces without Document/Chunks: SpanCounter + RecursiveSplitter.split_span
-  boundaries    document.structure.boundary_at(end) for the same cuts on a fresh Document
-  fixed_tokens  chunkviz.chunk(text, "fixed_tokens", chunk_size=512, overlap=50)
-  Chonkie       RecursiveChunker(tokenizer=enc, chunk_size=512) with levels "\\n\\n", "\\n",
-                whitespace, characters (chunkviz's default separators); overlap 50 adds
-                OverlapRefinery(context_size=50, method="prefix") (Chonkie has no overlap in
-                the chunker itself)
-  LangChain     RecursiveCharacterTextSplitter(chunk_size=512, chunk_overlap=0 | 50,
-                length_function=len(enc.encode(s))), default separators (the same four)
+  floor               tiktoken's bare ``encode_ordinary`` of each text (the reference)
+  recursive 0 / 50    chunkviz.chunk(text, "recursive", chunk_size=512, overlap=0 | 50)
+  recursive 0 +boundary  the same with every chunk's ``boundary`` read (the structure's analysis of
+                      the cuts runs on the first read, for all of them; chunk() alone defers it)
+  fixed_tokens        chunkviz.chunk(text, "fixed_tokens", chunk_size=512, overlap=50)
+  sentences           chunkviz.chunk(text, "sentences", max_tokens=512)
+  paragraphs          chunkviz.chunk(text, "paragraphs", max_tokens=512)
+  headings            chunkviz.chunk(text, "headings", max_tokens=512)
+  chonkie recursive   Chonkie's RecursiveChunker(tiktoken cl100k, 512), chunkviz's separators
+                      ("\\n\\n", "\\n", whitespace, characters)
+  chonkie token       Chonkie's TokenChunker(tiktoken cl100k, 512, overlap 50)
+  semchunk            semchunk.chunkerify(cl100k, 512)(text, offsets=True)
+  langchain           LangChain's RecursiveCharacterTextSplitter(512, length = cl100k tokens)
+  text-splitter       semantic-text-splitter's TextSplitter.from_tiktoken_model(gpt-3.5-turbo, 512)
 
-Ratios: time / encode time (targets: recursive <= 1.3x, fixed_tokens <= 1.1x) and our time /
-the peer's time (below 1 = faster). The first call in a fresh process (imports: spaCy for
-sentence boundaries, markdown-it) is reported separately and not in the best-of times.
+in characters (2,000):
+
+  recursive chars     chunkviz.chunk(text, "recursive", tokenizer="chars", chunk_size=2000, overlap=0)
+  fixed_chars         chunkviz.chunk(text, "fixed_chars", chunk_size=2000, overlap=0)
+  chonkie recursive c RecursiveChunker("character", 2000), the same separators
+  chonkie token c     TokenChunker("character", 2000)
+  semchunk c          semchunk.chunkerify(len, 2000)
+  langchain c         RecursiveCharacterTextSplitter(2000, length = len)
+  text-splitter c     TextSplitter(2000, trim=False)
+  memchunk c          memchunk.chunk_offsets(utf-8 bytes, size=2000): byte offsets, not exact
+  chonkie-core c      chonkie_core.chunk_offsets(utf-8 bytes, size=2000): byte offsets, not exact
+
+For every row and corpus it prints MB/s (UTF-8 bytes per CPU second, and per wall second), the
+row's time over the floor's (median and min-max over the rounds, each round's ratio taken with
+the floor of the same round and corpus) and, for chunkviz's rows, its speed over each peer's of
+the same unit (the peer's time / ours, per round). Then PASS/MISS for issue 39's targets.
+A peer that is not installed is skipped with a note (``pip install -e '.[bench]'``).
+``--quick``: two rounds, ``copies`` cut to ~1 MB and a 50,000-word generated document.
 """
 
 from __future__ import annotations
@@ -56,12 +67,11 @@ import json
 import os
 import platform
 import random
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -70,14 +80,12 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 import chunkviz  # noqa: E402
-from chunkviz.document.model import Document  # noqa: E402
-from chunkviz.spancount import SpanCounter, clear_shared_counters  # noqa: E402
-from chunkviz.splitting import PRESETS, RecursiveSplitter  # noqa: E402
-from chunkviz.tokenizers import WORKERS_ENV, encode_workers, get_tokenizer  # noqa: E402
+from chunkviz.tokenizers import get_tokenizer  # noqa: E402
 
 CHUNK_SIZE = 512
 OVERLAP = 50
-#: The seed of ``make_document``'s default (bench_app.py uses it); this benchmark draws a new one per run.
+CHARS = 2000
+#: The seed of ``make_document``'s default (bench_app.py and the digest tests use it).
 SEED = 20240611
 
 # --------------------------------------------------------------------------------------------
@@ -289,493 +297,416 @@ def make_document(target_words: int, seed: int = SEED) -> tuple[str, dict[str, i
 
 
 # --------------------------------------------------------------------------------------------
+# Corpora
+# --------------------------------------------------------------------------------------------
+
+
+def shared_dir() -> Path:
+    """The shared data folder: ``$CHUNKVIZ_SHARED`` if set, else the first ``shared`` folder
+    beside the repository or beside its parent (a worktree's)."""
+    env = os.environ.get("CHUNKVIZ_SHARED")
+    if env:
+        return Path(env).expanduser()
+    candidates = [REPO_ROOT.parent / "shared", REPO_ROOT.parent.parent / "shared"]
+    return next((c for c in candidates if c.is_dir()), candidates[0])
+
+
+#: Notes in the realdocs folder, not documents.
+NOT_DOCUMENTS = {"SOURCES.md", "README.md"}
+
+
+def _read(path: Path) -> str:
+    with open(path, encoding="utf-8", newline="") as handle:  # CRLF kept as it is
+        return handle.read()
+
+
+def real_documents(shared: Path) -> list[tuple[str, str]]:
+    """(name, text) of the real documents and Chroma's five corpora (empty when absent)."""
+    folders = [shared / "realdocs", shared / "eval" / "chroma" / "corpora"]
+    docs = []
+    for folder in folders:
+        if folder.is_dir():
+            for path in sorted(folder.iterdir()):
+                if path.is_file() and not path.name.startswith(".") and path.name not in NOT_DOCUMENTS:
+                    docs.append((path.name, _read(path)))
+    return docs
+
+
+def corpora(names: list[str], quick: bool, words: int) -> dict[str, list[str]]:
+    """The corpora by name (module docstring): each a list of texts, one call each."""
+    shared = shared_dir()
+    docs = real_documents(shared)
+    realdocs = [text for name, text in docs if (shared / "realdocs" / name).is_file()]
+    out: dict[str, list[str]] = {}
+    if docs:
+        if "once" in names:
+            out["once"] = [text for _, text in docs]
+        if "twice" in names:
+            out["twice"] = [text + "\n\n" + text for _, text in docs]
+        if "copies" in names:
+            one = "\n\n".join(realdocs)
+            target = 1_000_000 if quick else 3_500_000
+            copies = max(1, round(target / len(one.encode())))
+            out["copies"] = ["\n\n".join([one] * copies)]
+    else:
+        print(f"  SKIP the real corpora: {shared / 'realdocs'} not found (set CHUNKVIZ_SHARED)")
+    if "generated" in names:
+        out["generated"] = [make_document(50_000 if quick else words)[0]]
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Rows
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    unit: str  # "tokens", "chars" or "floor"
+    ours: bool
+    run: Callable[[str], Any]
+
+
+def clear_ours() -> None:
+    """chunkviz starts cold: no memoized counts, shared span counters, documents or search caches."""
+    from chunkviz.document.model import SHARED_DOCUMENTS
+    from chunkviz.spancount import clear_shared_counters
+    from chunkviz.splitting import recursive
+    from chunkviz.tokenizers import _cached_tokenizer
+
+    for name in ("cl100k_base", "chars"):
+        tokenizer = _cached_tokenizer(name)
+        tokenizer.count.cache_clear()  # type: ignore[attr-defined]
+        clear_pieces = getattr(tokenizer, "clear_caches", None)
+        if clear_pieces is not None:
+            clear_pieces()
+    clear_shared_counters()
+    SHARED_DOCUMENTS.clear()
+    recursive._present.cache_clear()
+
+
+def our_rows() -> list[Row]:
+    def chunk(strategy: str, **params: Any) -> Callable[[str], Any]:
+        return lambda text: chunkviz.chunk(text, strategy, **params)
+
+    return [
+        Row("recursive 0", "tokens", True, chunk("recursive", chunk_size=CHUNK_SIZE, overlap=0)),
+        Row(
+            "recursive 0 +boundary",
+            "tokens",
+            True,
+            lambda text: [c.boundary for c in chunkviz.chunk(text, "recursive", chunk_size=CHUNK_SIZE, overlap=0)],
+        ),
+        Row(f"recursive {OVERLAP}", "tokens", True, chunk("recursive", chunk_size=CHUNK_SIZE, overlap=OVERLAP)),
+        Row("fixed_tokens", "tokens", True, chunk("fixed_tokens", chunk_size=CHUNK_SIZE, overlap=OVERLAP)),
+        Row("sentences", "tokens", True, chunk("sentences", max_tokens=CHUNK_SIZE)),
+        Row("paragraphs", "tokens", True, chunk("paragraphs", max_tokens=CHUNK_SIZE)),
+        Row("headings", "tokens", True, chunk("headings", max_tokens=CHUNK_SIZE)),
+        Row("recursive chars", "chars", True, chunk("recursive", tokenizer="chars", chunk_size=CHARS, overlap=0)),
+        Row("fixed_chars", "chars", True, chunk("fixed_chars", chunk_size=CHARS, overlap=0)),
+    ]
+
+
+def peer_rows(enc: Any) -> tuple[list[Row], list[str]]:  # noqa: C901 - one block per peer
+    """The peers that are installed, as rows; and a note per missing one."""
+    rows: list[Row] = []
+    notes: list[str] = []
+    try:
+        from chonkie import RecursiveChunker, TokenChunker
+        from chonkie.types.recursive import RecursiveLevel, RecursiveRules
+
+        def rules() -> RecursiveRules:
+            return RecursiveRules(
+                levels=[
+                    RecursiveLevel(delimiters=["\n\n"]),
+                    RecursiveLevel(delimiters=["\n"]),
+                    RecursiveLevel(whitespace=True),
+                    RecursiveLevel(),
+                ]
+            )
+
+        rows += [
+            Row(
+                "chonkie recursive",
+                "tokens",
+                False,
+                lambda t: RecursiveChunker(tokenizer=enc, chunk_size=CHUNK_SIZE, rules=rules()).chunk(t),
+            ),
+            Row(
+                "chonkie token",
+                "tokens",
+                False,
+                lambda t: TokenChunker(tokenizer=enc, chunk_size=CHUNK_SIZE, chunk_overlap=OVERLAP).chunk(t),
+            ),
+            Row(
+                "chonkie recursive c",
+                "chars",
+                False,
+                lambda t: RecursiveChunker(tokenizer="character", chunk_size=CHARS, rules=rules()).chunk(t),
+            ),
+            Row(
+                "chonkie token c",
+                "chars",
+                False,
+                lambda t: TokenChunker(tokenizer="character", chunk_size=CHARS).chunk(t),
+            ),
+        ]
+    except ImportError as exc:
+        notes.append(f"SKIP Chonkie: pip install -e '.[bench]' ({exc})")
+    try:
+        import semchunk
+
+        rows += [
+            Row("semchunk", "tokens", False, lambda t: semchunk.chunkerify(enc, CHUNK_SIZE)(t, offsets=True)),
+            Row("semchunk c", "chars", False, lambda t: semchunk.chunkerify(len, CHARS)(t, offsets=True)),
+        ]
+    except ImportError as exc:
+        notes.append(f"SKIP semchunk: pip install -e '.[bench]' ({exc})")
+    try:
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+        def tokens_of(s: str) -> int:
+            return len(enc.encode_ordinary(s))
+
+        rows += [
+            Row(
+                "langchain",
+                "tokens",
+                False,
+                lambda t: RecursiveCharacterTextSplitter(
+                    chunk_size=CHUNK_SIZE, chunk_overlap=0, length_function=tokens_of, add_start_index=True
+                ).create_documents([t]),
+            ),
+            Row(
+                "langchain c",
+                "chars",
+                False,
+                lambda t: RecursiveCharacterTextSplitter(
+                    chunk_size=CHARS, chunk_overlap=0, add_start_index=True
+                ).create_documents([t]),
+            ),
+        ]
+    except ImportError as exc:
+        notes.append(f"SKIP LangChain: pip install -e '.[bench]' ({exc})")
+    try:
+        from semantic_text_splitter import TextSplitter
+
+        rows += [
+            Row(
+                "text-splitter",
+                "tokens",
+                False,
+                lambda t: TextSplitter.from_tiktoken_model("gpt-3.5-turbo", CHUNK_SIZE, trim=False).chunk_indices(t),
+            ),
+            Row("text-splitter c", "chars", False, lambda t: TextSplitter(CHARS, trim=False).chunk_indices(t)),
+        ]
+    except ImportError as exc:
+        notes.append(f"SKIP semantic-text-splitter: pip install -e '.[bench]' ({exc})")
+    try:
+        import memchunk
+
+        rows.append(Row("memchunk c", "chars", False, lambda t: memchunk.chunk_offsets(t.encode(), size=CHARS)))
+    except ImportError as exc:
+        notes.append(f"SKIP memchunk: pip install -e '.[bench]' ({exc})")
+    try:
+        import chonkie_core
+
+        rows.append(Row("chonkie-core c", "chars", False, lambda t: chonkie_core.chunk_offsets(t.encode(), size=CHARS)))
+    except ImportError as exc:
+        notes.append(f"SKIP chonkie-core: pip install -e '.[bench]' ({exc})")
+    return rows, notes
+
+
+# --------------------------------------------------------------------------------------------
 # Measurement
 # --------------------------------------------------------------------------------------------
 
 
-def _clear_ours() -> None:
-    """Start a run of ours cold: no memoized counts, no kept tokenization or Document."""
-    get_tokenizer("cl100k_base").count.cache_clear()  # type: ignore[attr-defined]
-    clear_shared_counters()
-    from chunkviz.document.model import SHARED_DOCUMENTS
-
-    SHARED_DOCUMENTS.clear()
-
-
-def _variant(text: str, label: str) -> str:
-    """A copy of ``text`` that no cache has seen (a unique last line)."""
-    return f"{text}\nRun {label} {random.random():.12f}.\n"
-
-
-def _timed(fn: Callable[[str], Any], text: str) -> tuple[float, Any]:
-    _clear_ours()
-    gc.collect()
-    t0 = time.perf_counter()
-    out = fn(text)
-    return time.perf_counter() - t0, out
-
-
-def ours_engine(overlap: int) -> Callable[[str], Any]:
-    tok = get_tokenizer("cl100k_base")
-
-    def run(text: str) -> Any:
-        splitter = RecursiveSplitter(
-            text, tok, CHUNK_SIZE, overlap, list(PRESETS["default"]), counter=SpanCounter(text, tok)
-        )
-        return splitter.split_span(0, len(text))
-
-    return run
-
-
-def peers(enc) -> tuple[dict[str, Callable[[str], Any]], list[str]]:  # noqa: ANN001
-    """Peer chunkers as text -> chunks, by row name; plus notes on peers that are missing."""
-    out: dict[str, Callable[[str], Any]] = {}
-    notes: list[str] = []
+def pin_to_one_core() -> None:
+    """Run on core 0 alone (what ``taskset -c 0`` does), when the machine lets us."""
     try:
-        from chonkie import OverlapRefinery, RecursiveChunker
-        from chonkie.types.recursive import RecursiveLevel, RecursiveRules
-
-        rules = RecursiveRules(
-            levels=[
-                RecursiveLevel(delimiters=["\n\n"]),
-                RecursiveLevel(delimiters=["\n"]),
-                RecursiveLevel(whitespace=True),
-                RecursiveLevel(),
-            ]
-        )
-
-        def chonkie_plain(text: str) -> Any:
-            return RecursiveChunker(tokenizer=enc, chunk_size=CHUNK_SIZE, rules=rules).chunk(text)
-
-        def chonkie_overlap(text: str) -> Any:
-            chunks = RecursiveChunker(tokenizer=enc, chunk_size=CHUNK_SIZE, rules=rules).chunk(text)
-            return OverlapRefinery(tokenizer=enc, context_size=OVERLAP, method="prefix").refine(chunks)
-
-        out["chonkie 0"] = chonkie_plain
-        out[f"chonkie {OVERLAP}"] = chonkie_overlap
-    except ImportError as exc:
-        notes.append(f"SKIP Chonkie: pip install -e '.[bench]' ({exc})")
-    try:
-        from langchain_text_splitters import RecursiveCharacterTextSplitter
-
-        def lc_len(s: str) -> int:
-            return len(enc.encode(s))
-
-        def langchain(overlap: int) -> Callable[[str], Any]:
-            return lambda text: RecursiveCharacterTextSplitter(
-                chunk_size=CHUNK_SIZE, chunk_overlap=overlap, length_function=lc_len
-            ).split_text(text)
-
-        out["langchain 0"] = langchain(0)
-        out[f"langchain {OVERLAP}"] = langchain(OVERLAP)
-    except ImportError as exc:
-        notes.append(f"SKIP LangChain: pip install -e '.[bench]' ({exc})")
-    return out, notes
+        os.sched_setaffinity(0, {0})
+    except (AttributeError, OSError) as exc:  # pragma: no cover - not on every platform
+        print(f"  (could not pin to one core: {exc}; times include other cores' work)")
 
 
-def _boundary_time(text: str, ends: list[int]) -> float:
-    """Seconds to read ``structure.boundary_at`` for ``ends`` on a fresh Document of ``text``
-    (what ``to_chunks`` does for every chunk; includes the lazy parsing it triggers)."""
-    _clear_ours()
-    gc.collect()
+def warm_up(rows: list[Row]) -> float:
+    """Load what a first call loads (tokenizer tables, spaCy, markdown-it, the peers' modules)."""
     t0 = time.perf_counter()
-    boundary_at = Document(text).structure.boundary_at
-    for end in ends:
-        boundary_at(end)
+    sample = "# Title\n\n" + ("Some words here, and more words. Another sentence follows here. " * 200 + "\n\n") * 4
+    for row in rows:
+        row.run(sample)
+    len(chunkviz.Document(sample).structure.sentence_starts)  # loads the language detector and spaCy, whatever the rows
     return time.perf_counter() - t0
 
 
-def run_repeat(text: str, enc, others: dict[str, Callable[[str], Any]]) -> tuple[dict[str, float], dict[str, float]]:  # noqa: ANN001
-    """One round: every row timed once on its own variant of ``text``, each right after a bare
-    encode of that variant (the paired reference, so load changes hit both alike). Returns the
-    times and each row's time over its paired encode time."""
-    rows: dict[str, tuple[Callable[[str], Any], Callable[[str, Any], float] | None]] = {}
-    for overlap in (0, OVERLAP):
-        rows[f"recursive {overlap}"] = (
-            lambda t, o=overlap: chunkviz.chunk(t, "recursive", chunk_size=CHUNK_SIZE, overlap=o),
-            None,
-        )
-        rows[f"engine {overlap}"] = (ours_engine(overlap), lambda t, pieces: _boundary_time(t, [p.end for p in pieces]))
-    rows["fixed_tokens"] = (
-        lambda t: chunkviz.chunk(t, "fixed_tokens", chunk_size=CHUNK_SIZE, overlap=OVERLAP),
-        lambda t, chunks: _boundary_time(t, [c.end for c in chunks]),
-    )
-    for name, fn in others.items():
-        rows[name] = (fn, None)
-    times: dict[str, float] = {}
-    paired: dict[str, float] = {}
-    for name, (fn, then) in rows.items():
-        variant = _variant(text, name)
+def time_row(row: Row, texts: list[str], label: str) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of ``row`` over ``texts``, one call each, each on a variant
+    of its text that no cache has seen, with chunkviz's caches cleared before each call."""
+    cpu = wall = 0.0
+    for k, text in enumerate(texts):
+        variant = f"{text}\nRun {label} {k} {random.random():.12f}.\n"
+        clear_ours()
         gc.collect()
-        t0 = time.perf_counter()
-        enc.encode_ordinary(variant)
-        encode_time = time.perf_counter() - t0
-        times[name], out = _timed(fn, variant)
-        paired[name] = times[name] / encode_time
-        times["encode"] = min(times.get("encode", encode_time), encode_time)
-        if then is not None:  # the structure's boundaries of these cuts, on a fresh Document
-            row = "boundaries fixed" if name == "fixed_tokens" else name.replace("engine", "boundaries")
-            times[row] = then(variant, out)
-            paired[row] = times[row] / encode_time
-        del out
-    return times, paired
-
-
-def warm_up(enc) -> float:  # noqa: ANN001
-    """Load everything a first call loads (tokenizer tables, spaCy, markdown-it); its time."""
-    t0 = time.perf_counter()
-    sample = "# Title\n\n" + ("Some words here, and more words. Another sentence follows here. " * 300 + "\n\n") * 4
-    for strategy, overlap in (("recursive", 0), ("recursive", OVERLAP), ("fixed_tokens", OVERLAP)):
-        chunkviz.chunk(sample, strategy, chunk_size=64, overlap=overlap)
-    enc.encode_ordinary(sample)
-    return time.perf_counter() - t0
-
-
-ROWS = [
-    ("encode", "bare encode_ordinary (reference)"),
-    ("recursive 0", "ours recursive, overlap 0"),
-    ("engine 0", "  engine only (no Document/Chunks)"),
-    ("boundaries 0", "  structure.boundary_at of its cuts"),
-    ("recursive 50", "ours recursive, overlap 50"),
-    ("engine 50", "  engine only (no Document/Chunks)"),
-    ("boundaries 50", "  structure.boundary_at of its cuts"),
-    ("fixed_tokens", "ours fixed_tokens, overlap 50"),
-    ("boundaries fixed", "  structure.boundary_at of its cuts"),
-    ("chonkie 0", "Chonkie RecursiveChunker"),
-    ("chonkie 50", "Chonkie RecursiveChunker + OverlapRefinery(50)"),
-    ("langchain 0", "LangChain RecursiveCharacterTextSplitter, overlap 0"),
-    ("langchain 50", "LangChain RecursiveCharacterTextSplitter, overlap 50"),
-]
-
-
-def report(best: dict[str, float], to_encode: dict[str, float], cores: str) -> dict[str, float]:
-    """Print the table and the ratios; return the ratios. ``to_encode``: each row's median
-    ratio to the encode timed just before it (robust on a busy machine); ``best``: best times."""
-    enc_t = best["encode"]
-    print(f"\n  {'row':<52} {'best':>9} {'/ encode':>9}  (median of time / paired encode)")
-    print(f"  {'bare encode_ordinary (reference)':<52} {enc_t * 1000:7.0f}ms {1:8.2f}x")
-    for row, label in ROWS[1:]:
-        if row in best:
-            print(f"  {label:<52} {best[row] * 1000:7.0f}ms {to_encode[row]:8.2f}x")
-    ratios: dict[str, float] = {}
-    print(f"\n  ratios on {cores} (to encode: median of paired ratios; to peers: best time / best time):")
-    for overlap in (0, OVERLAP):
-        ours = best[f"recursive {overlap}"]
-        ratio = to_encode[f"recursive {overlap}"]
-        ratios[f"recursive_{overlap}_vs_encode"] = ratio
-        line = f"    recursive overlap {overlap:>2}: {ratio:5.2f}x encode (target <= 1.3x, {'PASS' if ratio <= 1.3 else 'MISS'})"
-        line += f"; engine only {to_encode[f'engine {overlap}']:5.2f}x encode"
-        for peer in ("chonkie", "langchain"):
-            if f"{peer} {overlap}" in best:
-                ratios[f"recursive_{overlap}_vs_{peer}"] = ours / best[f"{peer} {overlap}"]
-                line += f"; {ours / best[f'{peer} {overlap}']:5.2f}x {peer.capitalize()}"
-        print(line)
-    fixed = to_encode["fixed_tokens"]
-    ratios["fixed_tokens_vs_encode"] = fixed
-    print(
-        f"    fixed_tokens overlap {OVERLAP}: {fixed:5.2f}x encode (target <= 1.1x, {'PASS' if fixed <= 1.1 else 'MISS'})"
-        f"; without its boundaries ~{fixed - to_encode['boundaries fixed']:5.2f}x encode"
-    )
-    return ratios
-
-
-# --------------------------------------------------------------------------------------------
-# --one-core: the speed targets, in interleaved rounds
-# --------------------------------------------------------------------------------------------
-
-#: (row, target kind, limit): "encode" rows pass at a median ratio to their paired encode <= limit;
-#: "speed" rows at a median speed over the peer's (the peer's time / ours, same round) >= limit.
-TARGETS: list[tuple[str, str, float]] = [
-    ("recursive 0", "encode", 1.3),
-    (f"recursive {OVERLAP}", "encode", 1.3),
-    ("fixed_tokens", "encode", 1.1),
-    ("recursive 0", "speed chonkie 0", 1.2),
-]
-ONE_CORE_LABELS = {
-    "encode": "bare enc.encode_ordinary (reference)",
-    "recursive 0": "chunkviz.chunk recursive, overlap 0",
-    f"recursive {OVERLAP}": f"chunkviz.chunk recursive, overlap {OVERLAP}",
-    "fixed_tokens": f"chunkviz.chunk fixed_tokens, overlap {OVERLAP}",
-    "  engine 0": "  engine only: SpanCounter + RecursiveSplitter",
-    f"  engine {OVERLAP}": "  engine only: SpanCounter + RecursiveSplitter",
-    "  boundaries 0": "  structure.boundaries_at of its cuts, fresh Document",
-    f"  boundaries {OVERLAP}": "  structure.boundaries_at of its cuts, fresh Document",
-    "  fixed windows": "  tokens, windows, counts (no Document/Chunks)",
-    "  boundaries fixed": "  structure.boundaries_at of its cuts, fresh Document",
-    "chonkie 0": "Chonkie RecursiveChunker",
-    f"chonkie {OVERLAP}": f"Chonkie RecursiveChunker + OverlapRefinery({OVERLAP})",
-    "langchain 0": "LangChain RecursiveCharacterTextSplitter, overlap 0",
-    f"langchain {OVERLAP}": f"LangChain RecursiveCharacterTextSplitter, overlap {OVERLAP}",
-}
-
-
-def pin_to_one_core(argv: list[str]) -> None:
-    """Re-execute this script under ``taskset -c 0`` unless it already runs on core 0 alone
-    (without taskset: pin this process with ``sched_setaffinity``, which taskset does too)."""
-    if os.sched_getaffinity(0) == {0}:
-        return
-    if shutil.which("taskset"):
-        os.execvp("taskset", ["taskset", "-c", "0", sys.executable, os.path.abspath(__file__), *argv])
-    os.sched_setaffinity(0, {0})
-
-
-def fixed_windows_only(text: str) -> Any:
-    """fixed_tokens without Document and Chunks: tokenization, windows and each window's count."""
-    from chunkviz.splitting.windows import document_tokens, overlapping_windows, windows_metadata
-
-    tok = get_tokenizer("cl100k_base")
-    counter = SpanCounter(text, tok)
-    tokens = document_tokens(text, counter)
-    return windows_metadata(overlapping_windows(tokens, CHUNK_SIZE, OVERLAP), counter, CHUNK_SIZE, token_range=True)
-
-
-def boundaries_only(ends: list[int]) -> Callable[[str], Any]:
-    """The structure's boundaries at ``ends`` on a fresh Document (what to_chunks asks for, with
-    the lazy parsing it triggers)."""
-    return lambda text: Document(text).structure.boundaries_at(ends)
-
-
-def one_core_rows(
-    text: str,
-    enc,  # noqa: ANN001
-    with_langchain: bool,
-) -> tuple[dict[str, Callable[[str], Any]], list[str]]:
-    """The rows of a round, as text -> result, and notes on peers that are missing. Rows named
-    ``  ...`` are parts of the row above them (for where the time goes; no target)."""
-    tok = get_tokenizer("cl100k_base")
-    rows: dict[str, Callable[[str], Any]] = {}
-    for overlap in (0, OVERLAP):
-        rows[f"recursive {overlap}"] = lambda t, o=overlap: chunkviz.chunk(
-            t, "recursive", chunk_size=CHUNK_SIZE, overlap=o
-        )
-        rows[f"  engine {overlap}"] = ours_engine(overlap)
-        # the cuts of this document (a variant only adds a last line of the same length)
-        ends = [p.end for p in ours_engine(overlap)(text)]
-        rows[f"  boundaries {overlap}"] = boundaries_only(ends)
-    rows["fixed_tokens"] = lambda t: chunkviz.chunk(t, "fixed_tokens", chunk_size=CHUNK_SIZE, overlap=OVERLAP)
-    rows["  fixed windows"] = fixed_windows_only
-    rows["  boundaries fixed"] = boundaries_only(
-        [c.end for c in chunkviz.chunk(text, "fixed_tokens", tokenizer=tok, chunk_size=CHUNK_SIZE, overlap=OVERLAP)]
-    )
-    others, notes = peers(enc)
-    for name, fn in others.items():
-        if with_langchain or not name.startswith("langchain"):
-            rows[name] = fn
-    return rows, notes
-
-
-#: ``--clock``: what a time is. ``cpu`` (this process's CPU time, every thread) does not count the
-#: time other processes on the same core take from it; ``wall`` does.
-CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
-
-
-def one_core_round(
-    text: str,
-    enc,  # noqa: ANN001
-    rows: dict[str, Callable[[str], Any]],
-    clock: Callable[[], float],
-) -> dict[str, tuple[float, float]]:
-    """One round: per row, (its time, its paired encode time: the mean of a bare encode of its
-    variant just before it and one just after, so a change of load during the row hits both)."""
-
-    def encode(variant: str) -> float:
-        gc.collect()
-        t0 = clock()
-        enc.encode_ordinary(variant)
-        return clock() - t0
-
-    out: dict[str, tuple[float, float]] = {}
-    for name, fn in rows.items():
-        variant = _variant(text, name)
-        before = encode(variant)
-        _clear_ours()
-        gc.collect()
-        t0 = clock()
-        result = fn(variant)
-        seconds = clock() - t0
+        c0, w0 = time.process_time(), time.perf_counter()
+        result = row.run(variant)
+        cpu += time.process_time() - c0
+        wall += time.perf_counter() - w0
         del result
-        out[name] = (seconds, (before + encode(variant)) / 2)
+    return cpu, wall
+
+
+def measure(
+    rows: list[Row], data: dict[str, list[str]], rounds: int
+) -> dict[str, dict[str, list[tuple[float, float]]]]:
+    """times[corpus][row] = [(cpu, wall) per round]; the floor is timed before and after the
+    other rows of each corpus and round (its time there is the mean of the two)."""
+    times: dict[str, dict[str, list[tuple[float, float]]]] = {c: {} for c in data}
+    for r in range(rounds):
+        for corpus, texts in data.items():
+            before = time_row(rows[0], texts, f"floor {r}")
+            for row in rows[1:]:
+                times[corpus].setdefault(row.name, []).append(time_row(row, texts, f"{row.name} {r}"))
+            after = time_row(rows[0], texts, f"floor' {r}")
+            times[corpus].setdefault("floor", []).append(((before[0] + after[0]) / 2, (before[1] + after[1]) / 2))
+            print(
+                f"  round {r + 1} {corpus}: "
+                + ", ".join(f"{name} {ts[-1][0]:.2f}" for name, ts in times[corpus].items())
+                + " s CPU",
+                flush=True,
+            )
+    return times
+
+
+# --------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------
+
+
+def _spread(values: list[float], fmt: str = "{:.2f}") -> str:
+    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def report(
+    rows: list[Row], data: dict[str, list[str]], times: dict[str, dict[str, list[tuple[float, float]]]]
+) -> dict[str, Any]:
+    """Print each corpus's table and the speed ratios; return the numbers."""
+    out: dict[str, Any] = {}
+    for corpus, texts in data.items():
+        mb = sum(len(t.encode()) for t in texts) / 1e6
+        floor = [cpu for cpu, _ in times[corpus]["floor"]]
+        print(f"\n== {corpus}: {len(texts)} text(s), {mb:.2f} MB; median (min-max) over {len(floor)} rounds")
+        print(f"  {'row':<22} {'MB/s CPU':>20} {'MB/s wall':>20} {'x floor (CPU)':>20}")
+        table: dict[str, Any] = {}
+        for row in rows:
+            cpu = [c for c, _ in times[corpus][row.name]]
+            wall = [w for _, w in times[corpus][row.name]]
+            to_floor = [c / f for c, f in zip(cpu, floor)]
+            table[row.name] = {"cpu_s": cpu, "wall_s": wall, "to_floor": to_floor, "mb": mb}
+            print(
+                f"  {row.name:<22} {_spread([mb / c for c in cpu], '{:.1f}'):>20} "
+                f"{_spread([mb / w for w in wall], '{:.1f}'):>20} {_spread(to_floor):>20}"
+            )
+        print("  speed over each peer (the peer's CPU time / ours, per round):")
+        for ours in (row for row in rows if row.ours):
+            peers = [row for row in rows if not row.ours and row.unit == ours.unit]
+            parts = []
+            for peer in peers:
+                speed = [p / o for (p, _), (o, _) in zip(times[corpus][peer.name], times[corpus][ours.name])]
+                table[ours.name].setdefault("speed", {})[peer.name] = speed
+                parts.append(f"{peer.name} {_spread(speed)}")
+            print(f"    {ours.name:<18} " + "; ".join(parts))
+        out[corpus] = table
     return out
 
 
-def _spread(values: list[float], scale: float = 1.0, fmt: str = "{:.0f}") -> str:
-    return f"{fmt.format(statistics.median(values) * scale)} ({fmt.format(min(values) * scale)}-{fmt.format(max(values) * scale)})"
+#: Issue 39's targets: (corpora, row, what, limit); "floor" is a median ratio to the floor at most
+#: ``limit``, a peer's name a median speed over that peer at least ``limit``.
+TARGETS: list[tuple[tuple[str, ...], str, str, float]] = [
+    (("once", "twice"), "recursive 0", "floor", 1.2),
+    (("once", "twice"), "fixed_tokens", "floor", 1.1),
+    (("once", "twice"), "sentences", "floor", 2.0),
+    (("once", "twice"), "headings", "floor", 2.0),
+    (("once", "twice"), "recursive 0", "chonkie recursive", 1.5),
+    (("once", "twice"), "recursive chars", "chonkie recursive c", 1.5),
+    (("copies",), "recursive 0", "chonkie recursive", 1.0),
+    (("once", "twice"), "recursive 0", "semchunk", 1.5),
+    (("once", "twice"), "recursive 0", "langchain", 3.0),
+]
 
 
-def one_core_report(rounds: list[dict[str, tuple[float, float]]]) -> dict[str, Any]:
-    """Print medians, spreads, per-round ratios and PASS/MISS per target; return the numbers."""
-    names = list(rounds[0])
-    times = {name: [r[name][0] for r in rounds] for name in names}
-    times["encode"] = [e for r in rounds for _, e in r.values()]
-    to_encode = {name: [r[name][0] / r[name][1] for r in rounds] for name in names}
-    print(f"\n  {'row':<54} {'median (min-max) ms':>22}  {'/ paired encode, median (min-max)':>34}")
-    for name in ["encode", *names]:
-        ratio = _spread(to_encode[name], fmt="{:.2f}") if name in to_encode else "1"
-        print(f"  {ONE_CORE_LABELS.get(name, name):<54} {_spread(times[name], 1000):>22}  {ratio:>34}")
-    print("\n  per round (time / paired encode; speed = peer's time / ours):")
-    for k, r in enumerate(rounds):
-        parts = [f"{name} {r[name][0] / r[name][1]:.2f}x" for name in names if not name.startswith(" ")]
-        for overlap in (0, OVERLAP):
-            if f"chonkie {overlap}" in r:
-                speed = r[f"chonkie {overlap}"][0] / r[f"recursive {overlap}"][0]
-                parts.append(f"speed {overlap} vs chonkie {overlap} {speed:.2f}x")
-        print(f"    round {k + 1}: " + ", ".join(parts))
-    best_encode = min(times["encode"])
-    print(
-        "\n  best of the rounds / best encode (load only adds time): "
-        + ", ".join(f"{name.strip()} {min(times[name]) / best_encode:.2f}x" for name in names)
-    )
-    print("\n  targets (median over rounds):")
-    verdicts: dict[str, Any] = {}
-    for row, kind, limit in TARGETS:
-        if kind == "encode":
-            values = to_encode[row]
-            ok = statistics.median(values) <= limit
-            what = f"{row} / encode <= {limit}x"
-        else:
-            peer = kind.removeprefix("speed ")
-            if peer not in times:
-                print(f"    SKIP {row} vs {peer}: not installed")
+def verdicts(table: dict[str, Any]) -> list[dict[str, Any]]:
+    print("\n== targets (issue 39; medians over the rounds)")
+    found = []
+    for corpora_, row, what, limit in TARGETS:
+        for corpus in corpora_:
+            numbers = table.get(corpus, {}).get(row)
+            if numbers is None:
                 continue
-            values = [r[peer][0] / r[row][0] for r in rounds]
-            ok = statistics.median(values) >= limit
-            what = f"{row} speed / {peer} >= {limit}x"
-        verdicts[what] = {"median": statistics.median(values), "min": min(values), "max": max(values), "pass": ok}
-        print(f"    {'PASS' if ok else 'MISS'}  {what:<40} median {_spread(values, fmt='{:.2f}')}")
-    return {"times": times, "ratio_to_encode": to_encode, "targets": verdicts}
-
-
-def one_core(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``--one-core`` measurement (module docstring)."""
-    tok = get_tokenizer("cl100k_base")
-    enc = tok.encoding
-    first_call = warm_up(enc)
-    text, stats = make_document(args.words, args.seed)
-    rows, notes = one_core_rows(text, enc, args.langchain)
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(
-        f"chunkviz engine, one core (affinity {sorted(os.sched_getaffinity(0))}): cl100k_base, chunk_size {CHUNK_SIZE}, "
-        f"seed {args.seed}: {stats['words']:,} words, {stats['chars']:,} chars; {args.rounds} rounds, {args.clock} time; "
-        f"loadavg {load}; first call in this process {first_call:.2f}s",
-        flush=True,
-    )
-    for note in notes:
-        print("  " + note)
-    rounds = []
-    for k in range(args.rounds):
-        rounds.append(one_core_round(text, enc, rows, CLOCKS[args.clock]))
-        print(
-            f"  round {k + 1}: "
-            + ", ".join(f"{name} {s * 1000:.0f} (encode {e * 1000:.0f})" for name, (s, e) in rounds[-1].items())
-            + " ms",
-            flush=True,
-        )
-    result = one_core_report(rounds)
-    print(f"  loadavg at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    return {"document": stats, "seed": args.seed, "clock": args.clock, "loadavg_before": load, **result}
-
-
-def measure(words: int, repeats: int) -> dict[str, Any]:
-    cores = sorted(os.sched_getaffinity(0))
-    label = f"{len(cores)} core{'s' if len(cores) > 1 else ''} ({','.join(map(str, cores))})"
-    tok = get_tokenizer("cl100k_base")
-    enc = tok.encoding
-    first_call = warm_up(enc)
-    others, notes = peers(enc)
-    print(
-        f"\n=== {label}: chunkviz encodes a 500k-word text on {encode_workers(3_000_000)} thread(s) "
-        f"({WORKERS_ENV}={os.environ.get(WORKERS_ENV, 'unset: automatic')}); "
-        f"loadavg {' '.join(f'{x:.2f}' for x in os.getloadavg())}; first call in this process {first_call:.2f}s"
-    )
-    for note in notes:
-        print("  " + note)
-    best: dict[str, float] = {}
-    ratios: dict[str, list[float]] = {}
-    for k in range(repeats):
-        seed = random.SystemRandom().randrange(1 << 30)
-        text, stats = make_document(words, seed)
-        times, paired = run_repeat(text, enc, others)
-        for row, seconds in times.items():
-            best[row] = min(best.get(row, seconds), seconds)
-        for row, ratio in paired.items():
-            ratios.setdefault(row, []).append(ratio)
-        print(
-            f"  repeat {k + 1}: seed {seed}, {stats['words']:,} words, {stats['chars']:,} chars; "
-            + ", ".join(f"{row} {s * 1000:.0f}" for row, s in times.items())
-            + " (ms)",
-            flush=True,
-        )
-    median = {row: statistics.median(values) for row, values in ratios.items()}
-    return {
-        "cores": cores,
-        "best_seconds": best,
-        "median_ratio_to_encode": median,
-        "ratios": report(best, median, label),
-        "first_call_seconds": first_call,
-        "notes": notes,
-    }
+            values = numbers["to_floor"] if what == "floor" else numbers.get("speed", {}).get(what)
+            if values is None:
+                print(f"  SKIP  {corpus}: {row} vs {what} (not measured: not installed or not in --rows)")
+                continue
+            median = statistics.median(values)
+            ok = median <= limit if what == "floor" else median >= limit
+            sense = f"<= {limit}x the floor" if what == "floor" else f">= {limit}x {what}'s speed"
+            print(f"  {'PASS' if ok else 'MISS'}  {corpus:<9} {row:<16} {sense:<38} {_spread(values)}")
+            found.append({"corpus": corpus, "row": row, "target": sense, "median": median, "pass": ok})
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--words", type=int, default=500_000, help="words per generated document (default 500,000)")
-    ap.add_argument("--repeats", type=int, default=3, help="best of N fresh documents (default 3)")
-    ap.add_argument("--cores", help="run only on these cores (e.g. 0,1); default: this process's cores, then two")
+    ap.add_argument("--quick", action="store_true", help="two rounds, smaller copies and generated corpora")
+    ap.add_argument("--rounds", type=int, help="interleaved rounds (default 5, --quick 2)")
+    ap.add_argument("--corpora", default="once,twice,copies,generated", help="comma-separated corpus names")
+    ap.add_argument("--rows", help="comma-separated row names (default every row; the floor always)")
+    ap.add_argument("--words", type=int, default=500_000, help="words of the generated document (default 500,000)")
     ap.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
-    ap.add_argument("--one-core", action="store_true", help="check the speed targets on core 0 (module docstring)")
-    ap.add_argument("--rounds", type=int, default=5, help="--one-core: interleaved rounds (default 5)")
-    ap.add_argument("--seed", type=int, default=SEED, help=f"--one-core: the document's seed (default {SEED})")
-    ap.add_argument("--langchain", action="store_true", help="--one-core: time LangChain too (slow)")
-    ap.add_argument(
-        "--clock",
-        choices=sorted(CLOCKS),
-        default="cpu",
-        help="--one-core: CPU time of this process (default) or wall time",
-    )
     args = ap.parse_args(argv)
-    if args.one_core:
-        pin_to_one_core(sys.argv[1:] if argv is None else argv)
-        result = one_core(args)
-        if args.json:
-            Path(args.json).write_text(json.dumps(result, indent=2))
-        return 0
-    versions = {"python": platform.python_version()}
+    rounds = args.rounds or (2 if args.quick else 5)
+    pin_to_one_core()
+    enc = get_tokenizer("cl100k_base").encoding
+    rows = [Row("floor", "floor", False, enc.encode_ordinary), *our_rows()]
+    peers, notes = peer_rows(enc)
+    rows += peers
+    if args.rows:
+        wanted = set(args.rows.split(","))
+        rows = [row for row in rows if row.name == "floor" or row.name in wanted]
+    data = corpora(args.corpora.split(","), args.quick, args.words)
+    first_call = warm_up(rows)
+    versions = {}
     from importlib.metadata import PackageNotFoundError, version
 
-    for dist in ("tiktoken", "chonkie", "langchain-text-splitters"):
+    for dist in (
+        "tiktoken",
+        "chonkie",
+        "chonkie-core",
+        "semchunk",
+        "langchain-text-splitters",
+        "semantic-text-splitter",
+        "memchunk",
+    ):
         try:
             versions[dist] = version(dist)
         except PackageNotFoundError:
             pass
-    results = []
-    if args.cores:
-        os.sched_setaffinity(0, {int(c) for c in args.cores.split(",")})
-        results.append(measure(args.words, args.repeats))
-    else:
-        print(
-            f"chunkviz engine benchmark: cl100k_base, chunk_size {CHUNK_SIZE}, ~{args.words:,} words, "
-            f"best of {args.repeats}; {', '.join(f'{k} {v}' for k, v in versions.items())}; cpu_count {os.cpu_count()}"
-        )
-        results.append(measure(args.words, args.repeats))
-        if len(os.sched_getaffinity(0)) == 1 and (os.cpu_count() or 1) >= 2:
-            child = [
-                sys.executable,
-                __file__,
-                "--cores",
-                "0,1",
-                "--words",
-                str(args.words),
-                "--repeats",
-                str(args.repeats),
-            ]
-            if args.json:
-                child += ["--json", args.json + ".2cores"]
-            # two cores: encode on two threads, as the automatic choice does on an idle machine
-            subprocess.run(child, check=True, env={**os.environ, WORKERS_ENV: "2"})
+    print(
+        f"chunkviz engine benchmark: one core (affinity {sorted(os.sched_getaffinity(0))}), {rounds} rounds, "
+        f"cl100k_base {CHUNK_SIZE} tokens / {CHARS} characters; python {platform.python_version()}, "
+        + ", ".join(f"{k} {v}" for k, v in versions.items())
+        + f"; loadavg {' '.join(f'{x:.2f}' for x in os.getloadavg())}; first calls (imports, warm-up) {first_call:.1f}s",
+        flush=True,
+    )
+    for note in notes:
+        print("  " + note)
+    times = measure(rows, data, rounds)
+    table = report(rows, data, times)
+    found = verdicts(table)
+    print(f"  loadavg at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
-        Path(args.json).write_text(
-            json.dumps({"versions": versions, "chunk_size": CHUNK_SIZE, "results": results}, indent=2)
-        )
+        Path(args.json).write_text(json.dumps({"versions": versions, "tables": table, "targets": found}, indent=1))
     return 0
 
 

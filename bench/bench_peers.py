@@ -60,6 +60,9 @@ PAIRS: dict[str, tuple[dict[str, Any], str, dict[str, Any]]] = {
     "chonkie_token": ({"chunk_size": 128, "chunk_overlap": 16}, "fixed_tokens", {"chunk_size": 128, "overlap": 16}),
     "langchain_semantic": ({}, "semantic", {}),
     "chonkie_semantic": ({}, "semantic", {}),
+    # byte-offset splitters: 2,048 UTF-8 bytes against 2,048 characters (the same on ASCII text)
+    "memchunk": ({"size": 2048}, "fixed_chars", {"chunk_size": 2048, "overlap": 0}),
+    "chonkie_fast": ({"size": 2048}, "fixed_chars", {"chunk_size": 2048, "overlap": 0}),
 }
 FORMATS = {".md": "markdown", ".py": "python", ".rst": "rst"}
 

@@ -341,6 +341,20 @@ class TiktokenTokenizer(Tokenizer):
         return np.concatenate([_token_array(part) for part in encoded])
 
     def boundaries(self, text: str) -> TokenBoundaries:
+        """Token starts of ``text``. With the regex rule each distinct line is tokenized once
+        (:func:`_distinct_lines`): real text repeats lines (a crawl's boilerplate, a document
+        twice), and a line start after a line break is a clean cut, so the lines' tokens placed
+        at their offsets are the text's own tokens."""
+        if not self._regex_clean or "\n" not in text:
+            return self._boundaries_of(text)
+        lines = _distinct_lines(text)
+        if lines is None:
+            return self._boundaries_of(text)
+        unique, unique_starts, occurrence_ids, occurrence_starts = lines
+        joined = self._boundaries_of("".join(unique))
+        return _place_lines(joined, unique_starts, occurrence_ids, occurrence_starts, len(text))
+
+    def _boundaries_of(self, text: str) -> TokenBoundaries:
         """Token starts by counting the characters that start in each token's bytes (a table per
         token id): no decoding and no pass over the text's bytes. A token whose bytes begin
         inside a multibyte character is snapped down to that character and marked inexact."""
@@ -368,6 +382,56 @@ class TiktokenTokenizer(Tokenizer):
     @property
     def clean_cut_rule(self) -> Callable[[str, int], bool]:
         return _regex_bpe_clean_cut if self._regex_clean else self.is_clean_cut
+
+
+#: A line start after a line break: a clean cut of the regex rule wherever it is (the character
+#: before is a line break, the one after is not whitespace).
+_LINE_START = re.compile(r"\n(?=\S)")
+
+
+def _distinct_lines(text: str) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray] | None:
+    """``text`` cut at every line start (:data:`_LINE_START`): its distinct lines in order of
+    first occurrence, where each starts in their concatenation, and per line of the text the
+    index of its distinct line and its offset. The concatenation tokenizes as the lines do alone
+    (every junction is a line break then a non-space; the text's first line, which may begin
+    with whitespace, comes first). None when no line repeats (nothing to save)."""
+    cuts = [0, *(m.end() for m in _LINE_START.finditer(text)), len(text)]
+    index: dict[str, int] = {}
+    ids = [index.setdefault(text[a:b], len(index)) for a, b in zip(cuts, cuts[1:])]
+    if len(index) == len(ids):
+        return None
+    unique = list(index)
+    unique_starts = np.zeros(len(unique) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, unique), dtype=np.int64, count=len(unique)), out=unique_starts[1:])
+    return unique, unique_starts, np.array(ids, dtype=np.int64), np.array(cuts[:-1], dtype=np.int64)
+
+
+def _place_lines(
+    joined: TokenBoundaries,
+    unique_starts: np.ndarray,
+    occurrence_ids: np.ndarray,
+    occurrence_starts: np.ndarray,
+    length: int,
+) -> TokenBoundaries:
+    """The text's token boundaries from those of its distinct lines' concatenation: each line's
+    tokens, moved from where the line is in the concatenation to where it is in the text."""
+    token_starts = joined.positions[:-1]
+    # a line starts at a clean cut: its first token starts exactly there, every token of the line
+    # before it (snapped down or not) before it, so the first token at or after the start is its own
+    first_token = np.searchsorted(token_starts, unique_starts, side="left")
+    per_line = np.diff(first_token)[occurrence_ids]
+    out_first = np.zeros(len(per_line), dtype=np.int64)
+    np.cumsum(per_line[:-1], out=out_first[1:])
+    gather = np.arange(int(per_line.sum()), dtype=np.int64) + np.repeat(
+        first_token[occurrence_ids] - out_first, per_line
+    )
+    shift = np.repeat(occurrence_starts - unique_starts[occurrence_ids], per_line)
+    positions = np.empty(len(gather) + 1, dtype=np.int64)
+    np.add(token_starts[gather], shift, out=positions[:-1])
+    positions[-1] = length
+    exact = np.ones(len(gather) + 1, dtype=bool)
+    exact[:-1] = joined.exact[gather]
+    return TokenBoundaries(positions, exact)
 
 
 def _load_tiktoken(encoding_name: str) -> tiktoken.Encoding:

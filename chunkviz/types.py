@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, TypeVar
 
@@ -28,6 +29,52 @@ def frozen_instance(cls: type[_Frozen], **fields: Any) -> _Frozen:
     return instance
 
 
+class PendingBoundary:
+    """A chunk's boundary not read yet: the ``index``-th of ``batch.boundaries()`` (a batch
+    reads every cut of one chunking in one pass, on the first chunk's first read)."""
+
+    __slots__ = ("batch", "index")
+
+    def __init__(self, batch: "BoundaryBatch", index: int) -> None:
+        self.batch = batch
+        self.index = index
+
+
+class BoundaryBatch:
+    """The boundaries of many cuts, computed by ``read()`` once, on first use (thread-safe), after
+    which ``read`` and what it holds (the document) are let go."""
+
+    def __init__(self, read: Callable[[], list[Boundary]]) -> None:
+        self._read: Callable[[], list[Boundary]] | None = read
+        self._boundaries: list[Boundary] | None = None
+        self._lock = threading.Lock()
+
+    def boundaries(self) -> list[Boundary]:
+        with self._lock:
+            if self._boundaries is None:
+                assert self._read is not None  # set until the boundaries are read
+                self._boundaries = self._read()
+                self._read = None
+            return self._boundaries
+
+
+class _BoundaryField:
+    """``Chunk.boundary``: a stored :class:`Boundary`, or a :class:`PendingBoundary` read from
+    the document's structure on first access (and stored then). A chunking whose boundaries no
+    one reads never pays for the structure's analysis of its cuts."""
+
+    def __get__(self, chunk: "Chunk | None", owner: type | None = None) -> Any:
+        if chunk is None:
+            return Boundary.DOCUMENT_END  # the dataclass field's default
+        value = chunk.__dict__["boundary"]
+        if value.__class__ is PendingBoundary:
+            value = chunk.__dict__["boundary"] = value.batch.boundaries()[value.index]
+        return value
+
+    def __set__(self, chunk: "Chunk", value: Any) -> None:  # dataclass __init__ only (the class is frozen)
+        chunk.__dict__["boundary"] = value
+
+
 @dataclass(frozen=True)
 class Chunk:
     """One chunk: ``text == document[start:end]`` always.
@@ -44,11 +91,15 @@ class Chunk:
     end: int
     text: str
     reason: Reason
-    boundary: Boundary = Boundary.DOCUMENT_END
+    boundary: Boundary = _BoundaryField()  # type: ignore[assignment]  # a descriptor; its default is DOCUMENT_END
     parent: int | None = None
     level: int = 0
     added_text: str = ""
     metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The chunk's fields with its boundary read (a pickled chunk carries no document)."""
+        return {**self.__dict__, "boundary": self.boundary}
 
     def __post_init__(self) -> None:
         if not 0 <= self.start <= self.end:
@@ -65,7 +116,7 @@ class Chunk:
         end: int,
         reason: Reason | str,
         *,
-        boundary: Boundary | str = Boundary.DOCUMENT_END,
+        boundary: Boundary | str | PendingBoundary = Boundary.DOCUMENT_END,
         parent: int | None = None,
         level: int = 0,
         added_text: str = "",
@@ -82,7 +133,7 @@ class Chunk:
             end=end,
             text=document[start:end],
             reason=reason if reason.__class__ is Reason else Reason(reason),
-            boundary=boundary if boundary.__class__ is Boundary else Boundary(boundary),
+            boundary=boundary if isinstance(boundary, (Boundary, PendingBoundary)) else Boundary(boundary),
             parent=parent,
             level=level,
             added_text=added_text,

@@ -551,3 +551,24 @@ def test_the_audit_shows_in_the_diagnostics_the_app_draws() -> None:
     assert stats_row("peer", run)["placed at the wrong occurrence"] == 1
     ours = run_strategy(text, "recursive_langchain", {"chunk_size": 24, "overlap": 10}, "chars")
     assert "placed at the wrong occurrence" not in stats_row("ours", ours) and "misplaced" not in flag_summary(ours)
+
+
+# ----------------------------------------------------------------------------- byte-offset splitters
+
+
+@pytest.mark.parametrize("name", [needs("memchunk"), needs("chonkie_fast")])
+def test_a_byte_offset_splitter_is_flagged_where_it_cuts_inside_a_character(name: str) -> None:
+    # 語 is three UTF-8 bytes: a 10-byte size with no delimiter cuts 3 characters and a third
+    text = "語" * 12
+    run = run_peer(text, name, {"size": 10})
+    check_drawn(text, run.chunks)
+    assert [c.metadata.get(PEER_TEXT_KEY, c.text) for c in run.chunks] == [
+        "語語語\ufffd",
+        "\ufffd\ufffd語語\ufffd",  # the split character's other two bytes, 語語, the next one's first byte
+        "\ufffd語語語",
+        "語語",  # bytes 30-36: whole characters again
+    ]
+    assert [chunk_peer_flags(c) for c in run.chunks] == [(PeerFlag.TEXT_NOT_IN_SOURCE,)] * 3 + [()]
+    ascii_run = run_peer("One line.\nTwo lines.\nThree.\n", name, {"size": 12})
+    assert ascii_run.audit.counts == {}  # on ASCII every byte offset is a character offset
+    assert [c.text for c in ascii_run.chunks] == ["One line.\n", "Two lines.\n", "Three.\n"]

@@ -6,6 +6,11 @@ the blank line (a paragraph boundary), at 17 before a space (a word boundary), a
 
 from __future__ import annotations
 
+import pickle
+
+import pytest
+
+import chunkviz
 from chunkviz.document.model import as_document
 from chunkviz.splitting.pieces import Piece, engine_metadata, to_chunks
 from chunkviz.types import Chunk
@@ -96,3 +101,25 @@ def test_a_chunk_from_a_span_is_the_constructors_frozen_chunk() -> None:
         made.start = 0  # type: ignore[misc]  # frozen: the assignment must fail
     with pytest.raises(ValueError, match="outside the document"):
         Chunk.from_span(TEXT, 0, 5, len(TEXT) + 1, Reason.SIZE_LIMIT)
+
+
+def test_boundaries_are_read_for_every_chunk_at_once_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chunkviz.document.structure import Structure
+
+    calls: list[int] = []
+    real = Structure.boundaries_at
+
+    def spy(self: Structure, positions: list[int]) -> list[Boundary]:
+        calls.append(len(positions))
+        return real(self, positions)
+
+    monkeypatch.setattr(Structure, "boundaries_at", spy)
+    text = "# Title\n\nFirst sentence here. Second one follows. " * 40
+    chunks = chunkviz.chunk(text, "recursive", chunk_size=16, overlap=0)
+    assert calls == []  # chunking alone reads no boundary
+    assert chunks[0].boundary == real(chunkviz.Document(text).structure, [chunks[0].end])[0]
+    assert calls == [len(chunks)]  # the first read reads every cut, in one batch
+    assert [c.boundary for c in chunks] == real(chunkviz.Document(text).structure, [c.end for c in chunks])
+    assert calls == [len(chunks)]
+    again = pickle.loads(pickle.dumps(chunks[-1]))
+    assert again == chunks[-1] and again.__dict__["boundary"] is Boundary.DOCUMENT_END

@@ -144,6 +144,32 @@ def test_cl100k_boundaries_match_tiktoken_offsets(text: str) -> None:
     assert bounds.exact.tolist() == exact
 
 
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(adversarial_strings(24), min_size=1, max_size=6), picks=st.lists(st.integers(0, 5), max_size=14))
+def test_cl100k_boundaries_of_repeated_lines_match_tiktoken_offsets(lines: list[str], picks: list[int]) -> None:
+    # lines drawn again and again (each distinct line is tokenized once and placed at every
+    # occurrence): the offsets are still tiktoken's own for the whole text
+    text = "".join(lines[k % len(lines)] + "\n" for k in picks) + lines[0]
+    bounds = CL100K.boundaries(text)
+    offsets, exact = reference_offsets(text)
+    assert bounds.positions.tolist() == offsets
+    assert bounds.exact.tolist() == exact
+
+
+def test_each_distinct_line_is_tokenized_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    tok = tokmod.TiktokenTokenizer("cl100k_base", workers=1)
+    encoded: list[str] = []
+    real = tok._encode_array
+    monkeypatch.setattr(tok, "_encode_array", lambda text: encoded.append(text) or real(text))
+    text = "  Intro 😀\nSame line.\n Indented\nSame line.\nSame line.\nLast"
+    bounds = tok.boundaries(text)
+    # a line that starts with a space stays with the line before (no clean cut there)
+    assert encoded == ["  Intro 😀\nSame line.\n Indented\nSame line.\nLast"]
+    offsets, exact = reference_offsets(text)
+    assert bounds.positions.tolist() == offsets
+    assert bounds.exact.tolist() == exact
+
+
 @settings(max_examples=100, deadline=None)
 @given(text=adversarial_strings(60))
 def test_words_boundaries_are_word_starts(text: str) -> None:
@@ -300,17 +326,19 @@ def test_parallel_encoding_gives_exactly_the_plain_boundaries(monkeypatch: pytes
     text = _long_mixed_text(260_000)
     tok = tokmod.TiktokenTokenizer("cl100k_base", workers=4)  # parallel whatever the machine's load
     calls: list[int] = []
+    encoded: list[str] = []
     real_batch = tok.encoding.encode_ordinary_batch
 
     def spy(parts, **kwargs):  # noqa: ANN001, ANN003, ANN202
         calls.append(len(parts))
-        assert "".join(parts) == text
+        encoded.append("".join(parts))
         return real_batch(parts, **kwargs)
 
     monkeypatch.setattr(tok.encoding, "encode_ordinary_batch", spy)
     plain = ENC.encode_ordinary(text)
     assert np.asarray(tok._encode_parallel(text)).tolist() == plain
     assert calls and calls[0] == 4, "the parallel path was not taken"
+    assert encoded[0] == text
     bounds = tok.boundaries(text)
     offsets, exact = reference_offsets(text)
     assert bounds.positions.tolist() == offsets

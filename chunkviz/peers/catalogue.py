@@ -58,6 +58,10 @@ PEERS: tuple[PeerInfo, ...] = (
     PeerInfo(
         "chonkie_semantic", "Chonkie SemanticChunker", "chonkie", ("chonkie", "sentence_transformers"), "semantic"
     ),
+    PeerInfo("memchunk", "memchunk (byte offsets)", "memchunk", ("memchunk",), "fixed_chars"),
+    PeerInfo(
+        "chonkie_fast", "Chonkie FastChunker (chonkie-core, byte offsets)", "chonkie", ("chonkie_core",), "fixed_chars"
+    ),
 )
 
 PEER_NAMES: frozenset[str] = frozenset(p.name for p in PEERS)

@@ -183,3 +183,16 @@ __all__ = [
     "LangChainTokenParams",
     "SemchunkParams",
 ]
+
+
+@dataclass(frozen=True)
+class ByteChunkerParams:
+    """memchunk's and Chonkie's FastChunker's one size: UTF-8 bytes (their delimiters: their
+    default, a line break, a full stop or a question mark)."""
+
+    size: int = param(
+        2048,
+        "the target size in UTF-8 bytes: a chunk ends after the last delimiter before it, else at it",
+        minimum=1,
+        maximum=10_000_000,
+    )

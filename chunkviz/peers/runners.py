@@ -11,8 +11,10 @@ own sequence implies (the reference the audit compares the placement with).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar, cast
+
+import numpy as np
 
 from chunkviz.errors import ChunkvizError
 from chunkviz.peers.adapters import (
@@ -24,6 +26,7 @@ from chunkviz.peers.adapters import (
 )
 from chunkviz.peers.audit import PeerChunk, PeerOutput
 from chunkviz.peers.params import (
+    ByteChunkerParams,
     ChonkieRecursiveParams,
     ChonkieSemanticParams,
     ChonkieTokenParams,
@@ -323,6 +326,52 @@ def run_chonkie_semantic(source: str, params: ChonkieSemanticParams, tokenizer: 
     )
 
 
+def _byte_placed(source: str, data: bytes, offsets: Sequence[tuple[int, int]]) -> tuple[PeerChunk, ...]:
+    """Chunks of byte offsets as their users read them: the bytes decoded (a cut inside a
+    character leaves U+FFFD where its bytes were split), placed at the characters that start
+    before each offset (exact where the offset is a character's first byte)."""
+    leads = np.cumsum((np.frombuffer(data, dtype=np.uint8) & 0xC0) != 0x80, dtype=np.int64)
+    chars_before = np.concatenate(([0], leads))  # chars_before[b]: characters starting before byte b
+    return tuple(
+        PeerChunk(data[a:b].decode("utf-8", errors="replace"), int(chars_before[a]), int(chars_before[b]), b - a)
+        for a, b in offsets
+    )
+
+
+def _run_byte_chunker(
+    label: str, chunk_offsets: Callable[[bytes], Sequence[tuple[int, int]]], source: str, size: int
+) -> PeerOutput:
+    data = source.encode("utf-8")  # run_peer's source has no lone surrogate
+    offsets, cpu = _call(label, lambda: chunk_offsets(data))
+    return PeerOutput(
+        _byte_placed(source, data, offsets),
+        size,
+        False,
+        False,
+        None,
+        Reason.SIZE_LIMIT,
+        cpu,
+        f"{label}'s byte offsets",
+        (f"{label} counts and cuts UTF-8 bytes: a cut inside a character is no span of the text",),
+    )
+
+
+def run_memchunk(source: str, params: ByteChunkerParams, tokenizer: Tokenizer) -> PeerOutput:
+    import memchunk
+
+    return _run_byte_chunker(
+        "memchunk", lambda data: memchunk.chunk_offsets(data, size=params.size), source, params.size
+    )
+
+
+def run_chonkie_fast(source: str, params: ByteChunkerParams, tokenizer: Tokenizer) -> PeerOutput:
+    import chonkie_core  # what Chonkie's FastChunker calls, without Chonkie's import time
+
+    return _run_byte_chunker(
+        "Chonkie's FastChunker", lambda data: chonkie_core.chunk_offsets(data, size=params.size), source, params.size
+    )
+
+
 RUNNERS: dict[str, Callable[[str, Any, Tokenizer], PeerOutput]] = {
     "langchain_recursive": run_langchain_recursive,
     "langchain_token": run_langchain_token,
@@ -332,6 +381,8 @@ RUNNERS: dict[str, Callable[[str, Any, Tokenizer], PeerOutput]] = {
     "chonkie_recursive": run_chonkie_recursive,
     "chonkie_token": run_chonkie_token,
     "chonkie_semantic": run_chonkie_semantic,
+    "memchunk": run_memchunk,
+    "chonkie_fast": run_chonkie_fast,
 }
 
 __all__ = ["RUNNERS", "PeerFailed", "timed", "token_windows"]

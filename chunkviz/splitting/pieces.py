@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from chunkviz.document.model import Document
-from chunkviz.types import Chunk, frozen_instance
+from chunkviz.types import BoundaryBatch, Chunk, PendingBoundary, frozen_instance
 from chunkviz.vocabulary import Meta, Reason
 
 
@@ -73,10 +73,14 @@ def engine_metadata(piece: Piece, at_document_end: bool = False) -> dict[str, An
 def to_chunks(document: Document, pieces: Sequence[Piece]) -> list[Chunk]:
     """Chunks for ``pieces`` in the given order: ``index`` is the position in the list, a piece
     ending at the end of the text gets the reason ``end_of_document``, and every chunk's
-    ``boundary`` is the document structure's boundary at its end."""
+    ``boundary`` is the document structure's boundary at its end: read for every chunk at once
+    when the first one is asked for it (a caller that never reads a boundary, e.g. one that
+    only embeds the chunks, skips the structure's analysis of the cuts)."""
     text = document.text
     n = len(text)
-    boundaries = document.structure.boundaries_at([piece.end for piece in pieces])
+    ends = [piece.end for piece in pieces]
+    batch = BoundaryBatch(lambda: document.structure.boundaries_at(ends))
+    boundaries = [PendingBoundary(batch, index) for index in range(len(pieces))]
     from_span = Chunk.from_span
     return [
         from_span(

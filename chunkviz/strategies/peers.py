@@ -13,6 +13,7 @@ from typing import Any
 from chunkviz.document.model import Document, is_blank
 from chunkviz.peers import available_peers, explain_peer, run_peer
 from chunkviz.peers.params import (
+    ByteChunkerParams,
     ChonkieRecursiveParams,
     ChonkieSemanticParams,
     ChonkieTokenParams,
@@ -35,6 +36,8 @@ _PARAMS: dict[str, type] = {
     "chonkie_recursive": ChonkieRecursiveParams,
     "chonkie_token": ChonkieTokenParams,
     "chonkie_semantic": ChonkieSemanticParams,
+    "memchunk": ByteChunkerParams,
+    "chonkie_fast": ByteChunkerParams,
 }
 
 _WHAT = {
@@ -46,6 +49,8 @@ _WHAT = {
     "chonkie_recursive": "placed by its start_index/end_index",
     "chonkie_token": "placed by its start_index/end_index",
     "chonkie_semantic": "placed by its start_index/end_index, with the offline embedding model",
+    "memchunk": "placed by its UTF-8 byte offsets (a cut inside a character is flagged)",
+    "chonkie_fast": "placed by chonkie-core's UTF-8 byte offsets (a cut inside a character is flagged)",
 }
 
 
