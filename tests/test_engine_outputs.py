@@ -138,7 +138,8 @@ def _row_document(name: str) -> str:
 
 
 #: document -> row -> (digest at the row's larger size, at its smaller size); recorded before
-#: issue 39's engine work
+#: issue 39's engine work (the German and Japanese samples, lengthened by issue 37 in the same
+#: session, recorded again with the engine as it was before that work: the same digests)
 ROW_DIGESTS: dict[str, dict[str, tuple[str, str]]] = {
     "real:alice29.txt": {
         "recursive 0": ("996e9ce9512f85ae", "21bf08ec1a2362e8"),
@@ -291,14 +292,14 @@ ROW_DIGESTS: dict[str, dict[str, tuple[str, str]]] = {
         "fixed_chars": ("783dae4c7e3a2efa", "d5da60e20dbbe2d4"),
     },
     "sample:household_guide_ja.txt": {
-        "recursive 0": ("0db4ca16b0c6b279", "c5b5102c26682c61"),
-        "recursive 50": ("0db4ca16b0c6b279", "c5b5102c26682c61"),
-        "fixed_tokens": ("355391732a814083", "00177e9fc1ed5205"),
-        "sentences": ("821b598f6e8bc98e", "b3c0d78f95d61948"),
-        "paragraphs": ("5384ad568ba6c53b", "320b43532dff1725"),
-        "headings": ("787a4e851ea7db6c", "66d24aeb037fb9fd"),
-        "recursive chars": ("32d0a885ac95020b", "0db4ca16b0c6b279"),
-        "fixed_chars": ("32d0a885ac95020b", "7ce37fb0584de504"),
+        "recursive 0": ("7487082b44aa2eb2", "cafa2ddb1db22dd3"),
+        "recursive 50": ("7487082b44aa2eb2", "b1046856632ba057"),
+        "fixed_tokens": ("7c5728f8831857b8", "b9f3f3364374630f"),
+        "sentences": ("2ee726e0cae5690d", "3e71afa0c3bfab50"),
+        "paragraphs": ("a057870903cf4ab3", "e83a4c492d4c337d"),
+        "headings": ("07af34a6e66c9ab3", "0c5fe4c7444f6078"),
+        "recursive chars": ("ebda5b3d7516bf3a", "7319e5621520a05f"),
+        "fixed_chars": ("396f9cf7f411c86d", "ab1ae5a836cedfaa"),
     },
     "sample:inventory.py": {
         "recursive 0": ("b4ac3217b0837202", "c5a23263137748ef"),
@@ -321,14 +322,14 @@ ROW_DIGESTS: dict[str, dict[str, tuple[str, str]]] = {
         "fixed_chars": ("91cb2dc7ecf8731b", "8c5ea3d0288552e2"),
     },
     "sample:newsletter_de.txt": {
-        "recursive 0": ("ebf214043acf0438", "0a3ab1b87e84aebe"),
-        "recursive 50": ("390ffba78e8d9cfc", "b8383078e45c57a7"),
-        "fixed_tokens": ("12c51c47857bf4dd", "604d09274b6cb821"),
-        "sentences": ("fb73f2fccd41079c", "1211a9d1f22df753"),
-        "paragraphs": ("de287f6f0c69c628", "15349ef5a6fea763"),
-        "headings": ("52d38fe4f441bc7a", "14cff82391697476"),
-        "recursive chars": ("ca22f3d308f40ab3", "9d40d421d83bf47f"),
-        "fixed_chars": ("5b51f279856c8c92", "86a8a20b16ac4710"),
+        "recursive 0": ("b156c4e1d10e122b", "5145e66ccb2b0f92"),
+        "recursive 50": ("52ffb617f1d904c5", "8ff550605543aaf4"),
+        "fixed_tokens": ("ee29ddb171c5b0ce", "634531bc4eb211b0"),
+        "sentences": ("c3921f0ba5f182d4", "a98a313200d4e402"),
+        "paragraphs": ("3a660def68af5332", "c1fc72d08a4e9b64"),
+        "headings": ("84123d99030394f4", "59f0e6b3c9287a66"),
+        "recursive chars": ("6f8f6b00327f0afe", "37e802afce468de7"),
+        "fixed_chars": ("5deac31ccbeac0c6", "3cabf83b4d24f9eb"),
     },
     "sample:support_call_transcript.txt": {
         "recursive 0": ("e3e6c4c7e9757cbe", "cdbb584d0a3ddf52"),
