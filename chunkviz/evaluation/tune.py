@@ -62,6 +62,8 @@ METRICS: dict[str, str] = {
     "iou": "iou",
     "recall_at_k": "recall_at_k",
     "mrr": "reciprocal_rank",
+    "ndcg": "ndcg_at_k",
+    "map": "average_precision",
     "tokens": "tokens",
 }
 #: Spellings accepted for the metrics (``recall@k``, ``precision_Ω``, ``IoU``...).
@@ -71,6 +73,9 @@ ALIASES: dict[str, str] = {
     "precision_ω": "precision_omega",
     "precision_Ω": "precision_omega",
     "reciprocal_rank": "mrr",
+    "ndcg@k": "ndcg",
+    "ndcg_at_k": "ndcg",
+    "average_precision": "map",
     "tokens_per_question": "tokens",
 }
 #: Metrics that are better when lower.
@@ -83,6 +88,8 @@ TITLES: dict[str, str] = {
     "iou": "IoU",
     "recall_at_k": "recall@k",
     "mrr": "MRR",
+    "ndcg": "NDCG@k",
+    "map": "MAP",
     "tokens": "tokens/question",
 }
 
@@ -673,6 +680,8 @@ def frontier_table(points: Sequence[Point], k: int, marked: Point | None = None)
         "precision",
         f"recall@{k}",
         "MRR",
+        f"NDCG@{k}",
+        "MAP",
         "tokens/q",
     ]
     rows = [header]
@@ -680,7 +689,7 @@ def frontier_table(points: Sequence[Point], k: int, marked: Point | None = None)
         c = p.configuration
         rows.append([
             "*" if p is marked else "", Configuration(c.strategy, dict(c.params), c.tokenizer).label(), c.retriever,
-            f"{p.chunks:,}", *(f"{100 * p.value(m):.1f}" for m in ("recall", "iou", "precision", "recall_at_k", "mrr")),
+            f"{p.chunks:,}", *(f"{100 * p.value(m):.1f}" for m in ("recall", "iou", "precision", "recall_at_k", "mrr", "ndcg", "map")),
             f"{p.value('tokens'):,.0f}",
         ])  # fmt: skip
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]

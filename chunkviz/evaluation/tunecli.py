@@ -98,8 +98,8 @@ def add_tune_parser(commands: Any) -> None:
         "--maximise",
         "--maximize",
         metavar="METRIC",
-        help="the metric the chosen configuration maximises: recall, iou, precision, precision_omega, recall_at_k, mrr "
-        "(default iou)",
+        help="the metric the chosen configuration maximises: recall, iou, precision, precision_omega, recall_at_k, mrr, "
+        "ndcg (NDCG@k), map (default iou)",
     )
     goal.add_argument("--minimise", "--minimize", metavar="METRIC", help="or minimises: tokens (per question)")
     p.add_argument(
