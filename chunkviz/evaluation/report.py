@@ -125,6 +125,21 @@ def retrieval_options(alpha: Any = 0.5, rerank: str | None = None, rerank_candid
     return {"alpha": float(alpha), "rerank": rerank, "rerank_candidates": int(rerank_candidates)}
 
 
+def saved_configurations(args: Any) -> tuple[list[Configuration], str | None]:
+    """``chunkviz eval --config FILE``: the file's configurations (retrieval included) and its
+    embedding model (``--model`` when given); a SweepError for a flag that would change them."""
+    from chunkviz.config import eval_configurations, load_config
+
+    flags = {"-s": args.strategy, "-p": args.param, "--sweep": args.sweep, "--retriever": args.retriever,
+             "--fusion": args.fusion, "--rerank": args.rerank, "--enrich": args.enrich, "--query": args.query,
+             "--summaries": args.summaries}  # fmt: skip
+    given = [flag for flag, value in flags.items() if value]
+    if given:
+        raise SweepError(f"--config runs the file's configuration exactly; drop {', '.join(given)} (or --config)")
+    config = load_config(args.config)
+    return eval_configurations(config), args.model or config.embedding_model
+
+
 def size_names() -> list[str]:
     """The names of the registered strategies' declared sizes (``chunk_size``, ``max_tokens`` ...):
     a sweep of any of them sweeps each strategy's own size."""
