@@ -356,6 +356,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         variant_options,
     )  # fmt: skip
     from chunkviz.questions import load_questions
+    from chunkviz.terminal.progress import Progress
 
     if args.k < 1:
         raise ValueError(f"--k must be at least 1, got {args.k}")
@@ -384,15 +385,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         configs = [dataclasses.replace(c, **retrieval) for c in configs]  # alpha counts for weighted rows only
         model = args.model
 
-    open_line = False  # a progress line that is not finished yet
+    display = Progress(sys.stderr)  # a bar on a terminal, whole lines in a log (chunkviz.terminal.progress)
 
     def progress(what: str, done: int, total: int) -> None:
-        nonlocal open_line
         if total:
-            open_line = done < total
-            print(
-                f"\rembedding {what}: {done:,}/{total:,}", end="" if done < total else "\n", file=sys.stderr, flush=True
-            )
+            display.update(f"embedding {what}", done, total, unit="texts")
 
     try:
         results = evaluate(
@@ -406,8 +403,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             summary_sentences=args.summary_sentences,
         )
     finally:
-        if open_line:  # stopped mid-way (an embedding endpoint failed): end the line before the error
-            print(file=sys.stderr, flush=True)
+        display.close()
     qualities = run_answers(args, corpus, questions, results)  # None unless --answers / --judge
     as_json = results_with_answers_json(results, qualities) if qualities else results_json(results)
     if args.json == "-":

@@ -27,6 +27,7 @@ from chunkviz.evaluation.tune import (
     DEFAULT_BUDGET,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
+    FINISHED,
     METHOD,
     TITLES,
     Constraint,
@@ -48,6 +49,7 @@ from chunkviz.evaluation.tunespace import DEFAULT_ALPHAS, DEFAULT_FUSIONS
 from chunkviz.files import check_outputs, write_text_atomic
 from chunkviz.semantic.embeddings import MODEL_HELP
 from chunkviz.terminal import visible_name
+from chunkviz.terminal.progress import Progress
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 
 EXIT_OK, EXIT_NOT_MET = 0, 1
@@ -195,23 +197,29 @@ def cmd_tune(args: argparse.Namespace) -> int:
     texts = {name: doc.text for name, doc in corpus.items()}
     questions = load_questions(args.questions, texts)
 
-    def progress(step: TuneProgress) -> None:
-        print(f"\r\033[K{step.line()}", end="", file=sys.stderr, flush=True)
+    display = Progress(sys.stderr)  # a bar on a terminal, whole lines in a log
 
-    study = tune(
-        corpus,
-        questions,
-        strategies=strategies,
-        retrieval=grid,
-        budget=args.budget,
-        k=args.k,
-        sizes=sizes,
-        tokenizer=args.tokenizer,
-        constraints=constraints,
-        model=args.model,
-        progress=progress,
-    )
-    print(file=sys.stderr)
+    def progress(step: TuneProgress) -> None:
+        share = step.embedded / step.to_embed if step.to_embed else 0.0
+        detail = step.line().split(" · ")[1] if step.label != FINISHED else ""
+        done = step.done if step.label == FINISHED else min(step.done + share, step.budget)
+        display.update("tune", done, step.budget, unit="chunkings", detail=detail, line=step.line(),
+                       final=step.label == FINISHED)  # fmt: skip
+
+    with display:
+        study = tune(
+            corpus,
+            questions,
+            strategies=strategies,
+            retrieval=grid,
+            budget=args.budget,
+            k=args.k,
+            sizes=sizes,
+            tokenizer=args.tokenizer,
+            constraints=constraints,
+            model=args.model,
+            progress=progress,
+        )
     if not study.points:
         raise TuneError(_nothing_evaluated(study))
     published = MINILM_ROWS if is_chroma(texts) and args.k == 5 else ()
@@ -321,14 +329,7 @@ def _report(args: argparse.Namespace, study: Study, n_questions: int, n_document
 
 
 def _save(point: Point, path: str, model: str | None = None) -> None:
-    from chunkviz.compare import ColumnConfig
-    from chunkviz.config import Retrieval, config_from_columns, save_config
+    from chunkviz.config import save_config
+    from chunkviz.evaluation.tunefigure import point_config
 
-    c = point.configuration
-    data = config_from_columns(
-        [ColumnConfig(c.strategy, dict(c.params), None)],
-        tokenizer=c.tokenizer,
-        retrieval=Retrieval.of(c),
-        embedding_model=model,
-    )
-    save_config(data, path)  # atomic; a failure is one line naming the file (chunkviz.files)
+    save_config(point_config(point, model), path)  # atomic; a failure is one line naming the file (chunkviz.files)

@@ -66,6 +66,21 @@ def eval_command(point: Point, corpus: Sequence[str], questions: str, k: int, mo
     return " ".join(shlex.quote(p) for p in parts)
 
 
+def point_config(point: Point, model: str | None = None) -> dict[str, Any]:
+    """The ``chunkviz.json`` of ``point``: its chunking, its retrieval and the embedding ``model``
+    (what ``chunkviz eval --config`` runs again exactly)."""
+    from chunkviz.compare import ColumnConfig
+    from chunkviz.config import Retrieval, config_from_columns
+
+    c = point.configuration
+    return config_from_columns(
+        [ColumnConfig(c.strategy, dict(c.params), None)],
+        tokenizer=c.tokenizer,
+        retrieval=Retrieval.of(c),
+        embedding_model=model,
+    )
+
+
 def _param_text(value: Any) -> str:
     import json
 
