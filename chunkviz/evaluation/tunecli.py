@@ -199,7 +199,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     display = Progress(sys.stderr)  # a bar on a terminal, whole lines in a log
 
+    started: set[tuple[int, str]] = set()
+
     def progress(step: TuneProgress) -> None:
+        if step.label != FINISHED and (step.done, step.label) not in started:  # a line as each chunking starts
+            started.add((step.done, step.label))
+            display.note(step.line())
         share = step.embedded / step.to_embed if step.to_embed else 0.0
         detail = step.line().split(" · ")[1] if step.label != FINISHED else ""
         done = step.done if step.label == FINISHED else min(step.done + share, step.budget)
@@ -264,7 +269,7 @@ def _retrieval_grid(args: argparse.Namespace) -> RetrievalGrid:
             try:
                 out.append(check(float(item) if flag == "--alphas" else item))
             except ValueError as exc:
-                raise TuneError(f"{flag} {text!r}: {item!r}: {exc}") from None
+                raise TuneError(f"{flag}: {exc}") from None
         return tuple(out)
 
     return RetrievalGrid(

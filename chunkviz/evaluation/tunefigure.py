@@ -68,16 +68,18 @@ def eval_command(point: Point, corpus: Sequence[str], questions: str, k: int, mo
 
 def point_config(point: Point, model: str | None = None) -> dict[str, Any]:
     """The ``chunkviz.json`` of ``point``: its chunking, its retrieval and the embedding ``model``
-    (what ``chunkviz eval --config`` runs again exactly)."""
+    (what ``chunkviz eval --config`` runs again exactly; a model the file cannot name, such as a
+    test encoder, is left out)."""
     from chunkviz.compare import ColumnConfig
     from chunkviz.config import Retrieval, config_from_columns
+    from chunkviz.models import is_embedding_model
 
     c = point.configuration
     return config_from_columns(
         [ColumnConfig(c.strategy, dict(c.params), None)],
         tokenizer=c.tokenizer,
         retrieval=Retrieval.of(c),
-        embedding_model=model,
+        embedding_model=model if model and is_embedding_model(model) else None,
     )
 
 
