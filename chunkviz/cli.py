@@ -257,6 +257,12 @@ def _add_eval_parser(commands: Any) -> None:
     p_eval.add_argument(
         "--sweep", metavar="NAME=V1,V2,...", help="one configuration per value, e.g. chunk_size=128,256,512"
     )
+    p_eval.add_argument(
+        "--config",
+        metavar="FILE",
+        help="run exactly the configuration(s) of a chunkviz.json (from 'chunkviz tune' or the app): strategy, "
+        "parameters, tokenizer, enrichment, retrieval and embedding model; no -s, -p, --sweep or retrieval flags with it",
+    )
     p_eval.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
     p_eval.add_argument(
         "--tokenizer",
@@ -350,8 +356,16 @@ def _add_eval_parser(commands: Any) -> None:
 def _cmd_eval(args: argparse.Namespace) -> int:
     from chunkviz.document.read import read_path
     from chunkviz.evaluation.evaluate import evaluate, results_json, with_variants
-    from chunkviz.evaluation.report import configurations, parse_sweep, retrieval_options, table, variant_options
+    from chunkviz.evaluation.report import (
+        configurations,
+        parse_sweep,
+        retrieval_options,
+        saved_configurations,
+        table,
+        variant_options,
+    )  # fmt: skip
     from chunkviz.questions import load_questions
+    from chunkviz.terminal.progress import Progress
 
     if args.k < 1:
         raise ValueError(f"--k must be at least 1, got {args.k}")
@@ -366,24 +380,25 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     documents = [read_path(path, language=language_of_args(args)) for path in args.corpus]
     corpus = {doc.name: doc for doc in documents}
     questions = load_questions(args.questions, {name: doc.text for name, doc in corpus.items()})
-    names = args.strategy or ["recursive"]
-    for name in names:
-        get_strategy(name)  # an unknown name fails here, listing the known ones
-    raw = parse_param_args(args.param)
-    params = convert_param_values(get_strategy(names[0]), raw) if raw else {}
-    configs = configurations(names, params, args.tokenizer, parse_sweep(args.sweep) if args.sweep else None)
-    configs = with_variants([dataclasses.replace(c, placement=args.placement) for c in configs], **variants)
-    configs = [dataclasses.replace(c, **retrieval) for c in configs]  # alpha counts for weighted rows only
+    if args.config:  # exactly the saved configuration(s): nothing from the command line changes them
+        configs, model = saved_configurations(args)
+        configs = [dataclasses.replace(c, placement=args.placement) for c in configs]
+    else:
+        names = args.strategy or ["recursive"]
+        for name in names:
+            get_strategy(name)  # an unknown name fails here, listing the known ones
+        raw = parse_param_args(args.param)
+        params = convert_param_values(get_strategy(names[0]), raw) if raw else {}
+        configs = configurations(names, params, args.tokenizer, parse_sweep(args.sweep) if args.sweep else None)
+        configs = with_variants([dataclasses.replace(c, placement=args.placement) for c in configs], **variants)
+        configs = [dataclasses.replace(c, **retrieval) for c in configs]  # alpha counts for weighted rows only
+        model = args.model
 
-    open_line = False  # a progress line that is not finished yet
+    display = Progress(sys.stderr)  # a bar on a terminal, whole lines in a log (chunkviz.terminal.progress)
 
     def progress(what: str, done: int, total: int) -> None:
-        nonlocal open_line
         if total:
-            open_line = done < total
-            print(
-                f"\rembedding {what}: {done:,}/{total:,}", end="" if done < total else "\n", file=sys.stderr, flush=True
-            )
+            display.update(f"embedding {what}", done, total, unit="texts")
 
     try:
         results = evaluate(
@@ -391,14 +406,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             questions,
             configs,
             k=args.k,
-            model=args.model,
+            model=model,
             progress=progress,
             context_tokens=args.llm_context,
             summary_sentences=args.summary_sentences,
         )
     finally:
-        if open_line:  # stopped mid-way (an embedding endpoint failed): end the line before the error
-            print(file=sys.stderr, flush=True)
+        display.close()
     qualities = run_answers(args, corpus, questions, results)  # None unless --answers / --judge
     as_json = results_with_answers_json(results, qualities) if qualities else results_json(results)
     if args.json == "-":

@@ -13,7 +13,9 @@ Each reference is either a span ``{"document"?, "start", "end"}`` or an excerpt
 ``{"document"?, "excerpt"}``, which is located exactly (``str.find``): an excerpt that is not in
 the document, or is in it more than once, is an error asking for a corrected or longer excerpt.
 A reference with both a span and an excerpt (what :func:`save_questions` writes) must agree.
-``document`` may be left out when the corpus has one document. Blank lines are skipped.
+``document`` may be left out when the corpus has one document. Blank lines are skipped. A file may
+instead name only the documents that answer each question (``{"question": ..., "documents": [name, ...]}``
+on every line): the evaluation then scores rankings at document level (:func:`~chunkviz.evaluation.metrics.document_scores`).
 
 **Chroma's CSV** (``.csv``; "Evaluating Chunking Strategies for Retrieval"): columns ``question``,
 ``references`` (a JSON list of ``{"content", "start_index", "end_index"}``) and ``corpus_id``; each
@@ -99,16 +101,18 @@ class Reference:
 
 @dataclass(frozen=True)
 class Question:
-    """A question and the reference spans that answer it (at least one)."""
+    """A question and the reference spans that answer it, or (document-level labels) only the
+    corpus documents that answer it: one of the two, not empty."""
 
     question: str
     references: tuple[Reference, ...]
+    documents: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not isinstance(self.references, tuple):
-            object.__setattr__(self, "references", tuple(self.references))
-        if not self.references:
-            raise ValueError("a question needs at least one reference")
+        object.__setattr__(self, "references", tuple(self.references))
+        object.__setattr__(self, "documents", tuple(self.documents))
+        if bool(self.references) == bool(self.documents):
+            raise ValueError("a question needs reference spans or answering documents (one of the two)")
 
 
 # ----------------------------------------------------------------------------- reading
@@ -459,12 +463,17 @@ def _parse_jsonl(text: str, resolver: _Resolver, source: str) -> list[Question]:
                 '{"question": "...", "references": [...]} on each line',
             )
         questions.append(_jsonl_question(obj, resolver, number))
+        if bool(questions[0].documents) != bool(questions[-1].documents):
+            raise QuestionFileError(
+                source, number, "labelled otherwise than line 1: give every question references, or every one documents"
+            )
     return questions
 
 
 def _jsonl_question(obj: dict[str, Any], resolver: _Resolver, line: int) -> Question:
     source = resolver.source
-    missing = [key for key in ("question", "references") if key not in obj]
+    labels = "documents" if "documents" in obj else "references"  # documents: document-level labels
+    missing = [key for key in ("question", labels) if key not in obj]
     if missing:
         raise QuestionFileError(
             source,
@@ -475,6 +484,13 @@ def _jsonl_question(obj: dict[str, Any], resolver: _Resolver, line: int) -> Ques
     question = obj["question"]
     if not isinstance(question, str) or not question.strip():
         raise QuestionFileError(source, line, '"question" must be non-empty text')
+    if labels == "documents":
+        names = obj["documents"]
+        if "references" in obj or not isinstance(names, list) or not names or any(type(n) is not str for n in names):
+            raise QuestionFileError(
+                source, line, '"documents" must be a non-empty list of document names (and no "references")'
+            )
+        return Question(question, (), tuple(dict.fromkeys(resolver.resolve(n, line, "documents") for n in names)))
     refs = obj["references"]
     if not isinstance(refs, list) or not refs:
         raise QuestionFileError(
@@ -659,6 +675,9 @@ def questions_to_jsonl(questions: Iterable[Question], corpus: Mapping[str, str] 
     """JSONL text with explicit spans; with ``corpus``, each reference also carries its ``excerpt``."""
     lines = []
     for q in questions:
+        if q.documents:
+            lines.append(json_line({"question": q.question, "documents": list(q.documents)}))
+            continue
         refs = []
         for r in q.references:
             item: dict[str, Any] = {"document": r.document, "start": r.start, "end": r.end}

@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support.apptest import app_test
 
+from chunkviz.evaluation.tunefigure import point_config
 from chunkviz.ui import header
 from chunkviz.ui.findbest import COMPARE_VIEW, PLOT_KEY, clicked
 
@@ -53,6 +54,7 @@ def test_find_the_best_then_load_it_into_the_compare_columns() -> None:
     run(at)
     at.multiselect(key="findbest.strategies").set_value(["recursive"])
     at.multiselect(key="findbest.retrievers").set_value(["dense", "hybrid"])
+    at.multiselect(key="findbest.fusions").set_value(["rrf", "weighted"])
     at.number_input(key="findbest.budget").set_value(2)
     run(at)
     at.slider(key="findbest.recall").set_value(0) if any(s.key == "findbest.recall" for s in at.slider) else None
@@ -63,10 +65,14 @@ def test_find_the_best_then_load_it_into_the_compare_columns() -> None:
     names = [trace["name"] for trace in spec["data"]]
     assert names[:4] == ["dense: tried", "dense: frontier", "hybrid: tried", "hybrid: frontier"]
     tried = [t for t in spec["data"] if t["name"].endswith(": tried")]
-    assert sum(len(t["x"]) for t in tried) == 4  # 2 chunkings × 2 retrievers
+    # 2 chunkings × (dense, hybrid rrf, hybrid weighted at alpha 0.3, 0.5 and 0.7): the fusion is an axis
+    assert sum(len(t["x"]) for t in tried) == 10
     assert "Chroma" not in " ".join(names)  # not Chroma's corpus: no published markers
     study = next(iter(at.session_state["_findbest.studies"].values()))
-    assert study.chunkings == 2 and len(study.points) == 4
+    assert study.chunkings == 2 and len(study.points) == 10
+    assert {
+        (p.configuration.fusion, p.configuration.alpha) for p in study.points if p.configuration.retriever == "hybrid"
+    } == {("rrf", 0.5), ("weighted", 0.3), ("weighted", 0.5), ("weighted", 0.7)}
     # the chosen configuration, with its command
     at.slider(key="findbest.recall").set_value(0)
     run(at)
@@ -74,6 +80,11 @@ def test_find_the_best_then_load_it_into_the_compare_columns() -> None:
     assert "Best IoU at recall ≥ 0%:" in text
     assert any(c.value.startswith(f"chunkviz eval {SAMPLE} --questions") for c in at.code)
     chosen = max(study.points, key=lambda p: (p.value("iou"), p.value("recall"), -p.value("tokens")))
+    # its chunkviz.json, with the retrieval in it, to download
+    assert [d for d in at.get("download_button") if d.proto.label == "Download chunkviz.json (chunking and retrieval)"]
+    saved = point_config(chosen, "all-MiniLM-L6-v2")
+    assert saved["retrieval"]["retriever"] == chosen.configuration.retriever
+    assert saved["retrieval"]["alpha"] == chosen.configuration.alpha
     # loading it: column 1 gets its strategy and parameters (through the shared-URL path), the view is Compare
     at.button(key="findbest.load").click()
     run(at)

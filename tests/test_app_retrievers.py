@@ -35,7 +35,11 @@ def _plain_argv(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def renamed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
-        {("recall@5" if key == TITLES["recall_at_k"] else key): value for key, value in row.items()} for row in rows
+        {
+            ({TITLES["recall_at_k"]: "recall@5", TITLES["ndcg_at_k"]: "NDCG@5"}.get(key, key)): value
+            for key, value in row.items()
+        }
+        for row in rows
     ]
 
 

@@ -138,6 +138,10 @@ def test_results_serialize_to_json() -> None:
         "precision_omega",
         "recall_at_k",
         "reciprocal_rank",
+        "ndcg_at_k",
+        "average_precision",
+        "recall@1",
+        "recall@2",
     }
     assert len(data[0]["questions"]) == 3 and data[0]["questions"][0]["retrieved"][0]["rank"] == 1
 

@@ -234,6 +234,8 @@ def test_summary_rows_are_percent_mean_and_std_with_the_best_marked() -> None:
         "IoU",
         "precision_Ω",
         "MRR",
+        "NDCG@k",
+        "MAP",
     ]
     assert rows[0]["configuration"] == "a" and rows[0]["chunks"] == 7 and rows[0]["mean chunk chars"] == 100
     assert rows[0]["recall"] == f"75.0 ± 25.0 {BEST_MARK}"

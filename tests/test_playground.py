@@ -135,7 +135,8 @@ def test_scores_against_the_expected_answer() -> None:
     one = answer_scores(FLAT, False, search(FLAT, False, query_vector(), 1, MODEL, encode_words), ANSWER)
     chunk_chars = len(PARAGRAPHS[1])
     assert one == Scores(recall=1.0, precision=length / chunk_chars, iou=length / chunk_chars,
-                         precision_omega=length / chunk_chars, recall_at_k=1.0, reciprocal_rank=1.0)  # fmt: skip
+                         precision_omega=length / chunk_chars, recall_at_k=1.0, reciprocal_rank=1.0,
+                         ndcg_at_k=1.0, average_precision=1.0, recall_at=((1, 1.0),))  # fmt: skip
     three = answer_scores(FLAT, False, search(FLAT, False, query_vector(), 3, MODEL, encode_words), ANSWER)
     total = sum(len(p) for p in PARAGRAPHS)
     assert (three.recall, three.precision, three.iou, three.reciprocal_rank) == (

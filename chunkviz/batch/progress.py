@@ -1,4 +1,5 @@
-"""The batch's progress line on stderr: documents done, documents/s, MB/s and the ETA."""
+"""The batch's progress on stderr: documents done, documents/s, MB/s and the ETA, shown by
+:class:`chunkviz.terminal.progress.Progress` (a bar on a terminal, whole lines in a log)."""
 
 from __future__ import annotations
 
@@ -8,21 +9,16 @@ from typing import TextIO
 
 from chunkviz.batch.worker import DocResult
 from chunkviz.terminal import visible_name
+from chunkviz.terminal.progress import Progress, format_duration
 
-
-def format_duration(seconds: float) -> str:
-    """``75`` -> ``'1:15'``, ``3725`` -> ``'1:02:05'``."""
-    whole = max(0, round(seconds))
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+LABEL = "batch"
 
 
 class ProgressLine:
     """Counts finished documents and shows the rate over the documents chunked in this run
-    (those an earlier run had done are counted, not timed). On a terminal the line is redrawn
-    in place at most every ``interval`` seconds; otherwise a line is printed every
-    ``log_interval`` seconds. :meth:`finish` prints the last line."""
+    (those an earlier run had done are counted, not timed), through :class:`Progress`: on a
+    terminal a bar, otherwise a whole line every ``log_interval`` seconds; :meth:`finish`
+    prints the last one."""
 
     def __init__(
         self,
@@ -30,7 +26,7 @@ class ProgressLine:
         stream: TextIO | None,
         *,
         clock: Callable[[], float] = time.monotonic,
-        interval: float = 0.2,
+        interval: float = 0.2,  # unused: a terminal bar redraws itself (kept for callers)
         log_interval: float = 10.0,
     ) -> None:
         self.total = total
@@ -43,9 +39,8 @@ class ProgressLine:
         self.failed = 0
         self.bytes = 0
         self.chunks = 0
-        self.tty = bool(stream is not None and getattr(stream, "isatty", lambda: False)())
-        self.interval = interval if self.tty else log_interval
-        self._last_shown = self.started
+        self.display = Progress(stream, clock=clock, log_interval=log_interval)
+        self.display.start(LABEL, total, unit="documents")
 
     def update(self, result: DocResult) -> None:
         self.finished += 1
@@ -58,10 +53,7 @@ class ProgressLine:
             self.chunked += 1
             self.bytes += result.bytes
             self.chunks += result.chunks
-        now = self.clock()
-        if now - self._last_shown >= self.interval:
-            self._last_shown = now
-            self._show(self.line(now))
+        self._show()
 
     def line(self, now: float | None = None) -> str:
         """``batch: 120/500 documents · 35.2 documents/s · 1.23 MB/s · ETA 0:11 · 1 failed``."""
@@ -83,29 +75,21 @@ class ProgressLine:
         return " · ".join(parts)
 
     def note(self, text: str) -> None:
-        """A line of its own (e.g. a skipped document), not overwritten by the progress line; the
+        """A line of its own (e.g. a skipped document), not overwritten by the progress; the
         document names in it shown by :func:`~chunkviz.terminal.visible_name`."""
-        if self.stream is None:
-            return
-        if self.tty:
-            self.stream.write("\r\x1b[K")
-        self.stream.write(visible_name(text) + "\n")
-        self.stream.flush()
+        self.display.note(visible_name(text))
 
     def finish(self) -> None:
-        self._show(self.line(), final=True)
+        self._show(final=True)
+        self.display.close()
 
     def elapsed(self) -> float:
         return self.clock() - self.started
 
-    def _show(self, text: str, final: bool = False) -> None:
-        if self.stream is None:
-            return
-        if self.tty:
-            self.stream.write("\r\x1b[K" + text + ("\n" if final else ""))
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+    def _show(self, final: bool = False) -> None:
+        line = self.line()
+        detail = " · ".join(p for p in line.split(" · ")[2:] if not p.startswith("ETA"))  # the bar has its own
+        self.display.update(LABEL, self.finished, self.total, unit="documents", detail=detail, line=line, final=final)
 
 
 __all__ = ["ProgressLine", "format_duration"]

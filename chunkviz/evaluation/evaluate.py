@@ -25,6 +25,7 @@ environment's endpoint); without one they raise ``LLMNotConfigured`` before anyt
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,6 +39,7 @@ from chunkviz.enrich import enrich as enrich_metadata
 from chunkviz.evaluation.metrics import (
     DocumentSpan,
     Scores,
+    document_scores,
     question_scores,
     scores_dict,
     summarize,
@@ -260,7 +262,7 @@ class Result:
             "k": self.k,
             "chunks": self.chunks,
             "mean_chunk_chars": self.mean_chunk_chars,
-            "summary": {name: {"mean": mean, "std": std} for name, (mean, std) in self.summary().items()},
+            "summary": {name: {"mean": _json_number(mean), "std": _json_number(std)} for name, (mean, std) in self.summary().items()},
             "questions": [
                 {"scores": scores_dict(s),
                  **({"query_text": self.query_texts[i]} if self.configuration.query != "raw" and i < len(self.query_texts) else {}),
@@ -268,6 +270,11 @@ class Result:
                 for i, (s, hits) in enumerate(zip(self.scores, self.retrieved))
             ],
         }  # fmt: skip
+
+
+def _json_number(value: float) -> float | None:
+    """``value``, or None for NaN (a score that does not apply: JSON has no NaN)."""
+    return None if math.isnan(value) else value
 
 
 def evaluate(
@@ -465,9 +472,12 @@ def _evaluate_one(
         hits = _hits(per_document, search, ranking, q, parents)
         hits_all.append(tuple(hits))
         references = list(question.references)
-        # only chunks of the references' documents can reach them (precision_Ω)
+        if not references:  # labelled by documents only: ranking scores at document level
+            scores.append(document_scores(getattr(question, "documents", ()), [h.span for h in hits], settings.k))
+            continue
+        # only chunks of the references' documents can reach them (precision_Ω, the relevant spans)
         reachable = [u for name in dict.fromkeys(r.document for r in references) for u in units.get(name, ())]
-        scores.append(question_scores(references, [h.span for h in hits], reachable))
+        scores.append(question_scores(references, [h.span for h in hits], reachable, settings.k))
     lengths = [c.end - c.start for _, c in search]
     return Result(
         config,

@@ -3,12 +3,13 @@ a size sweep, parameters that depend on the size scaled with it) and the results
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from chunkviz.errors import ChunkvizError, InvalidParamError
 from chunkviz.evaluation.evaluate import Configuration, Result
-from chunkviz.evaluation.metrics import METRICS
+from chunkviz.evaluation.metrics import METRICS, as_percent, cutoffs
 
 if TYPE_CHECKING:
     from chunkviz.strategies.base import ParamInfo, Strategy
@@ -21,6 +22,8 @@ TITLES = {
     "iou": "IoU",
     "recall_at_k": "recall@k",
     "reciprocal_rank": "MRR",
+    "ndcg_at_k": "NDCG@k",
+    "average_precision": "MAP",
 }
 
 
@@ -120,6 +123,21 @@ def retrieval_options(alpha: Any = 0.5, rerank: str | None = None, rerank_candid
     if rerank is not None and not rerank.strip():
         raise SweepError("--rerank: give a local cross-encoder model folder")
     return {"alpha": float(alpha), "rerank": rerank, "rerank_candidates": int(rerank_candidates)}
+
+
+def saved_configurations(args: Any) -> tuple[list[Configuration], str | None]:
+    """``chunkviz eval --config FILE``: the file's configurations (retrieval included) and its
+    embedding model (``--model`` when given); a SweepError for a flag that would change them."""
+    from chunkviz.config import eval_configurations, load_config
+
+    flags = {"-s": args.strategy, "-p": args.param, "--sweep": args.sweep, "--retriever": args.retriever,
+             "--fusion": args.fusion, "--rerank": args.rerank, "--enrich": args.enrich, "--query": args.query,
+             "--summaries": args.summaries}  # fmt: skip
+    given = [flag for flag, value in flags.items() if value]
+    if given:
+        raise SweepError(f"--config runs the file's configuration exactly; drop {', '.join(given)} (or --config)")
+    config = load_config(args.config)
+    return eval_configurations(config), args.model or config.embedding_model
 
 
 def size_names() -> list[str]:
@@ -313,7 +331,9 @@ def table(results: Sequence[Result]) -> str:
     Every line of the table has the same width (columns may be appended to it)."""
     changes = deltas(results)
     shown = any(d is not None for d in changes)
-    header = ["configuration", "chunks", "mean chars", *(TITLES[m] for m in METRICS_ORDER)]
+    k = max((r.k for r in results), default=0)
+    shown_metrics = [*METRICS_ORDER, *(f"recall@{c}" for c in cutoffs(k) if c < k)]
+    header = ["configuration", "chunks", "mean chars", *(TITLES.get(m, m) for m in shown_metrics)]
     if shown:
         header += [f"Δ {TITLES[m]}" for m in DELTA_METRICS]
     rows = [header]
@@ -321,7 +341,7 @@ def table(results: Sequence[Result]) -> str:
         summary = result.summary()
         rows.append([
             result.configuration.label(), f"{result.chunks:,}", f"{result.mean_chunk_chars:,.0f}",
-            *(f"{100 * summary[m][0]:.1f} ± {100 * summary[m][1]:.1f}" for m in METRICS_ORDER),
+            *(as_percent({m: summary.get(m, (math.nan, math.nan))})[m] for m in shown_metrics),
         ])  # fmt: skip
         if shown:
             rows[-1] += [f"{change[m]:+.1f}" if change is not None else "–" for m in DELTA_METRICS]
@@ -334,13 +354,17 @@ def table(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
-METRICS_ORDER: tuple[str, ...] = ("recall", "precision", "precision_omega", "iou", "recall_at_k", "reciprocal_rank")
+METRICS_ORDER: tuple[str, ...] = (
+    "recall", "precision", "precision_omega", "iou", "recall_at_k", "reciprocal_rank", "ndcg_at_k", "average_precision"
+)  # fmt: skip
 assert set(METRICS_ORDER) == set(METRICS)
 
 
 # ----------------------------------------------------------------------------- the app's view
 #: The app's metric columns: the guide's recall@k first, then the study's, then MRR.
-APP_METRICS: tuple[str, ...] = ("recall_at_k", "recall", "precision", "iou", "precision_omega", "reciprocal_rank")
+APP_METRICS: tuple[str, ...] = (
+    "recall_at_k", "recall", "precision", "iou", "precision_omega", "reciprocal_rank", "ndcg_at_k", "average_precision"
+)  # fmt: skip
 assert set(APP_METRICS) == set(METRICS)
 #: What marks the best value of a metric column.
 BEST_MARK = "★"

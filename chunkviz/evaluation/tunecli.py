@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from chunkviz.evaluation.retrievers import RETRIEVERS
@@ -26,10 +27,12 @@ from chunkviz.evaluation.tune import (
     DEFAULT_BUDGET,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
+    FINISHED,
     METHOD,
     TITLES,
     Constraint,
     Point,
+    RetrievalGrid,
     Study,
     TuneError,
     TuneProgress,
@@ -42,9 +45,11 @@ from chunkviz.evaluation.tune import (
     metric_name,
     parse_constraints,
 )
+from chunkviz.evaluation.tunespace import DEFAULT_ALPHAS, DEFAULT_FUSIONS
 from chunkviz.files import check_outputs, write_text_atomic
 from chunkviz.semantic.embeddings import MODEL_HELP
 from chunkviz.terminal import visible_name
+from chunkviz.terminal.progress import Progress
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 
 EXIT_OK, EXIT_NOT_MET = 0, 1
@@ -73,6 +78,30 @@ def add_tune_parser(commands: Any) -> None:
         help=f"retrievers to evaluate each chunking with: {', '.join(RETRIEVERS)} (default all; they share its embeddings)",
     )
     p.add_argument(
+        "--fusions",
+        default=",".join(DEFAULT_FUSIONS),
+        metavar="F,F",
+        help=f"hybrid's fusions to search: rrf, weighted (default {','.join(DEFAULT_FUSIONS)})",
+    )
+    p.add_argument(
+        "--alphas",
+        default=",".join(f"{a:g}" for a in DEFAULT_ALPHAS),
+        metavar="A,A,...",
+        help=f"the dense weights of the weighted fusion to search, 0..1 (default {','.join(f'{a:g}' for a in DEFAULT_ALPHAS)})",
+    )
+    p.add_argument(
+        "--rerank",
+        metavar="FOLDER",
+        help="also search each retrieval reranked by this local cross-encoder folder (chunkviz downloads none)",
+    )
+    p.add_argument(
+        "--rerank-candidates",
+        type=int,
+        default=20,
+        metavar="N",
+        help="candidates the cross-encoder re-scores (default 20)",
+    )
+    p.add_argument(
         "--budget",
         type=int,
         default=DEFAULT_BUDGET,
@@ -98,8 +127,8 @@ def add_tune_parser(commands: Any) -> None:
         "--maximise",
         "--maximize",
         metavar="METRIC",
-        help="the metric the chosen configuration maximises: recall, iou, precision, precision_omega, recall_at_k, mrr "
-        "(default iou)",
+        help="the metric the chosen configuration maximises: recall, iou, precision, precision_omega, recall_at_k, mrr, "
+        "ndcg (NDCG@k), map (default iou)",
     )
     goal.add_argument("--minimise", "--minimize", metavar="METRIC", help="or minimises: tokens (per question)")
     p.add_argument(
@@ -141,7 +170,6 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from chunkviz.cliparams import language_of_args
     from chunkviz.document.read import read_path
     from chunkviz.evaluation.published import MINILM_ROWS, is_chroma
-    from chunkviz.evaluation.retrievers import check_retriever
     from chunkviz.evaluation.tune import check_sizes, check_strategy, tune
     from chunkviz.questions import load_questions
     from chunkviz.tokenizers import get_tokenizer
@@ -152,12 +180,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise TuneError(f"--k must be at least 1, got {args.k}")
     strategies = [check_strategy(s) for s in _list(args.strategies, "--strategies")]
-    retrievers = []
-    for r in _list(args.retrievers, "--retrievers"):
-        try:
-            retrievers.append(check_retriever(r))
-        except ValueError as exc:
-            raise TuneError(f"--retrievers: {exc}") from None
+    grid = _retrieval_grid(args)
     sizes = _sizes(args.sizes)
     try:
         check_sizes(strategies, sizes)
@@ -174,30 +197,42 @@ def cmd_tune(args: argparse.Namespace) -> int:
     texts = {name: doc.text for name, doc in corpus.items()}
     questions = load_questions(args.questions, texts)
 
-    def progress(step: TuneProgress) -> None:
-        print(f"\r\033[K{step.line()}", end="", file=sys.stderr, flush=True)
+    display = Progress(sys.stderr)  # a bar on a terminal, whole lines in a log
 
-    study = tune(
-        corpus,
-        questions,
-        strategies=strategies,
-        retrievers=retrievers,
-        budget=args.budget,
-        k=args.k,
-        sizes=sizes,
-        tokenizer=args.tokenizer,
-        constraints=constraints,
-        model=args.model,
-        progress=progress,
-    )
-    print(file=sys.stderr)
+    started: set[tuple[int, str]] = set()
+
+    def progress(step: TuneProgress) -> None:
+        if step.label != FINISHED and (step.done, step.label) not in started:  # a line as each chunking starts
+            started.add((step.done, step.label))
+            display.note(step.line())
+        share = step.embedded / step.to_embed if step.to_embed else 0.0
+        detail = step.line().split(" · ")[1] if step.label != FINISHED else ""
+        done = step.done if step.label == FINISHED else min(step.done + share, step.budget)
+        display.update("tune", done, step.budget, unit="chunkings", detail=detail, line=step.line(),
+                       final=step.label == FINISHED)  # fmt: skip
+
+    with display:
+        study = tune(
+            corpus,
+            questions,
+            strategies=strategies,
+            retrieval=grid,
+            budget=args.budget,
+            k=args.k,
+            sizes=sizes,
+            tokenizer=args.tokenizer,
+            constraints=constraints,
+            model=args.model,
+            progress=progress,
+        )
     if not study.points:
         raise TuneError(_nothing_evaluated(study))
     published = MINILM_ROWS if is_chroma(texts) and args.k == 5 else ()
     chosen = best(study.points, objective, constraints, minimise=minimise or None)
     _report(args, study, len(questions), len(corpus), chosen)
     if args.json:
-        write_text_atomic(args.json, json.dumps(study.to_dict(), indent=2, default=str) + "\n")
+        chosen_at = next((i for i, p in enumerate(study.points) if p is chosen), None)
+        write_text_atomic(args.json, json.dumps({**study.to_dict(), "chosen": chosen_at}, indent=2, default=str) + "\n")
     if args.plot:
         figure = frontier_figure(study, "iou", "recall", published, chosen)
         write_text_atomic(args.plot, figure.to_html(include_plotlyjs=True, full_html=True))
@@ -209,18 +244,41 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(f"\nNo configuration tried meets {', '.join(map(str, constraints))}.")
         print(f"Best reached: {'; '.join(_best_reached(study, c) for c in constraints)}.")
         if near is not None:
-            print(f"Closest: {_plain(near)} with {near.configuration.retriever} retrieval · {_scores(near)}")
+            print(f"Closest: {_plain(near)} with {near.retrieval()} retrieval · {_scores(near)}")
             print(f"  {eval_command(near, args.corpus, args.questions, args.k, args.model)}")
         print(
             f"Nothing written to {visible_name(args.output)}; raise --budget, add --sizes or strategies, or relax the constraint."
         )
         return EXIT_NOT_MET
-    print(f"\nBest ({goal}): {_plain(chosen)} with {chosen.configuration.retriever} retrieval · {_scores(chosen)}")
+    print(f"\nBest ({goal}): {_plain(chosen)} with {chosen.retrieval()} retrieval · {_scores(chosen)}")
     print("Reproduce it:")
     print(f"  {eval_command(chosen, args.corpus, args.questions, args.k, args.model)}")
-    _save(chosen, args.output)
+    _save(chosen, args.output, args.model)
     print(f"configuration written to {visible_name(args.output)}")
     return EXIT_OK
+
+
+def _retrieval_grid(args: argparse.Namespace) -> RetrievalGrid:
+    """The retrieval axes of ``--retrievers``, ``--fusions``, ``--alphas`` and ``--rerank``
+    (a TuneError naming the flag)."""
+    from chunkviz.evaluation.retrievers import check_alpha, check_fusion, check_retriever
+
+    def checked(flag: str, text: str, check: Callable[[Any], Any]) -> tuple[Any, ...]:
+        out = []
+        for item in _list(text, flag):
+            try:
+                out.append(check(float(item) if flag == "--alphas" else item))
+            except ValueError as exc:
+                raise TuneError(f"{flag}: {exc}") from None
+        return tuple(out)
+
+    return RetrievalGrid(
+        checked("--retrievers", args.retrievers, check_retriever),
+        checked("--fusions", args.fusions, check_fusion),
+        checked("--alphas", args.alphas, check_alpha),
+        args.rerank,
+        args.rerank_candidates,
+    )
 
 
 def _nothing_evaluated(study: Study) -> str:
@@ -239,7 +297,7 @@ def _best_reached(study: Study, constraint: Constraint) -> str:
     assert top is not None  # the study has points (checked before the report)
     value = top.value(constraint.metric)
     shown = f"{100 * value:.1f}%" if is_fraction(constraint.metric) else f"{value:,.0f}"
-    return f"{TITLES[constraint.metric]} {shown} ({_plain(top)} with {top.configuration.retriever} retrieval)"
+    return f"{TITLES[constraint.metric]} {shown} ({_plain(top)} with {top.retrieval()} retrieval)"
 
 
 def _plain(p: Point) -> str:
@@ -262,6 +320,7 @@ def _report(args: argparse.Namespace, study: Study, n_questions: int, n_document
         f"{study.seconds:.0f} s; scores are means in %"
     )
     print(f"method: {METHOD}")
+    print(f"retrieval searched: {'; '.join(study.retrieval)}")
     for label, why in study.skipped:
         print(f"skipped {label}: {why}")
     for retriever in study.retrievers:
@@ -274,12 +333,8 @@ def _report(args: argparse.Namespace, study: Study, n_questions: int, n_document
     print(frontier_table(study.frontier("tokens", "recall"), study.k, chosen))
 
 
-def _save(point: Point, path: str) -> None:
-    from chunkviz.compare import ColumnConfig
-    from chunkviz.config import Retrieval, config_from_columns, save_config
+def _save(point: Point, path: str, model: str | None = None) -> None:
+    from chunkviz.config import save_config
+    from chunkviz.evaluation.tunefigure import point_config
 
-    c = point.configuration
-    data = config_from_columns(
-        [ColumnConfig(c.strategy, dict(c.params), None)], tokenizer=c.tokenizer, retrieval=Retrieval.of(c)
-    )
-    save_config(data, path)  # atomic; a failure is one line naming the file (chunkviz.files)
+    save_config(point_config(point, model), path)  # atomic; a failure is one line naming the file (chunkviz.files)

@@ -26,6 +26,7 @@ from chunkviz.llm.client import (
     check_base_url,
 )
 from chunkviz.llm.session import LLMSession, use_llm
+from chunkviz.terminal.progress import Progress
 
 
 def _positive_float(text: str) -> float:
@@ -108,20 +109,17 @@ def cli_llm_session(args: argparse.Namespace, stream: TextIO | None = None) -> I
             flush=True,
         )
 
-    open_line = False  # a progress line that is not finished yet
+    display = Progress(out)  # a bar on a terminal, whole lines in a log (chunkviz.terminal.progress)
 
     def progress(done: int, total: int) -> None:
-        nonlocal open_line
         if total:
-            open_line = done < total
-            print(f"\rllm: {done:,}/{total:,} answers", end="" if open_line else "\n", file=out, flush=True)
+            display.update("llm", done, total, unit="answers")
 
     with use_llm(settings_from_args(args), progress=progress, on_estimate=on_estimate) as session:
         try:
             yield session
         finally:
-            if open_line:  # the calls stopped early: end the progress line before anything else
-                print(file=out, flush=True)
+            display.close()
             if session.used and (session.stats.made or session.stats.cached or session.stats.failed):
                 print(f"llm: {session.stats.summary()}", file=out, flush=True)
 

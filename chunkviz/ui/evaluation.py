@@ -425,7 +425,7 @@ def show_results(run: EvalRun, k: int) -> None:
         f"{run.seconds:.1f} s · scores are mean ± standard deviation over the questions, in %; ★ the best of each column"
     )
     frame = pd.DataFrame(with_answer_cells(summary_rows(run.results, labels), run.answers)).rename(
-        columns={TITLES["recall_at_k"]: f"recall@{k}"}
+        columns={TITLES[m]: TITLES[m].replace("@k", f"@{k}") for m in ("recall_at_k", "ndcg_at_k")}
     )
     metric_columns = list(frame.columns[3:])
     styled = frame.style.map(
@@ -482,7 +482,9 @@ def show_questions(run: EvalRun, questions: Sequence[Question], document: Docume
     show_twin(run, labels.index(chosen), questions)
     rows = question_rows(result, questions)
     st.caption("Click a row to see the question's reference and the chunks each configuration retrieved for it.")
-    frame = pd.DataFrame(rows).rename(columns={TITLES["recall_at_k"]: f"recall@{result.k}"})
+    frame = pd.DataFrame(rows).rename(
+        columns={TITLES[m]: TITLES[m].replace("@k", f"@{result.k}") for m in ("recall_at_k", "ndcg_at_k")}
+    )
     frame["first hit"] = [f"#{row['first hit']}" if row["first hit"] is not None else "–" for row in rows]
     # pixel widths: the numbers stay narrow, the question gets the room (the full text shows on a click)
     narrow = {

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from chunkviz.compare import ColumnConfig, config_to_query
+from chunkviz.config import config_json
 from chunkviz.document.model import Document
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.published import MINILM_ROWS, is_chroma
@@ -26,6 +27,7 @@ from chunkviz.evaluation.tune import (
     METHOD,
     Constraint,
     Point,
+    RetrievalGrid,
     Study,
     TuneProgress,
     best,
@@ -33,6 +35,7 @@ from chunkviz.evaluation.tune import (
     frontier_figure,
     tune,
 )
+from chunkviz.evaluation.tunefigure import point_config
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.questions import Question
 from chunkviz.semantic.embeddings import DEFAULT_MODEL
@@ -94,12 +97,18 @@ def find_best(document: Document, doc_key: str, questions: Sequence[Question], k
     )
     st.session_state.setdefault("findbest.retrievers", list(RETRIEVERS))
     st.session_state.setdefault("findbest.budget", DEFAULT_BUDGET)
+    st.session_state.setdefault("findbest.fusions", ["rrf", "weighted"])
     left, middle, right = st.columns([2, 2, 1])
     strategies = left.multiselect("Strategies to search", names, key="findbest.strategies")
     retrievers = middle.multiselect(
         "Retrievers to search", list(RETRIEVERS), key="findbest.retrievers",
         help="dense: embeddings; bm25: keywords; hybrid: both, fused by rank. A chunking's retrievers share its "
         "embeddings, so each one more costs little.",
+    )  # fmt: skip
+    fusions = middle.multiselect(
+        "Hybrid fusions to search", ["rrf", "weighted"], key="findbest.fusions",
+        help="rrf: by rank; weighted: alpha × dense + (1 − alpha) × bm25, at alpha 0.3, 0.5 and 0.7. The rerank of "
+        "the retrieval techniques, when one is set, is searched too.",
     )  # fmt: skip
     budget = right.number_input(
         f"Budget (chunkings, 1–{MAX_BUDGET})", min_value=1, max_value=MAX_BUDGET, step=1, key="findbest.budget",
@@ -115,7 +124,9 @@ def find_best(document: Document, doc_key: str, questions: Sequence[Question], k
         f"Find the best ({int(budget)} chunkings × {len(retrievers)} retrievers × {len(questions)} questions)",
         key=RUN_KEY, type="primary", disabled=not strategies or not retrievers,
     ):  # fmt: skip
-        study = run_search(document, doc_key, questions, k, strategies, retrievers, int(budget), model)
+        rerank = (st.session_state.get("eval.rerank") or "").strip() or None
+        grid = RetrievalGrid(tuple(retrievers), tuple(fusions or ["rrf"]), rerank=rerank)
+        study = run_search(document, doc_key, questions, k, strategies, grid, int(budget), model)
         if study is not None:
             studies = dict(st.session_state.get(STUDIES, {}))
             studies.pop(key, None)
@@ -133,7 +144,7 @@ def run_search(
     questions: Sequence[Question],
     k: int,
     strategies: Sequence[str],
-    retrievers: Sequence[str],
+    retrieval: RetrievalGrid,
     budget: int,
     model: str = DEFAULT_MODEL,
 ) -> Study | None:
@@ -148,7 +159,7 @@ def run_search(
             {doc_key: document},
             questions,
             strategies=strategies,
-            retrievers=retrievers,
+            retrieval=retrieval,
             budget=budget,
             k=k,
             tokenizer=st.session_state.get("tokenizer", DEFAULT_TOKENIZER),
@@ -156,7 +167,7 @@ def run_search(
             model=model,
             progress=progress,
         )
-    except (ChunkvizError, ValueError) as exc:
+    except (ChunkvizError, ValueError) as exc:  # TuneError, a reranker folder that cannot be read
         bar.empty()
         st.error(f"The search could not run: {exc}")
         return None
@@ -185,7 +196,7 @@ def show_study(study: Study, document: Document, doc_key: str, k: int, columns: 
     chosen = best(study.points, "iou", [Constraint("recall", ">=", min_recall / 100)])
     figure = frontier_figure(study, x, "recall", published, chosen)
     st.caption(
-        f"{len(study.points)} configurations ({study.chunkings} chunkings × {len(study.retrievers)} retrievers) in "
+        f"{len(study.points)} configurations ({study.chunkings} chunkings × {'; '.join(study.retrieval)}) in "
         f"{study.seconds:.0f} s · k = {k} · {model_label(model)} embeddings · every point is a configuration tried, the lines each retriever's frontier"
         + (" · grey diamonds: Chroma's published MiniLM rows (all five corpora)" if published else "")
         + ". Click a point to load it into column 1 of the Compare view."
@@ -197,14 +208,20 @@ def show_study(study: Study, document: Document, doc_key: str, k: int, columns: 
         st.warning(f"No configuration tried reaches recall ≥ {min_recall}%: lower it, or search with a larger budget.")
     else:
         st.markdown(
-            f"**Best IoU at recall ≥ {min_recall}%:** `{_name(chosen)}` with **{chosen.configuration.retriever}** "
+            f"**Best IoU at recall ≥ {min_recall}%:** `{_name(chosen)}` with **{chosen.retrieval()}** "
             f"retrieval · recall {100 * chosen.value('recall'):.1f}% · IoU {100 * chosen.value('iou'):.1f}% · "
             f"{chosen.value('tokens'):,.0f} tokens per question"
         )
         st.code(eval_command(chosen, [doc_key], "questions.jsonl", k, model), language="bash")
-        st.button(
+        load, download = st.columns(2)
+        load.button(
             "Load it into column 1", key="findbest.load", on_click=load_point, args=(chosen, columns), type="secondary"
         )
+        download.download_button(
+            "Download chunkviz.json (chunking and retrieval)", config_json(point_config(chosen, model)),
+            file_name="chunkviz.json", mime="application/json", key="findbest.download",
+            help="Run exactly this configuration again with: chunkviz eval DOCUMENT --questions FILE --config chunkviz.json",
+        )  # fmt: skip
     frontier = study.frontier(x, "recall")
     st.dataframe(
         pd.DataFrame([point_row(p, k) for p in reversed(frontier)]),
@@ -217,10 +234,12 @@ def show_study(study: Study, document: Document, doc_key: str, k: int, columns: 
 def point_row(p: Point, k: int) -> dict[str, Any]:
     return {
         "configuration": _name(p),
-        "retriever": p.configuration.retriever,
+        "retrieval": p.retrieval(),
         "recall %": round(100 * p.value("recall"), 1),
         "IoU %": round(100 * p.value("iou"), 1),
         f"recall@{k} %": round(100 * p.value("recall_at_k"), 1),
+        f"NDCG@{k} %": round(100 * p.value("ndcg"), 1),
+        "MAP %": round(100 * p.value("map"), 1),
         "tokens/question": round(p.value("tokens")),
         "chunks": p.chunks,
     }
@@ -277,7 +296,7 @@ def load_point(point: Point, columns: Sequence[Any]) -> None:
     load_shared(query)
     st.session_state["view"] = COMPARE_VIEW
     message = (
-        f"Column 1 now runs {_name(point)} (found with {c.retriever} retrieval: recall "
+        f"Column 1 now runs {_name(point)} (found with {point.retrieval()} retrieval: recall "
         f"{100 * point.value('recall'):.1f}%, IoU {100 * point.value('iou'):.1f}%)."
     )
     st.session_state[LOADED] = message
