@@ -57,6 +57,7 @@ from chunkviz.cache import BoundedLRU
 from chunkviz.charts import hover_text
 from chunkviz.document.model import Document, as_document, is_blank
 from chunkviz.explain import Explanation, ExplanationFigure, finite, go, require_plotly
+from chunkviz.limits import MAX_CHUNKS, TooManyChunksError
 from chunkviz.semantic import embeddings
 from chunkviz.semantic.cluster import offdiagonal_mean, optimal_segmentation, rewards_ending_at
 from chunkviz.semantic.embedcache import embed_texts
@@ -273,7 +274,6 @@ def check_piece_count(pieces: int, params: ClusterParams) -> None:
     """Refuse, before embedding, more pieces than :data:`~chunkviz.limits.MAX_CHUNKS` (each is a
     vector in memory, as a chunk is a Chunk); the chunks, never more than the pieces, are then
     within the limit too."""
-    from chunkviz.limits import MAX_CHUNKS, TooManyChunksError  # at run time: chunkviz.limits imports the strategies
 
     if pieces > MAX_CHUNKS:
         raise TooManyChunksError(
