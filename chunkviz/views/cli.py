@@ -8,9 +8,9 @@ import sys
 import time
 from typing import Any
 
-from chunkviz.cliparams import convert_param_values, language_of_args, parse_param_args
+from chunkviz.cliparams import add_config_argument, convert_param_values, language_of_args, parse_param_args
 from chunkviz.compare import ColumnConfig
-from chunkviz.config import ConfigError, Enrichment, add_config_argument, load_config
+from chunkviz.config import ConfigError, Enrichment, load_config
 from chunkviz.files import check_output, write_text_atomic
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.strategies.base import get_strategy
