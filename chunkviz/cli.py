@@ -30,16 +30,19 @@ from chunkviz.api import chunk, strategies
 from chunkviz.batch.cli import add_batch_parser, cmd_batch
 from chunkviz.cliparams import (
     UsageError,
+    add_config_argument,
     add_hygiene_argument,
     add_language_argument,
     add_slide_notes_argument,
+    apply_config,
     convert_param_values,
+    enrich_chunks,
     hygiene_of_args,
     language_of_args,
+    merged_params,
     parse_param_args,
     slide_notes_of_args,
 )
-from chunkviz.config import add_config_argument, apply_config, enrich_chunks, merged_params
 from chunkviz.diagnostics import diagnose
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.tunecli import add_tune_parser, cmd_tune
@@ -56,9 +59,8 @@ from chunkviz.llm.answers import (
     run_answers,
     with_answer_columns,
 )
-from chunkviz.llm.cli import add_llm_arguments, cli_llm_session
+from chunkviz.llm.cli import add_llm_arguments, add_questions_parser, cli_llm_session, cmd_questions
 from chunkviz.llm.client import LLMError
-from chunkviz.llm.questiongen import add_questions_parser, cmd_questions
 from chunkviz.peers.catalogue import peer_notes
 from chunkviz.semantic.embeddings import MODEL_HELP
 from chunkviz.semantic.providers.base import announce_with

@@ -35,7 +35,6 @@ On the command line, :func:`add_config_argument` adds ``--config FILE`` and ``--
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import hashlib
 import json
@@ -44,7 +43,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chunkviz.argtypes import whole_number
 from chunkviz.compare import ColumnConfig, full_params
 from chunkviz.enrich import PARTS, enrich
 from chunkviz.errors import ChunkvizError, InvalidParamError, UnknownStrategyError
@@ -452,81 +450,6 @@ def config_hash(config: ChunkvizConfig) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-# --------------------------------------------------------------------------- command line
-
-
-def add_config_argument(parser: argparse.ArgumentParser) -> None:
-    """``--config FILE`` and ``--column N`` for a command that chunks."""
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="a chunkviz.json (downloaded from the app): strategy, parameters, tokenizer and enrichment; "
-        "-p and --tokenizer given on the command line win",
-    )
-    parser.add_argument(
-        "--column",
-        type=whole_number(1, what="a column number (1, 2, ...)"),
-        metavar="N",
-        help="which column of a configuration with several (1 = the first)",
-    )
-
-
-def apply_config(args: argparse.Namespace, strategy: str | None = None) -> None:
-    """Fill ``args`` from ``args.config`` (when given), in place, before the command chunks.
-
-    Sets ``args.strategy`` (the column's; a different ``-s`` is an error), ``args.tokenizer``
-    (the command line's when given, else the column's, else the file's, else the default),
-    ``args.config_params`` (the column's parameters: merge the ``-p`` values over them, see
-    :func:`merged_params`) and ``args.enrichment`` (an :class:`Enrichment` or None, see
-    :func:`enrich_chunks`). ``strategy`` is the strategy a command always runs (e.g.
-    ``similarities``: ``semantic``). Without ``--config`` only the defaults are filled in, and a
-    missing ``-s`` is reported.
-    """
-    path = getattr(args, "config", None)
-    given = getattr(args, "strategy", None)
-    args.config_params = {}
-    args.enrichment = None
-    if path is None:
-        if getattr(args, "column", None) is not None:
-            raise ConfigError("--column chooses a column of --config FILE; give the file too")
-        if getattr(args, "tokenizer", None) is None:
-            args.tokenizer = DEFAULT_TOKENIZER
-        if strategy is None and hasattr(args, "strategy") and not given:
-            raise ConfigError(
-                "choose a strategy with -s NAME (see 'chunkviz strategies'), or give --config chunkviz.json"
-            )
-        return
-    config = load_config(path)
-    column = config.column(getattr(args, "column", None))
-    wanted = strategy or given
-    if wanted and wanted != column.strategy:
-        raise ConfigError(
-            f"{config.source}: the column runs {column.strategy!r}, the command {wanted!r}; "
-            "drop -s to use the file, or choose another --column"
-        )
-    if hasattr(args, "strategy") or strategy is None:
-        args.strategy = column.strategy
-    if getattr(args, "tokenizer", None) is None:
-        args.tokenizer = config.tokenizer_of(column)
-    args.config_params = dict(column.params)
-    args.enrichment = config.enrichment
-
-
-def merged_params(args: argparse.Namespace, command_line: Mapping[str, Any]) -> dict[str, Any]:
-    """The configuration's parameters with the command line's ``-p`` values on top."""
-    return {**getattr(args, "config_params", {}), **dict(command_line)}
-
-
-def enrich_chunks(
-    args: argparse.Namespace, document: Any, chunks: Sequence[Chunk], tokenizer: str | Tokenizer
-) -> list[Chunk]:
-    """``chunks`` enriched as the configuration says (unchanged without enrichment)."""
-    enrichment: Enrichment | None = getattr(args, "enrichment", None)
-    if enrichment is None:
-        return list(chunks)
-    return enrichment.apply(document, chunks, source=getattr(document, "name", "") or "", tokenizer=tokenizer)
-
-
 def eval_configurations(config: ChunkvizConfig) -> list[Any]:
     """One :class:`chunkviz.evaluation.evaluate.Configuration` per column (its tokenizer; the
     ``metadata`` enrichment when the file has one; the file's retrieval), for ``chunkviz eval --config``."""
@@ -547,17 +470,13 @@ __all__ = [
     "ConfigError",
     "Enrichment",
     "Retrieval",
-    "add_config_argument",
-    "apply_config",
     "column_hash",
     "config_from_columns",
     "config_from_dict",
     "config_hash",
     "config_json",
-    "enrich_chunks",
     "eval_configurations",
     "load_config",
-    "merged_params",
     "normalized",
     "save_config",
 ]

@@ -16,6 +16,10 @@ word-aligned) an estimate. When the estimate is over the limit the run is refuse
 chunking, and the message names the parameter to raise and the value that fits. Strategies whose chunk count the
 parameters do not bound (e.g. ``semantic``, or many short paragraphs) are checked on the
 result, before diagnostics or exports multiply the cost.
+
+This module sits at the bottom of the package (the strategies call :func:`refuse_as_counted`
+as they chunk), so it names a strategy and a tokenizer by what it reads of them
+(:class:`SizedStrategy`, :class:`Counter`), never by importing them.
 """
 
 from __future__ import annotations
@@ -23,16 +27,42 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, is_dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from chunkviz.errors import ChunkvizError
-from chunkviz.strategies.base import ParamInfo, Strategy
-from chunkviz.tokenizers import Tokenizer
 
 #: Most chunks one run may produce.
 MAX_CHUNKS = 100_000
 
 _SIZE_UNITS = ("tokens", "chars")
+
+
+class SizeParam(Protocol):
+    """What the bound reads of a strategy's parameter (a ``chunkviz.strategies.base.ParamInfo``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def unit(self) -> str | None: ...
+    @property
+    def size_target(self) -> bool: ...
+    @property
+    def overlap_unit(self) -> str | None: ...
+
+
+class SizedStrategy(Protocol):
+    """What the bound reads of a strategy (a ``chunkviz.strategies.base.Strategy``)."""
+
+    @property
+    def name(self) -> str: ...
+    def params_info(self) -> Sequence[SizeParam]: ...
+    def overlap_param(self) -> SizeParam | None: ...
+
+
+class Counter(Protocol):
+    """What the bound reads of a tokenizer (a ``chunkviz.tokenizers.Tokenizer``)."""
+
+    def count(self, text: str) -> int: ...
 
 
 class TooManyChunksError(ChunkvizError, ValueError):
@@ -70,7 +100,7 @@ def _param_values(params: Any) -> dict[str, Any]:
     return dict(params)
 
 
-def size_cap(strategy: Strategy[Any], values: dict[str, Any]) -> tuple[ParamInfo, int] | None:
+def size_cap(strategy: SizedStrategy, values: dict[str, Any]) -> tuple[SizeParam, int] | None:
     """The strategy's smallest size cap in tokens or characters (the size target, a ``max_*``
     or ``*_size`` parameter) and its value; None when no parameter caps the chunk size."""
     caps = [
@@ -85,7 +115,7 @@ def size_cap(strategy: Strategy[Any], values: dict[str, Any]) -> tuple[ParamInfo
 
 
 def estimated_chunk_count(
-    strategy: Strategy[Any], params: Any, text: str, tokenizer: Tokenizer, max_chunks: int = MAX_CHUNKS
+    strategy: SizedStrategy, params: Any, text: str, tokenizer: Counter, max_chunks: int = MAX_CHUNKS
 ) -> ChunkBound | None:
     """How many chunks ``strategy`` with ``params`` cuts ``text`` into, from the parameters
     (see :class:`ChunkBound`); None when the parameters cap no size. Tokens are counted only when the
@@ -112,7 +142,7 @@ def estimated_chunk_count(
 
 
 def check_chunk_count_bound(
-    strategy: Strategy[Any], params: Any, text: str, tokenizer: Tokenizer, max_chunks: int = MAX_CHUNKS
+    strategy: SizedStrategy, params: Any, text: str, tokenizer: Counter, max_chunks: int = MAX_CHUNKS
 ) -> None:
     """Refuse, before chunking, a run that must produce more than ``max_chunks`` chunks."""
     bound = estimated_chunk_count(strategy, params, text, tokenizer, max_chunks)
@@ -130,7 +160,7 @@ def check_chunk_count_bound(
 
 
 def check_chunk_count(
-    strategy: Strategy[Any], params: Any, chunks: Sequence[Any], max_chunks: int = MAX_CHUNKS
+    strategy: SizedStrategy, params: Any, chunks: Sequence[Any], max_chunks: int = MAX_CHUNKS
 ) -> None:
     """Refuse a result of more than ``max_chunks`` chunks (strategies the parameters do not bound)."""
     if len(chunks) <= max_chunks:

@@ -13,22 +13,19 @@ from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
 from chunkviz.api import chunk
+from chunkviz.cliparams import add_config_argument, apply_config, enrich_chunks, merged_params
 from chunkviz.compare import ColumnConfig, full_params
 from chunkviz.config import (
     ChunkvizConfig,
     ConfigError,
     Enrichment,
-    add_config_argument,
-    apply_config,
     column_hash,
     config_from_columns,
     config_from_dict,
     config_hash,
     config_json,
-    enrich_chunks,
     eval_configurations,
     load_config,
-    merged_params,
     save_config,
 )
 from chunkviz.document.model import Document

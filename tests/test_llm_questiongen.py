@@ -19,14 +19,13 @@ from support.texts import SETTINGS, examples
 
 from chunkviz.llm import CallEstimate, LLMError, LLMNotConfigured, LLMSettings, use_llm
 from chunkviz.llm.cache import AnswerCache, clear_memory
+from chunkviz.llm.cli import add_questions_parser, cmd_questions
 from chunkviz.llm.questiongen import (
     QUESTION_PROMPT,
     Proposal,
     ReadAnswer,
-    add_questions_parser,
     allocate,
     check_proposal,
-    cmd_questions,
     estimate_questions,
     generate_questions,
     occurrences,

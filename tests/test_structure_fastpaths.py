@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
 import chunkviz.document.structure as structure_module
-from chunkviz.document.structure import _ADORNMENT, _LINE, _UNDERLINE, SpaceRuns, Structure
+from chunkviz.document.lines import _ADORNMENT, _LINE, _UNDERLINE, SpaceRuns
+from chunkviz.document.structure import Structure
 
 # ----------------------------------------------------------------------------- references
 

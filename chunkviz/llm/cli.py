@@ -6,6 +6,8 @@ a key on the command line would end up in shell history and process lists).
 ``settings_from_args(args)`` turns them into :class:`LLMSettings` over the environment, and
 ``cli_llm_session(args)`` opens the session a command runs in: the estimate before the calls,
 progress while they run and the calls made vs cached afterwards go to stderr.
+``chunkviz questions`` (``add_questions_parser``, ``cmd_questions``) writes a question set with
+the model (the generation is :mod:`chunkviz.llm.questiongen`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import Iterator, TextIO
+from collections import Counter
+from typing import Any, Iterator, TextIO
 
 from chunkviz.argtypes import whole_number
 from chunkviz.llm.client import (
@@ -21,11 +24,15 @@ from chunkviz.llm.client import (
     ENV_BASE_URL,
     ENV_MODEL,
     CallEstimate,
+    LLMError,
     LLMSettings,
     LLMSettingsError,
     check_base_url,
 )
+from chunkviz.llm.questiongen import MIN_WINDOW_CHARS, ROUNDS, WINDOW_CHARS, Generated, generate_questions
 from chunkviz.llm.session import LLMSession, use_llm
+from chunkviz.questions import questions_to_jsonl, save_questions
+from chunkviz.terminal import visible_name
 from chunkviz.terminal.progress import Progress
 
 
@@ -125,3 +132,86 @@ def cli_llm_session(args: argparse.Namespace, stream: TextIO | None = None) -> I
 
 
 __all__ = ["add_llm_arguments", "cli_llm_session", "settings_from_args"]
+
+
+# ---- chunkviz questions ---------------------------------------------------------------------------------
+def add_questions_parser(commands: Any) -> argparse.ArgumentParser:
+    """The ``questions`` subcommand on ``commands`` (the parser's subparsers), with the LLM flags."""
+    p = commands.add_parser(
+        "questions",
+        help="write an evaluation question set for your documents with an LLM (question + exact excerpts, as Chroma's study did)",
+        description=(
+            "The model reads each document in windows and writes questions with the excerpts that answer them; excerpts "
+            "not found verbatim or found more than once, and duplicates, are dropped and counted. The file is what "
+            "'chunkviz eval --questions' reads. Needs an LLM endpoint; calls are cached."
+        ),
+    )
+    p.add_argument("documents", nargs="+", metavar="DOC", help="the documents to write questions about")
+    p.add_argument(
+        "--out", required=True, metavar="FILE", help="the question file to write (JSONL; '-' for standard output)"
+    )
+    p.add_argument(
+        "-n", "--count", type=whole_number(1), default=10, metavar="N", help="questions per document (default 10)"
+    )
+    p.add_argument(
+        "--window-chars",
+        type=whole_number(MIN_WINDOW_CHARS),
+        default=WINDOW_CHARS,
+        metavar="N",
+        help=f"characters the model reads per call (default {WINDOW_CHARS}, as in the study)",
+    )
+    p.add_argument(
+        "--rounds",
+        type=whole_number(1),
+        default=ROUNDS,
+        metavar="N",
+        help=f"ask again while questions are missing, at most N rounds in all (default {ROUNDS})",
+    )
+    add_llm_arguments(p)
+    return p
+
+
+def cmd_questions(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run ``chunkviz questions``: generate, check, save; one summary line per document on stderr.
+    Raises LLMNotConfigured without an endpoint, LLMError when the endpoint fails or no question
+    survives, ChunkvizError for unreadable documents."""
+    from chunkviz.cliparams import language_of_args
+    from chunkviz.document.read import read_path
+    from chunkviz.errors import ChunkvizError
+    from chunkviz.files import check_output
+
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    if args.out != "-":  # the question file is no document, and can be written: known before any call
+        check_output(args.out, "--out", [("the document", path) for path in args.documents])
+    documents = [read_path(path, language=language_of_args(args)) for path in args.documents]
+    names = Counter(doc.name for doc in documents)
+    twice = [name for name, count in names.items() if count > 1]
+    if twice:
+        raise ChunkvizError(f"document {twice[0]!r} is given more than once; give each document once")
+    corpus = {doc.name: doc.text for doc in documents}
+    generated: list[Generated] = []
+    with cli_llm_session(args, err) as session:
+        for doc in documents:
+            result = generate_questions(
+                doc, args.count, window_chars=args.window_chars, rounds=args.rounds, session=session
+            )
+            print(result.summary(), file=err, flush=True)
+            generated.append(result)
+    questions = [q for g in generated for q in g.questions]
+    if not questions:
+        proposed = sum(g.proposed for g in generated)
+        raise LLMError(
+            f"no question survived the checks ({proposed} proposed, none kept): nothing written to {visible_name(args.out)}. Try a more "
+            "capable model (one that copies excerpts exactly), or other documents"
+        )
+    if args.out == "-":
+        out.write(questions_to_jsonl(questions, corpus))
+    else:
+        save_questions(questions, args.out, corpus)
+        print(
+            f"wrote {len(questions)} question{'' if len(questions) == 1 else 's'} to {visible_name(args.out)}",
+            file=err,
+            flush=True,
+        )
+    return 0

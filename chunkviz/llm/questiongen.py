@@ -27,26 +27,20 @@ adds nothing. The set is saved in the JSONL question format ``chunkviz eval`` re
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
-from chunkviz.argtypes import whole_number
 from chunkviz.llm.answers import normalize_answer
-from chunkviz.llm.client import CallEstimate, LLMClient, LLMError, Prompt
+from chunkviz.llm.client import CallEstimate, LLMClient, Prompt
 from chunkviz.llm.jsonanswer import read_json_answer
 from chunkviz.llm.session import LLMSession, active_session
 from chunkviz.questions import (
     Question,
     Reference,
-    questions_to_jsonl,
-    save_questions,
 )
-from chunkviz.terminal import visible_name
 
 if TYPE_CHECKING:
     from chunkviz.document.model import Document
@@ -392,92 +386,6 @@ def generate_questions(
     )
 
 
-# ---- the command ---------------------------------------------------------------------------------
-def add_questions_parser(commands: Any) -> argparse.ArgumentParser:
-    """The ``questions`` subcommand on ``commands`` (the parser's subparsers), with the LLM flags."""
-    from chunkviz.llm.cli import add_llm_arguments
-
-    p = commands.add_parser(
-        "questions",
-        help="write an evaluation question set for your documents with an LLM (question + exact excerpts, as Chroma's study did)",
-        description=(
-            "The model reads each document in windows and writes questions with the excerpts that answer them; excerpts "
-            "not found verbatim or found more than once, and duplicates, are dropped and counted. The file is what "
-            "'chunkviz eval --questions' reads. Needs an LLM endpoint; calls are cached."
-        ),
-    )
-    p.add_argument("documents", nargs="+", metavar="DOC", help="the documents to write questions about")
-    p.add_argument(
-        "--out", required=True, metavar="FILE", help="the question file to write (JSONL; '-' for standard output)"
-    )
-    p.add_argument(
-        "-n", "--count", type=whole_number(1), default=10, metavar="N", help="questions per document (default 10)"
-    )
-    p.add_argument(
-        "--window-chars",
-        type=whole_number(MIN_WINDOW_CHARS),
-        default=WINDOW_CHARS,
-        metavar="N",
-        help=f"characters the model reads per call (default {WINDOW_CHARS}, as in the study)",
-    )
-    p.add_argument(
-        "--rounds",
-        type=whole_number(1),
-        default=ROUNDS,
-        metavar="N",
-        help=f"ask again while questions are missing, at most N rounds in all (default {ROUNDS})",
-    )
-    add_llm_arguments(p)
-    return p
-
-
-def cmd_questions(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    """Run ``chunkviz questions``: generate, check, save; one summary line per document on stderr.
-    Raises LLMNotConfigured without an endpoint, LLMError when the endpoint fails or no question
-    survives, ChunkvizError for unreadable documents."""
-    from chunkviz.cliparams import language_of_args
-    from chunkviz.document.read import read_path
-    from chunkviz.errors import ChunkvizError
-    from chunkviz.files import check_output
-    from chunkviz.llm.cli import cli_llm_session
-
-    out = stdout if stdout is not None else sys.stdout
-    err = stderr if stderr is not None else sys.stderr
-    if args.out != "-":  # the question file is no document, and can be written: known before any call
-        check_output(args.out, "--out", [("the document", path) for path in args.documents])
-    documents = [read_path(path, language=language_of_args(args)) for path in args.documents]
-    names = Counter(doc.name for doc in documents)
-    twice = [name for name, count in names.items() if count > 1]
-    if twice:
-        raise ChunkvizError(f"document {twice[0]!r} is given more than once; give each document once")
-    corpus = {doc.name: doc.text for doc in documents}
-    generated: list[Generated] = []
-    with cli_llm_session(args, err) as session:
-        for doc in documents:
-            result = generate_questions(
-                doc, args.count, window_chars=args.window_chars, rounds=args.rounds, session=session
-            )
-            print(result.summary(), file=err, flush=True)
-            generated.append(result)
-    questions = [q for g in generated for q in g.questions]
-    if not questions:
-        proposed = sum(g.proposed for g in generated)
-        raise LLMError(
-            f"no question survived the checks ({proposed} proposed, none kept): nothing written to {visible_name(args.out)}. Try a more "
-            "capable model (one that copies excerpts exactly), or other documents"
-        )
-    if args.out == "-":
-        out.write(questions_to_jsonl(questions, corpus))
-    else:
-        save_questions(questions, args.out, corpus)
-        print(
-            f"wrote {len(questions)} question{'' if len(questions) == 1 else 's'} to {visible_name(args.out)}",
-            file=err,
-            flush=True,
-        )
-    return 0
-
-
 __all__ = [
     "DROP_REASONS",
     "MAX_REFERENCES",
@@ -489,10 +397,8 @@ __all__ = [
     "Proposal",
     "ReadAnswer",
     "Window",
-    "add_questions_parser",
     "allocate",
     "check_proposal",
-    "cmd_questions",
     "estimate_questions",
     "generate_questions",
     "occurrences",

@@ -154,12 +154,14 @@ def cpu_seconds(
 ) -> float:
     """CPU seconds (``time.process_time``) of one uncached run of any strategy: for a peer its
     own call, for ours the whole strategy (the figure the app shows next to a peer's)."""
-    from chunkviz.api import chunk
     from chunkviz.peers.runners import timed
+    from chunkviz.strategies import get_strategy  # the registry with every built-in strategy
 
     if is_peer(strategy):
         return run_peer(document, strategy, dict(params or {}), tokenizer).cpu_seconds
-    _, seconds = timed(lambda: chunk(as_document(document), strategy, tokenizer=tokenizer, **dict(params or {})))
+    spec = get_strategy(strategy)
+    values, text = spec.make_params(dict(params or {})), as_document(document)
+    _, seconds = timed(lambda: spec.function(text, values, get_tokenizer(tokenizer)))
     return seconds
 
 

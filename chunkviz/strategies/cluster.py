@@ -53,6 +53,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from chunkviz import limits
 from chunkviz.cache import BoundedLRU
 from chunkviz.charts import hover_text
 from chunkviz.document.model import Document, as_document, is_blank
@@ -272,13 +273,11 @@ def piece_vectors(
 def check_piece_count(pieces: int, params: ClusterParams) -> None:
     """Refuse, before embedding, more pieces than :data:`~chunkviz.limits.MAX_CHUNKS` (each is a
     vector in memory, as a chunk is a Chunk); the chunks, never more than the pieces, are then
-    within the limit too."""
-    from chunkviz.limits import MAX_CHUNKS, TooManyChunksError  # at run time: chunkviz.limits imports the strategies
-
-    if pieces > MAX_CHUNKS:
-        raise TooManyChunksError(
+    within the limit too (the limit read when called: tests lower it)."""
+    if pieces > limits.MAX_CHUNKS:
+        raise limits.TooManyChunksError(
             f"{NAME}: pieces of {params.min_tokens} tokens cut this document into {pieces:,} pieces to embed; "
-            f"a run may embed at most {MAX_CHUNKS:,}. Raise min_tokens (now {params.min_tokens}), "
+            f"a run may embed at most {limits.MAX_CHUNKS:,}. Raise min_tokens (now {params.min_tokens}), "
             "or chunk a smaller document"
         )
 

@@ -48,6 +48,7 @@ from typing import Any, Sequence
 from chunkviz.document.blocks import LeafSection
 from chunkviz.document.model import Document, is_blank
 from chunkviz.errors import InvalidParamError
+from chunkviz.limits import refuse_as_counted
 from chunkviz.spancount import shared_counter
 from chunkviz.splitting import PackPolicy, Piece, pack_units, to_chunks
 from chunkviz.splitting.units import SECTION_SEPARATORS
@@ -108,7 +109,6 @@ def _section_piece(piece: Piece, sections: Sequence[LeafSection]) -> Piece:
 
 def _refuse_many_sections(sections: int, params: HeadingsParams) -> None:
     """Without merging every section is a chunk at least: refused before any is packed."""
-    from chunkviz.limits import refuse_as_counted  # at run time: chunkviz.limits imports the strategies
 
     refuse_as_counted(
         "headings",

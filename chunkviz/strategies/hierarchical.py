@@ -45,6 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from chunkviz.document.model import Document, is_blank
+from chunkviz.limits import refuse_as_counted
 from chunkviz.spancount import shared_counter
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.units import SECTION_SEPARATORS, split_unit, unit_splitter
@@ -117,7 +118,6 @@ def hierarchy_nodes(document: Document, depth: int) -> list[_Node]:
 
 
 def _refuse_many_nodes(at_least: int, params: HierarchicalParams) -> None:
-    from chunkviz.limits import refuse_as_counted  # at run time: chunkviz.limits imports the strategies
 
     refuse_as_counted(
         "hierarchical",

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from chunkviz.document.model import Document
 from chunkviz.errors import InvalidParamError
+from chunkviz.limits import refuse_as_counted
 from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.windows import (
@@ -99,7 +100,6 @@ def _parents_fixed(params: ParentChildParams, doc: SpanTokens, counter: SpanCoun
 def _parents_sections(
     document: Document, params: ParentChildParams, doc: SpanTokens, counter: SpanCounter
 ) -> list[_Parent]:
-    from chunkviz.limits import refuse_as_counted  # at run time: chunkviz.limits imports the strategies
 
     sections = document.structure.leaf_sections()
     # every section is a parent at least: refused before any is tokenized

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from chunkviz.document.model import Document
+from chunkviz.limits import refuse_as_counted
 from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import PackPolicy, Piece, cuts_between, pack_units, to_chunks, unit_cuts
 from chunkviz.splitting.packing import UNIT_SPLIT_SEPARATORS
@@ -113,7 +114,6 @@ def _with_token_count(piece: Piece, counter: SpanCounter) -> Piece:
     returns_parents=True,
 )
 def small_to_big(document: Document, params: SmallToBigParams, tokenizer: Tokenizer) -> list[Chunk]:
-    from chunkviz.limits import refuse_as_counted  # at run time: chunkviz.limits imports the strategies
 
     text = document.text
     counter = shared_counter(text, tokenizer)

@@ -25,6 +25,7 @@ from chunkviz.document.blocks import Block
 from chunkviz.document.model import Document, as_document
 from chunkviz.document.structure import LINE_BREAK_CHARS
 from chunkviz.errors import InvalidParamError
+from chunkviz.limits import refuse_as_counted
 from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import PRESETS, Piece, to_chunks
 from chunkviz.splitting.units import unit_splitter
@@ -207,8 +208,6 @@ def tables(document: Document, params: TablesParams, tokenizer: Tokenizer) -> li
             pieces.extend(
                 p.with_metadata(**{str(Meta.KIND): "text"}) for p in splitter.split_span(start, end, Reason.UNIT_END)
             )
-
-    from chunkviz.limits import refuse_as_counted  # at run time: chunkviz.limits imports the strategies
 
     found = find_tables(document)
     # each table is one chunk, or one per rows_per_chunk rows at least: refused before any is cut

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from chunkviz.cliparams import (
+    add_config_argument,
     add_hygiene_argument,
     convert_param_values,
     hygiene_of_args,
@@ -17,7 +18,7 @@ from chunkviz.cliparams import (
     slide_notes_of_args,
 )
 from chunkviz.compare import ColumnConfig
-from chunkviz.config import ConfigError, Enrichment, add_config_argument, load_config
+from chunkviz.config import ConfigError, Enrichment, load_config
 from chunkviz.files import check_output, write_text_atomic
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.strategies.base import get_strategy
