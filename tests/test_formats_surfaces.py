@@ -104,7 +104,9 @@ def test_the_notebook_shows_a_workbook(folder: Path) -> None:
 
 
 def test_the_uploader_names_every_format() -> None:
-    assert accepted_formats() == "md, rst, txt, py, html, pdf, docx, pptx, xlsx, epub, csv, tex, eml"
+    assert accepted_formats() == (
+        "md, rst, txt, py, js, ts, tsx, go, rs, java, c, cpp, cs, rb, php, html, pdf, docx, pptx, xlsx, epub, csv, tex, eml"
+    )
 
 
 def test_the_app_uploader_takes_a_workbook() -> None:
