@@ -24,9 +24,10 @@ import errno
 import json
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from chunkviz.api import chunk, strategies
+from chunkviz.api import strategies
 from chunkviz.batch.cli import add_batch_parser, cmd_batch
 from chunkviz.cliparams import (
     UsageError,
@@ -44,7 +45,6 @@ from chunkviz.external.cli import add_audit_parser, cmd_audit
 from chunkviz.files import OutputError, check_output, write_text_atomic
 from chunkviz.interop import INTEROP_FORMATS, interop_text
 from chunkviz.launch import add_app_parser, cmd_app
-from chunkviz.limits import check_chunk_count, check_chunk_count_bound
 from chunkviz.llm.answers import (
     add_answer_arguments,
     check_answer_endpoint,
@@ -59,6 +59,7 @@ from chunkviz.peers.catalogue import peer_notes
 from chunkviz.semantic.embeddings import MODEL_HELP
 from chunkviz.semantic.providers.base import announce_with
 from chunkviz.strategies import get_strategy, registered
+from chunkviz.strategies.guarded import guarded_run, prepare
 from chunkviz.terminal import visible_name
 from chunkviz.terminal.cli import add_show_parser, cmd_show
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
@@ -454,21 +455,20 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
     apply_config(args, strategy)
     spec = get_strategy(strategy or args.strategy)
     raw = parse_param_args(args.param)
-    values = merged_params(args, convert_param_values(spec, raw))
-    validated = spec.make_params(values)
+    prepared = prepare(spec, merged_params(args, convert_param_values(spec, raw)))  # the one validation
     tokenizer = get_tokenizer(args.tokenizer)
     language = language_of_args(args)
     document = read_stdin(language=language) if args.file == "-" else read_path(args.file, language=language)
     for note in document.notes:
         print(f"note: {visible_name(note)}", file=sys.stderr)
-    check_chunk_count_bound(spec, validated, document.text, tokenizer)  # refused before chunking
-    chunks = chunk(document, spec.name, tokenizer=tokenizer, **values)  # the Document: its format decides the structure
+
+    def enrich(document: Any, chunks: Sequence[Any]) -> list[Any]:
+        return enrich_chunks(args, document, chunks, tokenizer)
+
+    chunks = guarded_run(document, prepared, tokenizer, enrich=enrich).chunks  # its format decides the structure
     for note in (*document.structure.notes, *document.language_notes()):  # markup a parser failed on; sentences
         print(f"note: {visible_name(note)}", file=sys.stderr)
-    check_chunk_count(spec, validated, chunks)  # before records, diagnostics or output multiply the cost
-    chunks = enrich_chunks(args, document, chunks, tokenizer)
-    is_instance = dataclasses.is_dataclass(validated) and not isinstance(validated, type)
-    params = dataclasses.asdict(validated) if is_instance else dict(values)
+    params = prepared.complete()
     return _Run(document, spec.name, params, tokenizer, chunks)
 
 

@@ -592,13 +592,13 @@ def test_chunk_passes_the_readers_document_with_its_format(capsys, tmp_path: Pat
     path = tmp_path / "guide.rst"
     path.write_text("Title\n=====\n\nIntro text.\n\nPart\n----\n\nBody.\n", encoding="utf-8")
     seen = []
-    real_chunk = chunkviz.chunk
+    real_run = cli.guarded_run
 
-    def spy(document, strategy, **kwargs):  # noqa: ANN001, ANN202, ANN003
+    def spy(document, prepared, tokenizer, **kwargs):  # noqa: ANN001, ANN202, ANN003
         seen.append(document)
-        return real_chunk(document, strategy, **kwargs)
+        return real_run(document, prepared, tokenizer, **kwargs)
 
-    monkeypatch.setattr(cli, "chunk", spy)
+    monkeypatch.setattr(cli, "guarded_run", spy)
     code, out, err = run(capsys, "chunk", str(path), "-s", "paragraphs")
     assert code == 0, err
     assert isinstance(seen[0], Document) and seen[0].format == "rst"
