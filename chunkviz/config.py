@@ -48,14 +48,7 @@ from chunkviz.argtypes import whole_number
 from chunkviz.compare import ColumnConfig, full_params
 from chunkviz.enrich import PARTS, enrich
 from chunkviz.errors import ChunkvizError, InvalidParamError, UnknownStrategyError
-from chunkviz.evaluation.retrievers import (
-    DEFAULT_ALPHA,
-    DEFAULT_RERANK_CANDIDATES,
-    check_alpha,
-    check_fusion,
-    check_rerank_candidates,
-    check_retriever,
-)
+from chunkviz.evaluation.retrievers import RETRIEVAL_FIELDS, RetrievalSettings
 from chunkviz.files import write_text_atomic
 from chunkviz.limits import MAX_CONFIG_BYTES, MAX_CONFIG_COLUMNS, MAX_CONFIG_TEXT_CHARS
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS, is_embedding_model
@@ -72,7 +65,7 @@ CONFIG_FILE_NAME = "chunkviz.json"
 ENRICHMENT_KINDS = ("metadata",)
 
 _TOP_KEYS = ("version", "tokenizer", "embedding_model", "enrichment", "columns", "strategy", "params", "retrieval")
-_RETRIEVAL_KEYS = ("retriever", "fusion", "alpha", "rerank", "rerank_candidates")
+_RETRIEVAL_KEYS = RETRIEVAL_FIELDS
 _COLUMN_KEYS = ("strategy", "params", "tokenizer")
 _ENRICHMENT_KEYS = ("kind", "title", "date", "include")
 
@@ -103,41 +96,9 @@ class Enrichment:
         )
 
 
-@dataclass(frozen=True)
-class Retrieval:
-    """How the evaluation ranks the chunks (the fields of the same names of
-    :class:`chunkviz.evaluation.evaluate.Configuration`); settings that do not apply take their
-    defaults, as they do there."""
-
-    retriever: str = "dense"
-    fusion: str = "rrf"
-    alpha: float = DEFAULT_ALPHA
-    rerank: str | None = None
-    rerank_candidates: int = DEFAULT_RERANK_CANDIDATES
-
-    def __post_init__(self) -> None:
-        check_retriever(self.retriever)
-        check_fusion(self.fusion)
-        object.__setattr__(self, "alpha", check_alpha(self.alpha))
-        check_rerank_candidates(self.rerank_candidates)
-        if self.retriever != "hybrid":
-            object.__setattr__(self, "fusion", "rrf")
-        if self.retriever != "hybrid" or self.fusion != "weighted":
-            object.__setattr__(self, "alpha", DEFAULT_ALPHA)
-        if self.rerank is None:
-            object.__setattr__(self, "rerank_candidates", DEFAULT_RERANK_CANDIDATES)
-
-    @classmethod
-    def of(cls, configuration: Any) -> Retrieval:
-        """The retrieval of an evaluation :class:`~chunkviz.evaluation.evaluate.Configuration`."""
-        return cls(*(getattr(configuration, name) for name in _RETRIEVAL_KEYS))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _RETRIEVAL_KEYS}
-
-    def fields(self) -> dict[str, Any]:
-        """Keyword arguments of ``dataclasses.replace`` on a Configuration."""
-        return self.to_dict()
+#: How the evaluation ranks the chunks: the one retrieval-settings type, shared with the
+#: evaluation's configurations (settings that do not apply take their defaults, as they do there).
+Retrieval = RetrievalSettings
 
 
 @dataclass(frozen=True)
@@ -533,7 +494,7 @@ def eval_configurations(config: ChunkvizConfig) -> list[Any]:
     from chunkviz.evaluation.evaluate import Configuration
 
     enrich_kind = "metadata" if config.enrichment else None
-    retrieval = (config.retrieval or Retrieval()).fields()
+    retrieval = (config.retrieval or Retrieval()).to_dict()
     return [
         Configuration(c.strategy, dict(c.params), config.tokenizer_of(c), enrich=enrich_kind, **retrieval)
         for c in config.columns
