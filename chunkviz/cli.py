@@ -40,10 +40,10 @@ from chunkviz.config import add_config_argument, apply_config, enrich_chunks, me
 from chunkviz.diagnostics import diagnose
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.tunecli import add_tune_parser, cmd_tune
-from chunkviz.export import chunk_records, serialize
+from chunkviz.export import chunk_records
 from chunkviz.external.cli import add_audit_parser, cmd_audit
+from chunkviz.external.formats import cli_formats, get_format, text_footer
 from chunkviz.files import OutputError, check_output, write_text_atomic
-from chunkviz.interop import INTEROP_FORMATS, interop_text
 from chunkviz.launch import add_app_parser, cmd_app
 from chunkviz.llm.answers import (
     add_answer_arguments,
@@ -64,10 +64,8 @@ from chunkviz.terminal import visible_name
 from chunkviz.terminal.cli import add_show_parser, cmd_show
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
 from chunkviz.views.cli import add_report_parser, cmd_report
-from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
 PROG = "chunkviz"
-FORMATS = ("jsonl", "json", "csv", "text", *INTEROP_FORMATS)
 #: The commands that read documents: each takes ``--language``.
 READS_DOCUMENTS = (
     "chunk",
@@ -201,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_chunk = commands.add_parser("chunk", help="chunk a document; one record per chunk")
     _add_chunking_args(p_chunk)
-    p_chunk.add_argument("--format", choices=FORMATS, default="jsonl", help="output format (default jsonl)")
+    p_chunk.add_argument("--format", choices=cli_formats(), default="jsonl", help="output format (default jsonl)")
 
     p_diagnose = commands.add_parser("diagnose", help="chunk a document and report coverage, overlaps and flags")
     _add_chunking_args(p_diagnose)
@@ -474,43 +472,14 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
 
 def _cmd_chunk(args: argparse.Namespace) -> int:
     run = _run_chunking(args)
-    records = chunk_records(run.chunks, run.tokenizer, run.document.text)
-    if args.format in INTEROP_FORMATS:
-        sys.stdout.write(interop_text(run.document, run.chunks, args.format, source=run.document.name))
-    elif args.format == "text":
-        _write_text(sys.stdout, run, records)
-    else:
-        sys.stdout.write(serialize(records, args.format))
-    return EXIT_OK
-
-
-def _write_text(out: Any, run: _Run, records: list[dict[str, Any]]) -> None:
-    for record in records:
-        header = (
-            f"--- chunk {record['index']} [{record['start']}:{record['end']}] "
-            f"{record['end'] - record['start']} chars, {record['token_count']} tokens, ends at: {record['reason']} "
-            f"({REASON_LABELS.get(record['reason'], record['reason'])}; cut at: "
-            f"{BOUNDARY_LABELS.get(record['boundary'], record['boundary'])})"
+    output = get_format(args.format)
+    sys.stdout.write(output.text(run.document, run.chunks, run.tokenizer, run.document.name))
+    if output.name == "text":
+        document = run.document
+        sys.stdout.write(
+            text_footer(len(run.chunks), document.name, len(document.text), run.strategy, run.tokenizer.name)
         )
-        if record["parent"] is not None or record["level"]:
-            header += f", level {record['level']}, parent {record['parent']}"
-        out.write(header + " ---\n")
-        if record["metadata"]:
-            out.write(
-                "metadata: " + json.dumps(record["metadata"], ensure_ascii=False, sort_keys=True, default=str) + "\n"
-            )
-        if record["added_text"]:
-            out.write("[added text, not in the document]\n")
-            out.write(record["added_text"] if record["added_text"].endswith("\n") else record["added_text"] + "\n")
-            out.write("[span text]\n")
-        text = record["text"]
-        out.write(text if text.endswith("\n") else text + "\n")
-        out.write("\n")
-    n = len(records)
-    out.write(
-        f"{n} chunk{'' if n == 1 else 's'} from {visible_name(run.document.name)} ({len(run.document.text)} characters), "
-        f"strategy {run.strategy}, tokenizer {run.tokenizer.name}\n"
-    )
+    return EXIT_OK
 
 
 def _cmd_diagnose(args: argparse.Namespace) -> int:

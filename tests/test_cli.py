@@ -18,6 +18,7 @@ from chunkviz import cli
 from chunkviz.document import Document
 from chunkviz.document.read import MAX_BYTES
 from chunkviz.export import RECORD_FIELDS
+from chunkviz.external.formats import cli_formats
 from chunkviz.interop import INTEROP_FORMATS
 from chunkviz.peers import is_peer
 from chunkviz.strategies.base import get_strategy, registered
@@ -271,7 +272,7 @@ def test_stdin_dash(capsys, monkeypatch) -> None:
 @pytest.mark.parametrize(
     ("content", "note"), [(b"", "document is empty"), (b"  \r\n\t\n", "document contains only whitespace")]
 )
-@pytest.mark.parametrize("fmt", [f for f in cli.FORMATS if f not in INTEROP_FORMATS])  # those: test_interop
+@pytest.mark.parametrize("fmt", [f for f in cli_formats() if f not in INTEROP_FORMATS])  # those: test_interop
 def test_empty_document_gives_zero_chunks(capsys, tmp_path: Path, content: bytes, note: str, fmt: str) -> None:
     path = tmp_path / "empty.txt"
     path.write_bytes(content)

@@ -28,9 +28,8 @@ from chunkviz.config import config_from_dict
 from chunkviz.document.model import Document
 from chunkviz.document.read import MAX_BYTES, read_bytes
 from chunkviz.errors import ChunkvizError
-from chunkviz.export import chunk_records
+from chunkviz.external.formats import get_format
 from chunkviz.files import NotRegularFileError, open_regular
-from chunkviz.interop import interop_records
 from chunkviz.jsonl import json_line
 from chunkviz.strategies.guarded import guarded_run, prepare
 from chunkviz.tokenizers import get_tokenizer
@@ -169,10 +168,10 @@ class DocumentChunker:
         """The document's output lines in the plan's format."""
         recorded, encoded = recorded_source(source)
         chunks = self._chunks(document, recorded)
-        if self.plan.fmt in ("langchain", "llamaindex"):
-            records = interop_records(document, chunks, self.plan.fmt, source=recorded)
-        else:
-            records = [{"source": recorded, **r} for r in chunk_records(chunks, self.tokenizer, document.text)]
+        output = get_format(self.plan.fmt)
+        records = output.records(document, chunks, self.tokenizer, recorded)
+        if not output.names_source:
+            records = [{"source": recorded, **r} for r in records]
         if encoded:
             for record in records:
                 if isinstance(record.get("metadata"), dict):
