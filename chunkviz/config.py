@@ -46,7 +46,7 @@ from typing import Any
 
 from chunkviz.argtypes import whole_number
 from chunkviz.compare import ColumnConfig, full_params
-from chunkviz.enrich import PARTS, enrich
+from chunkviz.enrich import PARTS, Enrichment
 from chunkviz.errors import ChunkvizError, InvalidParamError, UnknownStrategyError
 from chunkviz.evaluation.retrievers import RETRIEVAL_FIELDS, RetrievalSettings
 from chunkviz.files import write_text_atomic
@@ -72,28 +72,6 @@ _ENRICHMENT_KEYS = ("kind", "title", "date", "include")
 
 class ConfigError(ChunkvizError, ValueError):
     """A configuration file that cannot be used; the message names the file and the field."""
-
-
-@dataclass(frozen=True)
-class Enrichment:
-    """Metadata enrichment (:func:`chunkviz.enrich.enrich`): a "Document / Section / Date"
-    prefix as added text. ``title`` None: the first level-1 heading, else the file name."""
-
-    kind: str = "metadata"
-    title: str | None = None
-    date: str | None = None
-    include: tuple[str, ...] = PARTS
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "title": self.title, "date": self.date, "include": list(self.include)}
-
-    def apply(self, document: Any, chunks: Sequence[Chunk], *, source: str, tokenizer: str | Tokenizer) -> list[Chunk]:
-        """``chunks`` enriched for ``document`` (read from ``source``)."""
-        if not chunks:
-            return list(chunks)
-        return enrich(
-            document, chunks, source=source, title=self.title, date=self.date, include=self.include, tokenizer=tokenizer
-        )
 
 
 #: How the evaluation ranks the chunks: the one retrieval-settings type, shared with the
@@ -355,7 +333,7 @@ def _enrichment(source: str, raw: Any) -> Enrichment | None:
         raise ConfigError(
             f"{source}: enrichment.include: unknown part(s) {', '.join(map(repr, unknown))}; choose from: {', '.join(PARTS)}"
         )
-    return Enrichment(kind, raw.get("title") or None, raw.get("date") or None, tuple(include))
+    return Enrichment(title=raw.get("title") or None, date=raw.get("date") or None, include=tuple(include))
 
 
 def _tokenizer(source: str, where: str, name: Any) -> str:
@@ -493,7 +471,7 @@ def eval_configurations(config: ChunkvizConfig) -> list[Any]:
     ``metadata`` enrichment when the file has one; the file's retrieval), for ``chunkviz eval --config``."""
     from chunkviz.evaluation.evaluate import Configuration
 
-    enrich_kind = "metadata" if config.enrichment else None
+    enrich_kind = config.enrichment.kind if config.enrichment else None
     retrieval = (config.retrieval or Retrieval()).to_dict()
     return [
         Configuration(c.strategy, dict(c.params), config.tokenizer_of(c), enrich=enrich_kind, **retrieval)
