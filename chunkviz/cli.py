@@ -24,9 +24,10 @@ import errno
 import json
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from chunkviz.api import chunk, strategies
+from chunkviz.api import strategies
 from chunkviz.batch.cli import add_batch_parser, cmd_batch
 from chunkviz.cliparams import (
     UsageError,
@@ -46,12 +47,11 @@ from chunkviz.cliparams import (
 from chunkviz.diagnostics import diagnose
 from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.tunecli import add_tune_parser, cmd_tune
-from chunkviz.export import chunk_records, serialize
+from chunkviz.export import chunk_records
 from chunkviz.external.cli import add_audit_parser, cmd_audit
+from chunkviz.external.formats import cli_formats, get_format, text_footer
 from chunkviz.files import OutputError, check_output, write_text_atomic
-from chunkviz.interop import INTEROP_FORMATS, interop_text
 from chunkviz.launch import add_app_parser, cmd_app
-from chunkviz.limits import check_chunk_count, check_chunk_count_bound
 from chunkviz.llm.answers import (
     add_answer_arguments,
     check_answer_endpoint,
@@ -65,14 +65,13 @@ from chunkviz.peers.catalogue import peer_notes
 from chunkviz.semantic.embeddings import MODEL_HELP
 from chunkviz.semantic.providers.base import announce_with
 from chunkviz.strategies import get_strategy, registered
+from chunkviz.strategies.guarded import guarded_run, prepare
 from chunkviz.terminal import visible_name
 from chunkviz.terminal.cli import add_show_parser, cmd_show
 from chunkviz.tokenizers import DEFAULT_TOKENIZER, TokenizerUnavailable, get_tokenizer, tokenizer_names
 from chunkviz.views.cli import add_report_parser, cmd_report
-from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 
 PROG = "chunkviz"
-FORMATS = ("jsonl", "json", "csv", "text", *INTEROP_FORMATS)
 #: The commands that read documents: each takes ``--language``.
 READS_DOCUMENTS = (
     "chunk",
@@ -208,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_chunk = commands.add_parser("chunk", help="chunk a document; one record per chunk")
     _add_chunking_args(p_chunk)
-    p_chunk.add_argument("--format", choices=FORMATS, default="jsonl", help="output format (default jsonl)")
+    p_chunk.add_argument("--format", choices=cli_formats(), default="jsonl", help="output format (default jsonl)")
 
     p_diagnose = commands.add_parser("diagnose", help="chunk a document and report coverage, overlaps and flags")
     _add_chunking_args(p_diagnose)
@@ -479,8 +478,7 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
     apply_config(args, strategy)
     spec = get_strategy(strategy or args.strategy)
     raw = parse_param_args(args.param)
-    values = merged_params(args, convert_param_values(spec, raw))
-    validated = spec.make_params(values)
+    prepared = prepare(spec, merged_params(args, convert_param_values(spec, raw)))  # the one validation
     tokenizer = get_tokenizer(args.tokenizer)
     language, slide_notes = language_of_args(args), slide_notes_of_args(args)
     document = (
@@ -490,56 +488,27 @@ def _run_chunking(args: argparse.Namespace, strategy: str | None = None) -> _Run
     )
     for note in document.notes:
         print(f"note: {visible_name(note)}", file=sys.stderr)
-    check_chunk_count_bound(spec, validated, document.text, tokenizer)  # refused before chunking
-    chunks = chunk(document, spec.name, tokenizer=tokenizer, **values)  # the Document: its format decides the structure
+
+    def enrich(document: Any, chunks: Sequence[Any]) -> list[Any]:
+        return enrich_chunks(args, document, chunks, tokenizer)
+
+    chunks = guarded_run(document, prepared, tokenizer, enrich=enrich).chunks  # its format decides the structure
     for note in (*document.structure.notes, *document.language_notes()):  # markup a parser failed on; sentences
         print(f"note: {visible_name(note)}", file=sys.stderr)
-    check_chunk_count(spec, validated, chunks)  # before records, diagnostics or output multiply the cost
-    chunks = enrich_chunks(args, document, chunks, tokenizer)
-    is_instance = dataclasses.is_dataclass(validated) and not isinstance(validated, type)
-    params = dataclasses.asdict(validated) if is_instance else dict(values)
+    params = prepared.complete()
     return _Run(document, spec.name, params, tokenizer, chunks)
 
 
 def _cmd_chunk(args: argparse.Namespace) -> int:
     run = _run_chunking(args)
-    records = chunk_records(run.chunks, run.tokenizer, run.document.text)
-    if args.format in INTEROP_FORMATS:
-        sys.stdout.write(interop_text(run.document, run.chunks, args.format, source=run.document.name))
-    elif args.format == "text":
-        _write_text(sys.stdout, run, records)
-    else:
-        sys.stdout.write(serialize(records, args.format))
-    return EXIT_OK
-
-
-def _write_text(out: Any, run: _Run, records: list[dict[str, Any]]) -> None:
-    for record in records:
-        header = (
-            f"--- chunk {record['index']} [{record['start']}:{record['end']}] "
-            f"{record['end'] - record['start']} chars, {record['token_count']} tokens, ends at: {record['reason']} "
-            f"({REASON_LABELS.get(record['reason'], record['reason'])}; cut at: "
-            f"{BOUNDARY_LABELS.get(record['boundary'], record['boundary'])})"
+    output = get_format(args.format)
+    sys.stdout.write(output.text(run.document, run.chunks, run.tokenizer, run.document.name))
+    if output.name == "text":
+        document = run.document
+        sys.stdout.write(
+            text_footer(len(run.chunks), document.name, len(document.text), run.strategy, run.tokenizer.name)
         )
-        if record["parent"] is not None or record["level"]:
-            header += f", level {record['level']}, parent {record['parent']}"
-        out.write(header + " ---\n")
-        if record["metadata"]:
-            out.write(
-                "metadata: " + json.dumps(record["metadata"], ensure_ascii=False, sort_keys=True, default=str) + "\n"
-            )
-        if record["added_text"]:
-            out.write("[added text, not in the document]\n")
-            out.write(record["added_text"] if record["added_text"].endswith("\n") else record["added_text"] + "\n")
-            out.write("[span text]\n")
-        text = record["text"]
-        out.write(text if text.endswith("\n") else text + "\n")
-        out.write("\n")
-    n = len(records)
-    out.write(
-        f"{n} chunk{'' if n == 1 else 's'} from {visible_name(run.document.name)} ({len(run.document.text)} characters), "
-        f"strategy {run.strategy}, tokenizer {run.tokenizer.name}\n"
-    )
+    return EXIT_OK
 
 
 def _cmd_diagnose(args: argparse.Namespace) -> int:

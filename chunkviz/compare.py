@@ -11,11 +11,9 @@ import dataclasses
 import html
 import json
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from chunkviz.api import chunk
 from chunkviz.deadline import check_time_now
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION, Diagnostics, diagnose
 from chunkviz.diagnostics.hygiene import HYGIENE_FLAGS, HygieneRules, masked
@@ -25,11 +23,12 @@ from chunkviz.document.model import Document, as_document
 from chunkviz.document.scripts import mostly_unspaced
 from chunkviz.enrich import enrich
 from chunkviz.errors import ChunkvizError
-from chunkviz.limits import MAX_QUERY_VALUE_CHARS, check_chunk_count, check_chunk_count_bound
+from chunkviz.limits import MAX_QUERY_VALUE_CHARS
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, is_embedding_model
 from chunkviz.render import ChunkAnnotation
 from chunkviz.sidefile import parse_json
 from chunkviz.strategies.base import get_strategy, registered
+from chunkviz.strategies.guarded import guarded_run, prepare
 from chunkviz.tokenizers import get_tokenizer, tokenizer_names
 from chunkviz.types import Chunk
 from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, PEER_FLAGS, REASON_LABELS, Flag
@@ -120,17 +119,12 @@ def run_strategy(
     check_time_now()  # the app's time limit for a run (a no-op without one)
     doc = as_document(document)
     chunker = column_tokenizer or tokenizer
-    spec = get_strategy(strategy)
-    validated = spec.make_params(dict(params))
-    check_chunk_count_bound(spec, validated, doc.text, get_tokenizer(chunker))  # refused before chunking
-    began = time.process_time()
-    chunks = tuple(chunk(doc, strategy, tokenizer=chunker, **dict(params)))
-    cpu = time.process_time() - began
-    check_chunk_count(spec, validated, chunks)  # before diagnostics and drawing multiply the cost
-    if enrichment is not None and chunks:
-        chunks = enriched(doc, chunks, tokenizer, enrichment)
+    prepared = prepare(strategy, params)  # the one validation
+    enrich_run = None if enrichment is None else (lambda d, found: enriched(d, found, tokenizer, enrichment))
+    run = guarded_run(doc, prepared, get_tokenizer(chunker), enrich=enrich_run)
+    chunks, cpu = tuple(run.chunks), run.cpu_seconds
     check_time_now()
-    complete = full_params(strategy, params)
+    complete = prepared.complete()
     diagnostics = (
         diagnose(
             doc,

@@ -44,23 +44,15 @@ from pathlib import Path
 from typing import Any
 
 from chunkviz.compare import ColumnConfig, full_params
-from chunkviz.enrich import PARTS, enrich
+from chunkviz.enrich import PARTS, Enrichment
 from chunkviz.errors import ChunkvizError, InvalidParamError, UnknownStrategyError
-from chunkviz.evaluation.retrievers import (
-    DEFAULT_ALPHA,
-    DEFAULT_RERANK_CANDIDATES,
-    check_alpha,
-    check_fusion,
-    check_rerank_candidates,
-    check_retriever,
-)
+from chunkviz.evaluation.retrievers import RETRIEVAL_FIELDS, RetrievalSettings
 from chunkviz.files import write_text_atomic
 from chunkviz.limits import MAX_CONFIG_BYTES, MAX_CONFIG_COLUMNS, MAX_CONFIG_TEXT_CHARS
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS, is_embedding_model
 from chunkviz.sidefile import parse_json, read_side_file
 from chunkviz.strategies.base import get_strategy
-from chunkviz.tokenizers import DEFAULT_TOKENIZER, Tokenizer, tokenizer_names
-from chunkviz.types import Chunk
+from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 
 #: The schema version this chunkviz writes and reads.
 CONFIG_VERSION = 1
@@ -70,7 +62,7 @@ CONFIG_FILE_NAME = "chunkviz.json"
 ENRICHMENT_KINDS = ("metadata",)
 
 _TOP_KEYS = ("version", "tokenizer", "embedding_model", "enrichment", "columns", "strategy", "params", "retrieval")
-_RETRIEVAL_KEYS = ("retriever", "fusion", "alpha", "rerank", "rerank_candidates")
+_RETRIEVAL_KEYS = RETRIEVAL_FIELDS
 _COLUMN_KEYS = ("strategy", "params", "tokenizer")
 _ENRICHMENT_KEYS = ("kind", "title", "date", "include")
 
@@ -79,63 +71,9 @@ class ConfigError(ChunkvizError, ValueError):
     """A configuration file that cannot be used; the message names the file and the field."""
 
 
-@dataclass(frozen=True)
-class Enrichment:
-    """Metadata enrichment (:func:`chunkviz.enrich.enrich`): a "Document / Section / Date"
-    prefix as added text. ``title`` None: the first level-1 heading, else the file name."""
-
-    kind: str = "metadata"
-    title: str | None = None
-    date: str | None = None
-    include: tuple[str, ...] = PARTS
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "title": self.title, "date": self.date, "include": list(self.include)}
-
-    def apply(self, document: Any, chunks: Sequence[Chunk], *, source: str, tokenizer: str | Tokenizer) -> list[Chunk]:
-        """``chunks`` enriched for ``document`` (read from ``source``)."""
-        if not chunks:
-            return list(chunks)
-        return enrich(
-            document, chunks, source=source, title=self.title, date=self.date, include=self.include, tokenizer=tokenizer
-        )
-
-
-@dataclass(frozen=True)
-class Retrieval:
-    """How the evaluation ranks the chunks (the fields of the same names of
-    :class:`chunkviz.evaluation.evaluate.Configuration`); settings that do not apply take their
-    defaults, as they do there."""
-
-    retriever: str = "dense"
-    fusion: str = "rrf"
-    alpha: float = DEFAULT_ALPHA
-    rerank: str | None = None
-    rerank_candidates: int = DEFAULT_RERANK_CANDIDATES
-
-    def __post_init__(self) -> None:
-        check_retriever(self.retriever)
-        check_fusion(self.fusion)
-        object.__setattr__(self, "alpha", check_alpha(self.alpha))
-        check_rerank_candidates(self.rerank_candidates)
-        if self.retriever != "hybrid":
-            object.__setattr__(self, "fusion", "rrf")
-        if self.retriever != "hybrid" or self.fusion != "weighted":
-            object.__setattr__(self, "alpha", DEFAULT_ALPHA)
-        if self.rerank is None:
-            object.__setattr__(self, "rerank_candidates", DEFAULT_RERANK_CANDIDATES)
-
-    @classmethod
-    def of(cls, configuration: Any) -> Retrieval:
-        """The retrieval of an evaluation :class:`~chunkviz.evaluation.evaluate.Configuration`."""
-        return cls(*(getattr(configuration, name) for name in _RETRIEVAL_KEYS))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _RETRIEVAL_KEYS}
-
-    def fields(self) -> dict[str, Any]:
-        """Keyword arguments of ``dataclasses.replace`` on a Configuration."""
-        return self.to_dict()
+#: How the evaluation ranks the chunks: the one retrieval-settings type, shared with the
+#: evaluation's configurations (settings that do not apply take their defaults, as they do there).
+Retrieval = RetrievalSettings
 
 
 @dataclass(frozen=True)
@@ -392,7 +330,7 @@ def _enrichment(source: str, raw: Any) -> Enrichment | None:
         raise ConfigError(
             f"{source}: enrichment.include: unknown part(s) {', '.join(map(repr, unknown))}; choose from: {', '.join(PARTS)}"
         )
-    return Enrichment(kind, raw.get("title") or None, raw.get("date") or None, tuple(include))
+    return Enrichment(title=raw.get("title") or None, date=raw.get("date") or None, include=tuple(include))
 
 
 def _tokenizer(source: str, where: str, name: Any) -> str:
@@ -455,8 +393,8 @@ def eval_configurations(config: ChunkvizConfig) -> list[Any]:
     ``metadata`` enrichment when the file has one; the file's retrieval), for ``chunkviz eval --config``."""
     from chunkviz.evaluation.evaluate import Configuration
 
-    enrich_kind = "metadata" if config.enrichment else None
-    retrieval = (config.retrieval or Retrieval()).fields()
+    enrich_kind = config.enrichment.kind if config.enrichment else None
+    retrieval = (config.retrieval or Retrieval()).to_dict()
     return [
         Configuration(c.strategy, dict(c.params), config.tokenizer_of(c), enrich=enrich_kind, **retrieval)
         for c in config.columns

@@ -153,4 +153,54 @@ def _prefix(include: Sequence[str], title: str | None, section: str, date: str |
     return "\n".join(lines) + "\n\n" if lines else ""
 
 
-__all__ = ["COUNT_KEYS", "PARTS", "default_title", "enrich", "prepend"]
+@dataclasses.dataclass(frozen=True)
+class Enrichment:
+    """What is added in front of each chunk's embedded text (never to its span): the metadata
+    prefix (:func:`enrich`: ``title`` None is the first level-1 heading, else the source's file
+    name; ``include`` the parts; ``source`` the document's name in it, None: the reader's) and,
+    with ``contextual``, a context a language model writes for each chunk (contextual retrieval).
+
+    The one enrichment type: ``chunkviz.json``'s ``enrichment`` (metadata only: :meth:`to_dict`),
+    the app's sidebar (a key of its cached runs: :meth:`options`) and the evaluation's ``enrich``
+    (:attr:`kind`)."""
+
+    metadata: bool = True
+    contextual: bool = False
+    source: str | None = None
+    title: str | None = None
+    date: str | None = None
+    include: tuple[str, ...] = PARTS
+
+    @property
+    def kind(self) -> str | None:
+        """The evaluation's name of it: ``contextual``, ``metadata`` or None (nothing added)."""
+        return "contextual" if self.contextual else "metadata" if self.metadata else None
+
+    def to_dict(self) -> dict[str, object]:
+        """``chunkviz.json``'s ``enrichment`` (the metadata prefix; the per-document source is left out)."""
+        return {"kind": "metadata", "title": self.title, "date": self.date, "include": list(self.include)}
+
+    def options(self) -> dict[str, object]:
+        """:func:`chunkviz.compare.enriched`'s options."""
+        options: dict[str, object] = {"metadata": self.metadata, "contextual": self.contextual}
+        if self.metadata:
+            options.update({"source": self.source, "title": self.title, "date": self.date})
+        return options
+
+    def prefix(self) -> dict[str, object] | None:
+        """The metadata prefix's fields for chunkviz.json (None: no prefix)."""
+        return {"source": self.source, "title": self.title, "date": self.date} if self.metadata else None
+
+    def apply(
+        self, document: Document, chunks: Sequence[Chunk], *, source: str, tokenizer: str | Tokenizer
+    ) -> list[Chunk]:
+        """``chunks`` with the metadata prefix for ``document`` (read from ``source``); unchanged
+        without one (the contextual part calls a model: :func:`chunkviz.compare.enriched`)."""
+        if not chunks or not self.metadata:
+            return list(chunks)
+        return enrich(
+            document, chunks, source=source, title=self.title, date=self.date, include=self.include, tokenizer=tokenizer
+        )
+
+
+__all__ = ["COUNT_KEYS", "PARTS", "Enrichment", "default_title", "enrich", "prepend"]

@@ -62,7 +62,7 @@ def test_enrichment_gives_the_options_the_engine_takes() -> None:
         "date": None,
     }
     assert full.prefix() == {"source": "handbook.md", "title": "Handbook", "date": None}
-    assert Enrichment(contextual=True).prefix() is None
+    assert Enrichment(metadata=False, contextual=True).prefix() is None
 
 
 def test_a_document_is_hashed_by_its_digest_once_per_object(monkeypatch: pytest.MonkeyPatch) -> None:

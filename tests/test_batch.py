@@ -293,7 +293,8 @@ def test_langchain_and_llamaindex_outputs_load(corpus: Path, config_path: Path, 
     run_batch(inputs, config_path, tmp_path / "li", fmt="llamaindex", progress=None)
     texts = {s: read_path(s).text for s in expand_inputs(inputs)}
     loaded = [documents.Document(**r) for r in lines((tmp_path / "lc" / "chunks.jsonl").read_bytes())]
-    nodes = [schema.TextNode.from_dict(r) for r in lines((tmp_path / "li" / "chunks.jsonl").read_bytes())]
+    # LlamaIndex TextNodes: a JSON list, as the CLI and the app write them (the output formats' registry)
+    nodes = [schema.TextNode.from_dict(r) for r in json.loads((tmp_path / "li" / "chunks.json").read_text("utf-8"))]
     assert len(loaded) == len(nodes) > 20
     for doc, node in zip(loaded, nodes):
         source = doc.metadata["source"]

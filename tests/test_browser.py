@@ -234,12 +234,18 @@ def test_first_screen_shows_three_cuts_in_every_column_above_the_fold(page: Any)
     ends above the fold, and the hint says where strategies are changed."""
     wait_until_idle(page)
     fold = VIEWPORT["height"]
-    counts = []
-    for column in range(len(default_columns())):
-        box = box_rect(page, column)
-        assert box["top"] < fold / 2, f"column {column}'s box starts at {box['top']:.0f} px"
-        counts.append(sum(1 for bottom in end_marker_tops(page, column) if bottom <= min(fold, box["bottom"])))
-    assert all(n >= 3 for n in counts), f"chunk ends above the fold per column: {counts}"
+
+    def ends_above_the_fold() -> list[int]:
+        counts = []
+        for column in range(len(default_columns())):
+            box = box_rect(page, column)
+            assert box["top"] < fold / 2, f"column {column}'s box starts at {box['top']:.0f} px"
+            counts.append(sum(1 for bottom in end_marker_tops(page, column) if bottom <= min(fold, box["bottom"])))
+        return counts
+
+    # polled: on a busy machine the page may still be laying out when the script run is over
+    # (a one-shot count saw [2, 3, 3] once in a full suite)
+    wait_for(lambda: all(n >= 3 for n in ends_above_the_fold()), "three chunk ends above the fold in every column")
     assert page.get_by_text("in the sidebar", exact=False).count() >= 1
     shot(page, "first_screen.png")
     assert page.page_errors == []

@@ -625,6 +625,27 @@ def test_hits_are_painted_again_when_their_page_is_drawn_again(browser: Any, ser
         page.close()
 
 
+def test_a_window_drawn_before_the_scroll_event_is_drawn_where_the_box_is(browser: Any, server: str) -> None:
+    """A redraw that runs between a scroll and its event (pages arriving from Python, a resize:
+    the event comes with the next frame, late on a busy machine) draws the pages where the box is
+    and leaves it there. It drew where the last event said, and the pages arriving at the end
+    scrolled the column back there: the hits' badges never came back (a flaky test under load)."""
+    page = _open(browser, server + "/?big=1&overlay=1")
+    try:
+        badges = "return root.querySelectorAll('.cvd-box')[0].querySelectorAll('[data-cvd-badge]').length;"
+        wait_for(lambda: js(page, badges) == 3, "three badges in column 0")
+        scroll_to_end(page, 0)
+        wait_for(lambda: js(page, badges) == 0, "the hits' pages emptied at the end")
+        drawn = js(page, """const v = root.__cvd, col = v.columns[0];
+            col.box.scrollTop = 0; v.ensureWindow(col);  // in one task: before the scroll event is dispatched
+            return [col.pages[0].drawn, col.box.scrollTop < 100, col.box.querySelectorAll('[data-cvd-badge]').length];""")  # fmt: skip
+        assert drawn == [True, True, 3]  # the top's pages drawn, the box still at the top, the badges painted
+        wait_for(lambda: js(page, "return root.querySelectorAll('[data-cvd-badge]').length;") == 9, "every column back")
+        assert page.page_errors == []
+    finally:
+        page.close()
+
+
 def test_pages_keep_every_character_of_hostile_text_and_its_offsets(page: Any) -> None:
     """The page cut (chunkviz/paging.py) on untrusted text, parsed by the browser: markup-like text,
     character references, characters beyond the BMP, CR LF, and 60,000 characters without a line end

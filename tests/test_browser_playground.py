@@ -58,9 +58,10 @@ def select_with_mouse(page: Any, column: int, start: int, end: int) -> None:
     """Scroll every column to ``start``, then drag over the span's text in ``column``."""
     js(page, "root.__cvd.scrollAllTo(arg);", start - 200)
     animation_frames(page)
-    rects = js(page, "const [c, a, b] = arg; const r = root.__cvd.rangeOf(root.__cvd.columns[c], a, b);"
+    # polled: a page not held yet is drawn when the window request brings it (later on a busy machine)
+    rects = wait_for(lambda: js(page, "const [c, a, b] = arg; const r = root.__cvd.rangeOf(root.__cvd.columns[c], a, b);"
                      "return [...r.getClientRects()].filter(x => x.width > 0).map(x => [x.left, x.right, (x.top + x.bottom) / 2]);",
-               [column, start, end])  # fmt: skip
+               [column, start, end]), f"the span {start}-{end} drawn in column {column}")  # fmt: skip
     first, last = rects[0], rects[-1]
     page.mouse.move(first[0] + 1, first[2])
     page.mouse.down()

@@ -19,6 +19,7 @@ from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
 from chunkviz.document.read import MAX_BYTES
 from chunkviz.export import RECORD_FIELDS
+from chunkviz.external.formats import cli_formats
 from chunkviz.interop import INTEROP_FORMATS
 from chunkviz.peers import is_peer
 from chunkviz.strategies.base import get_strategy, registered
@@ -272,7 +273,7 @@ def test_stdin_dash(capsys, monkeypatch) -> None:
 @pytest.mark.parametrize(
     ("content", "note"), [(b"", "document is empty"), (b"  \r\n\t\n", "document contains only whitespace")]
 )
-@pytest.mark.parametrize("fmt", [f for f in cli.FORMATS if f not in INTEROP_FORMATS])  # those: test_interop
+@pytest.mark.parametrize("fmt", [f for f in cli_formats() if f not in INTEROP_FORMATS])  # those: test_interop
 def test_empty_document_gives_zero_chunks(capsys, tmp_path: Path, content: bytes, note: str, fmt: str) -> None:
     path = tmp_path / "empty.txt"
     path.write_bytes(content)
@@ -594,13 +595,13 @@ def test_chunk_passes_the_readers_document_with_its_format(capsys, tmp_path: Pat
     path = tmp_path / "guide.rst"
     path.write_text("Title\n=====\n\nIntro text.\n\nPart\n----\n\nBody.\n", encoding="utf-8")
     seen = []
-    real_chunk = chunkviz.chunk
+    real_run = cli.guarded_run
 
-    def spy(document, strategy, **kwargs):  # noqa: ANN001, ANN202, ANN003
+    def spy(document, prepared, tokenizer, **kwargs):  # noqa: ANN001, ANN202, ANN003
         seen.append(document)
-        return real_chunk(document, strategy, **kwargs)
+        return real_run(document, prepared, tokenizer, **kwargs)
 
-    monkeypatch.setattr(cli, "chunk", spy)
+    monkeypatch.setattr(cli, "guarded_run", spy)
     code, out, err = run(capsys, "chunk", str(path), "-s", "paragraphs")
     assert code == 0, err
     assert isinstance(seen[0], Document) and seen[0].format == "rst"

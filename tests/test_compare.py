@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-import chunkviz
 from chunkviz import compare
 from chunkviz.compare import (
     SHOWN_FLAGS,
@@ -27,6 +26,7 @@ from chunkviz.compare import (
 from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
 from chunkviz.models import DEFAULT_EMBEDDING_MODEL
+from chunkviz.strategies.guarded import guarded_run
 from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
 
 RST = "Title\n=====\n\nIntro text here.\n\nPart one\n--------\n\nBody of part one.\n"
@@ -36,11 +36,11 @@ TABLE = "Intro.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n| 5 | 6 |\n\nAfte
 def test_run_strategy_passes_the_document_with_its_format(monkeypatch) -> None:
     seen = []
 
-    def spy(document, strategy, **kwargs):
+    def spy(document, prepared, tokenizer, **kwargs):
         seen.append(document)
-        return chunkviz.chunk(document, strategy, **kwargs)
+        return guarded_run(document, prepared, tokenizer, **kwargs)
 
-    monkeypatch.setattr(compare, "chunk", spy)
+    monkeypatch.setattr(compare, "guarded_run", spy)
     document = Document(RST, name="guide.rst", format="rst")
     run = run_strategy(document, "paragraphs", {}, "words")
     assert seen == [document] and seen[0].format == "rst"

@@ -298,3 +298,21 @@ def test_eval_configurations_one_per_column() -> None:
     found = [(c.strategy, dict(c.params), c.tokenizer, c.enrich) for c in eval_configurations(config)]
     assert found == [("recursive", {"chunk_size": 50}, "words", "metadata"), ("fixed_chars", {}, "chars", "metadata")]
     assert full_params("recursive", found[0][1])["chunk_size"] == 50
+
+
+def test_one_enrichment_type_for_chunkviz_json_the_app_and_the_evaluation() -> None:
+    from chunkviz import config as config_module
+    from chunkviz.enrich import Enrichment
+    from chunkviz.ui import keys
+
+    assert config_module.Enrichment is keys.Enrichment is Enrichment
+    loaded = config_module.config_from_dict(
+        {"strategy": "recursive", "enrichment": {"kind": "metadata", "title": "T", "include": ["title"]}}
+    )
+    assert loaded.enrichment == Enrichment(title="T", include=("title",))
+    assert loaded.enrichment.to_dict() == {"kind": "metadata", "title": "T", "date": None, "include": ["title"]}
+    (evaluated,) = config_module.eval_configurations(loaded)
+    assert evaluated.enrich == loaded.enrichment.kind == "metadata"
+    sidebar = Enrichment(True, True, "guide.md", "T", None)  # the app's: the prefix and an LLM-written context
+    assert (sidebar.kind, sidebar.prefix()) == ("contextual", {"source": "guide.md", "title": "T", "date": None})
+    assert Enrichment(metadata=False).options() == {"metadata": False, "contextual": False}

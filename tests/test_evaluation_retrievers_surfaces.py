@@ -97,7 +97,7 @@ def test_retriever_rows_are_compared_with_their_dense_twin() -> None:
 
 # ----------------------------------------------------------------------------- chunkviz.json
 def test_chunkviz_json_saves_and_loads_the_retrieval(tmp_path: Path) -> None:
-    retrieval = Retrieval("hybrid", "weighted", 0.3)
+    retrieval = Retrieval(retriever="hybrid", fusion="weighted", alpha=0.3)
     data = config_from_columns([ColumnConfig("recursive", {"chunk_size": 200, "overlap": 0})], retrieval=retrieval)
     assert data["retrieval"] == {
         "retriever": "hybrid", "fusion": "weighted", "alpha": 0.3, "rerank": None, "rerank_candidates": 20,
@@ -131,3 +131,17 @@ def test_chunkviz_json_saves_and_loads_the_retrieval(tmp_path: Path) -> None:
 def test_a_bad_retrieval_in_chunkviz_json_names_the_field(retrieval: object, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         config_from_dict({"strategy": "recursive", "retrieval": retrieval})
+
+
+def test_one_retrieval_settings_type_for_chunkviz_json_and_the_evaluation() -> None:
+    from chunkviz.evaluation.evaluate import Configuration
+    from chunkviz.evaluation.retrievers import RetrievalSettings
+
+    assert Retrieval is RetrievalSettings and issubclass(Configuration, RetrievalSettings)
+    config = Configuration("recursive", {"chunk_size": 200}, retriever="hybrid", fusion="weighted", alpha=0.2)
+    assert RetrievalSettings.of(config) == Retrieval(retriever="hybrid", fusion="weighted", alpha=0.2)
+    # one normalization: settings that do not apply take their defaults, in both
+    for settings in (Retrieval(retriever="bm25", fusion="weighted", alpha=0.2), Configuration("recursive", retriever="bm25", fusion="weighted", alpha=0.2)):  # fmt: skip
+        assert (settings.fusion, settings.alpha, settings.rerank_candidates) == ("rrf", 0.5, 20)
+    with pytest.raises(ValueError, match="rerank must be a local cross-encoder folder"):
+        Retrieval(rerank=" ")

@@ -7,6 +7,7 @@ Every reproduction of those items is a test here. Fixtures (HTML, DOCX, PDF) are
 from __future__ import annotations
 
 import csv
+import dataclasses
 import errno
 import io
 import json
@@ -42,6 +43,8 @@ from chunkviz.limits import (
     estimated_chunk_count,
 )
 from chunkviz.semantic.embeddings import InvalidModelName, canonical_model, load_model
+from chunkviz.strategies import base as strategy_base
+from chunkviz.strategies import guarded
 from chunkviz.strategies.base import get_strategy
 from chunkviz.tokenizers import get_tokenizer
 
@@ -494,9 +497,11 @@ def test_the_cli_refuses_before_chunking(
     path = tmp_path / "big.txt"
     path.write_text("word " * 50_000, encoding="utf-8")  # 250,000 characters, 50,000 tokens
     chunked: list[str] = []
-    monkeypatch.setattr(cli, "chunk", lambda *a, **k: chunked.append("called") or [])
+    spec = get_strategy("fixed_tokens")
+    spy = dataclasses.replace(spec, function=lambda *a: chunked.append("called") or [])
+    monkeypatch.setitem(strategy_base._REGISTRY, "fixed_tokens", spy)
     monkeypatch.setattr(limits, "MAX_CHUNKS", 1_000)
-    monkeypatch.setattr(cli, "check_chunk_count_bound", lambda *a: check_chunk_count_bound(*a, max_chunks=1_000))
+    monkeypatch.setattr(guarded, "check_chunk_count_bound", lambda *a: check_chunk_count_bound(*a, max_chunks=1_000))
     assert (
         cli.main(["chunk", str(path), "-s", "fixed_tokens", "-p", "chunk_size=8", "-p", "overlap=4"]) == cli.EXIT_USAGE
     )

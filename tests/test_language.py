@@ -292,8 +292,10 @@ def test_batch_takes_the_language(tmp_path: Path, capsys: pytest.CaptureFixture[
             found.setdefault(Path(r["source"]).name, set()).add(r["metadata"]["segmenter"])
         return found
 
-    assert segmenters(tmp_path / "detected.jsonl") == {"de.txt": {"sentencex (de)"}, "ja.txt": {"sentencex (ja)"}}
-    assert segmenters(tmp_path / "detected.jsonl", "--language", "fr") == {  # the same output: not resumed
+    # chunked here (one worker: no processes to spawn); the second run's two spawned workers get the language too
+    detected = segmenters(tmp_path / "detected.jsonl", "--workers", "1")
+    assert detected == {"de.txt": {"sentencex (de)"}, "ja.txt": {"sentencex (ja)"}}
+    assert segmenters(tmp_path / "detected.jsonl", "--language", "fr", "--workers", "2") == {  # not resumed
         "de.txt": {"sentencex (fr)"},
         "ja.txt": {"sentencex (fr)"},
     }

@@ -9,8 +9,8 @@ from typing import Any
 
 from chunkviz.argtypes import whole_number
 from chunkviz.batch.engines import ENGINES
-from chunkviz.batch.state import OUTPUT_FORMATS
 from chunkviz.cliparams import add_hygiene_argument
+from chunkviz.external.formats import batch_formats
 from chunkviz.terminal import visible_name
 
 EXIT_OK = 0
@@ -43,10 +43,10 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=OUTPUT_FORMATS,
+        choices=batch_formats(),
         default=None,
         help="jsonl (chunk records with their source), parquet, langchain (Document JSONL) or llamaindex "
-        "(TextNode JSONL); default: parquet for an --out ending in .parquet, else jsonl",
+        "(a JSON list of TextNodes); default: parquet for an --out ending in .parquet, else jsonl",
     )
     parser.add_argument(
         "--workers",

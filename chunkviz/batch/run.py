@@ -29,6 +29,7 @@ from chunkviz.config import ChunkvizConfig, column_hash, load_config, normalized
 from chunkviz.document.language import normalize_language
 from chunkviz.errors import missing_extra
 from chunkviz.export import RECORD_FIELDS
+from chunkviz.external.formats import get_format, joined_lines
 from chunkviz.files import replacing
 
 #: Parquet columns (the JSONL record's keys; ``metadata`` as a JSON string).
@@ -179,14 +180,24 @@ def assemble(layout: Layout, ordered: Sequence[DocResult], fmt: str) -> None:
     temporary file renamed over the output."""
     parts = [part_path(layout.parts, r.part) for r in ordered if r.status != "failed" and r.part]
     with replacing(layout.output) as tmp:  # a link is followed; a failure leaves the old output
-        if fmt == "parquet":
+        join = get_format(fmt).batch
+        if join == "parquet":
             _write_parquet(tmp, parts)
+        elif join == "list":  # one JSON list of every document's records
+            with open(tmp, "w", encoding="utf-8", newline="") as out:
+                out.writelines(joined_lines(_lines(parts)))
         else:
             with open(tmp, "wb") as out:
                 for part in parts:
                     with part.open("rb") as handle:
                         shutil.copyfileobj(handle, out)
     record_output(layout)
+
+
+def _lines(parts: Sequence[Path]) -> Iterator[str]:
+    for part in parts:
+        with part.open("r", encoding="utf-8", newline="") as handle:
+            yield from handle
 
 
 def _records(parts: Sequence[Path]) -> Iterator[dict[str, Any]]:

@@ -38,6 +38,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from chunkviz.errors import ChunkvizError
+from chunkviz.external.formats import batch_formats, get_format
 from chunkviz.files import write_bytes_atomic
 from chunkviz.jsonl import json_line
 
@@ -46,10 +47,6 @@ MANIFEST = "manifest.jsonl"
 PARTS = "parts"
 LOCK = "lock"
 WRITTEN = "output.json"
-
-#: Output formats and the extension of the file each writes.
-FORMAT_EXTENSIONS = {"jsonl": ".jsonl", "parquet": ".parquet", "langchain": ".jsonl", "llamaindex": ".jsonl"}
-OUTPUT_FORMATS = tuple(FORMAT_EXTENSIONS)
 
 
 @dataclass(frozen=True)
@@ -82,8 +79,8 @@ class Layout:
 def output_format(fmt: str | None, out: str) -> str:
     """``fmt`` when given, else ``parquet`` for an output named ``*.parquet``, else ``jsonl``."""
     if fmt is not None:
-        if fmt not in FORMAT_EXTENSIONS:
-            raise ValueError(f"unknown batch format {fmt!r}; choose one of: {', '.join(OUTPUT_FORMATS)}")
+        if fmt not in batch_formats():  # the output formats' registry
+            raise ValueError(f"unknown batch format {fmt!r}; choose one of: {', '.join(batch_formats())}")
         return fmt
     return "parquet" if out.lower().endswith(".parquet") else "jsonl"
 
@@ -100,7 +97,7 @@ def make_layout(out: str, fmt: str, run_key: str) -> Layout:
     """Where the output and the work of run ``run_key`` go (nothing is created here)."""
     if is_directory_target(out):
         folder = Path(out)
-        output = folder / f"chunks{FORMAT_EXTENSIONS[fmt]}"
+        output = folder / f"chunks{get_format(fmt).extension}"
         state_root = folder / STATE_DIR
     else:
         output = Path(out)
@@ -273,8 +270,6 @@ class Manifest:
 
 
 __all__ = [
-    "FORMAT_EXTENSIONS",
-    "OUTPUT_FORMATS",
     "Layout",
     "Manifest",
     "ManifestEntry",

@@ -23,18 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chunkviz.api import chunk
 from chunkviz.batch.state import content_hash, part_key, part_path, write_atomic
 from chunkviz.config import config_from_dict
 from chunkviz.document.model import Document
 from chunkviz.document.read import MAX_BYTES, read_bytes
 from chunkviz.errors import ChunkvizError
-from chunkviz.export import chunk_records
+from chunkviz.external.formats import get_format
 from chunkviz.files import NotRegularFileError, open_regular
-from chunkviz.interop import interop_records
 from chunkviz.jsonl import json_line
-from chunkviz.limits import check_chunk_count, check_chunk_count_bound
-from chunkviz.strategies.base import get_strategy
+from chunkviz.strategies.guarded import guarded_run, prepare
 from chunkviz.tokenizers import get_tokenizer
 from chunkviz.types import Chunk
 
@@ -115,9 +112,7 @@ class DocumentChunker:
         self.parts = Path(plan.parts)
         config = config_from_dict(dict(plan.config), source="the batch configuration")
         column = config.column(plan.column)
-        self.strategy = get_strategy(column.strategy)
-        self.params = dict(column.params)
-        self.validated = self.strategy.make_params(self.params)
+        self.prepared = prepare(column.strategy, column.params)  # the one validation
         self.tokenizer = get_tokenizer(config.tokenizer_of(column))
         self.enrichment = config.enrichment
         self.pid = os.getpid()
@@ -161,23 +156,22 @@ class DocumentChunker:
         return DocResult(source, "done", digest, key, len(lines), len(data), worker=self.pid, setups=SETUPS)
 
     def _chunks(self, document: Document, source: str) -> list[Chunk]:
-        if not document.text.strip():
-            return []
-        check_chunk_count_bound(self.strategy, self.validated, document.text, self.tokenizer)
-        chunks = chunk(document, self.strategy.name, tokenizer=self.tokenizer, **self.params)
-        check_chunk_count(self.strategy, self.validated, chunks)
-        if self.enrichment is not None:
-            chunks = self.enrichment.apply(document, chunks, source=source, tokenizer=self.tokenizer)
-        return chunks
+        enrichment = self.enrichment
+        enrich = (
+            None
+            if enrichment is None
+            else lambda doc, found: enrichment.apply(doc, found, source=source, tokenizer=self.tokenizer)
+        )
+        return guarded_run(document, self.prepared, self.tokenizer, enrich=enrich).chunks
 
     def _lines(self, document: Document, source: str) -> list[str]:
         """The document's output lines in the plan's format."""
         recorded, encoded = recorded_source(source)
         chunks = self._chunks(document, recorded)
-        if self.plan.fmt in ("langchain", "llamaindex"):
-            records = interop_records(document, chunks, self.plan.fmt, source=recorded)
-        else:
-            records = [{"source": recorded, **r} for r in chunk_records(chunks, self.tokenizer, document.text)]
+        output = get_format(self.plan.fmt)
+        records = output.records(document, chunks, self.tokenizer, recorded)
+        if not output.names_source:
+            records = [{"source": recorded, **r} for r in records]
         if encoded:
             for record in records:
                 if isinstance(record.get("metadata"), dict):

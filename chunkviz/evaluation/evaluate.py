@@ -47,14 +47,9 @@ from chunkviz.evaluation.metrics import (
 from chunkviz.evaluation.placement import check_placement, place
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
 from chunkviz.evaluation.retrievers import (
-    DEFAULT_ALPHA,
-    DEFAULT_RERANK_CANDIDATES,
     Ranked,
     Reranker,
-    check_alpha,
-    check_fusion,
-    check_rerank_candidates,
-    check_retriever,
+    RetrievalSettings,
     load_reranker,
     retrieve,
 )
@@ -80,8 +75,9 @@ from chunkviz.types import Chunk, Progress
 
 
 @dataclass(frozen=True)
-class Configuration:
-    """One chunking to evaluate: a strategy, its parameters and the tokenizer its sizes count."""
+class Configuration(RetrievalSettings):
+    """One chunking to evaluate: a strategy, its parameters and the tokenizer its sizes count, and
+    how its chunks are ranked (the :class:`~chunkviz.evaluation.retrievers.RetrievalSettings`)."""
 
     strategy: str
     params: Mapping[str, Any] = field(default_factory=dict, hash=False)
@@ -94,31 +90,12 @@ class Configuration:
     query: str = "raw"
     #: a summary per chunk searched instead of it (the chunk returned): None, "extractive" or "llm"
     summaries: str | None = None
-    #: how chunks are ranked for a question (:data:`chunkviz.evaluation.retrievers.RETRIEVERS`)
-    retriever: str = "dense"
-    #: how ``hybrid`` fuses its two rankings: "rrf" or "weighted" (reset to "rrf" for other retrievers)
-    fusion: str = "rrf"
-    #: the dense weight of the "weighted" fusion, 0..1 (reset to the default unless it is used)
-    alpha: float = DEFAULT_ALPHA
-    #: a local cross-encoder folder that re-scores the first stage's best ``rerank_candidates`` (None: no rerank)
-    rerank: str | None = None
-    rerank_candidates: int = DEFAULT_RERANK_CANDIDATES
+    # how chunks are ranked for a question: retriever, fusion, alpha, rerank, rerank_candidates
+    # (keyword-only, from :class:`~chunkviz.evaluation.retrievers.RetrievalSettings`)
 
     def __post_init__(self) -> None:
         check_placement(self.placement)
-        check_retriever(self.retriever)
-        check_fusion(self.fusion)
-        check_rerank_candidates(self.rerank_candidates)
-        object.__setattr__(self, "alpha", check_alpha(self.alpha))
-        # settings that do not apply take their defaults, so equal behaviour is one configuration
-        if self.retriever != "hybrid":
-            object.__setattr__(self, "fusion", "rrf")
-        if self.retriever != "hybrid" or self.fusion != "weighted":
-            object.__setattr__(self, "alpha", DEFAULT_ALPHA)
-        if self.rerank is None:
-            object.__setattr__(self, "rerank_candidates", DEFAULT_RERANK_CANDIDATES)
-        elif not isinstance(self.rerank, str) or not self.rerank.strip():
-            raise ValueError(f"rerank must be a local cross-encoder folder (or None), got {self.rerank!r}")
+        super().__post_init__()  # the retrieval settings, validated and normalized
         check_enrichment(self.enrich)
         check_query_mode(self.query)
         if self.summaries is not None:

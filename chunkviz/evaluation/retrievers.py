@@ -124,6 +124,51 @@ def check_rerank_candidates(n: Any) -> int:
     return n
 
 
+#: The retrieval settings' fields, in the order ``chunkviz.json`` writes them.
+RETRIEVAL_FIELDS: tuple[str, ...] = ("retriever", "fusion", "alpha", "rerank", "rerank_candidates")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetrievalSettings:
+    """How the evaluation ranks a chunking's chunks: the one type of ``chunkviz.json``'s
+    ``retrieval`` (:data:`chunkviz.config.Retrieval`) and of the evaluation's configurations
+    (:class:`chunkviz.evaluation.evaluate.Configuration` extends it). Validated on creation (a
+    ValueError naming the field); settings that do not apply take their defaults, so equal
+    behaviour is one value: fusion is ``rrf`` unless the retriever is ``hybrid``, alpha the
+    default unless the fusion is ``weighted``, ``rerank_candidates`` the default without a rerank."""
+
+    retriever: str = "dense"
+    fusion: str = "rrf"
+    #: the dense weight of the "weighted" fusion, 0..1
+    alpha: float = DEFAULT_ALPHA
+    #: a local cross-encoder folder that re-scores the first stage's best ``rerank_candidates`` (None: no rerank)
+    rerank: str | None = None
+    rerank_candidates: int = DEFAULT_RERANK_CANDIDATES
+
+    def __post_init__(self) -> None:
+        check_retriever(self.retriever)
+        check_fusion(self.fusion)
+        check_rerank_candidates(self.rerank_candidates)
+        object.__setattr__(self, "alpha", check_alpha(self.alpha))
+        if self.retriever != "hybrid":
+            object.__setattr__(self, "fusion", "rrf")
+        if self.retriever != "hybrid" or self.fusion != "weighted":
+            object.__setattr__(self, "alpha", DEFAULT_ALPHA)
+        if self.rerank is None:
+            object.__setattr__(self, "rerank_candidates", DEFAULT_RERANK_CANDIDATES)
+        elif not isinstance(self.rerank, str) or not self.rerank.strip():
+            raise ValueError(f"rerank must be a local cross-encoder folder (or None), got {self.rerank!r}")
+
+    @classmethod
+    def of(cls, settings: RetrievalSettings) -> RetrievalSettings:
+        """The retrieval settings alone of ``settings`` (e.g. of an evaluation Configuration)."""
+        return cls(**settings.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The five fields by name (``chunkviz.json``'s ``retrieval``; keyword arguments of a Configuration)."""
+        return {name: getattr(self, name) for name in RETRIEVAL_FIELDS}
+
+
 # ----------------------------------------------------------------------------- tokenization
 #: Stems by word, shared by every index and query (a corpus has a few ten thousand distinct words).
 STEMS: BoundedLRU[str, str] = BoundedLRU(max_entries=200_000)

@@ -5,7 +5,7 @@ import pkgutil
 
 from chunkviz.strategies.base import Strategy, get_strategy, register, registered
 
-_INFRASTRUCTURE = {"base"}
+_INFRASTRUCTURE = {"base", "guarded"}
 #: Registration (and display) order: simple to structured; any other module follows.
 _ORDER = (
     "fixed",

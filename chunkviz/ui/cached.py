@@ -19,9 +19,8 @@ from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
 from chunkviz.document import read as reading
 from chunkviz.document.model import with_language
-from chunkviz.export import chunk_records, serialize
 from chunkviz.external import load_chunks
-from chunkviz.interop import INTEROP_FORMATS, interop_text
+from chunkviz.external.formats import exports
 from chunkviz.llm.client import LLMSettings
 from chunkviz.render import RenderOptions, render_html
 from chunkviz.strategies.base import get_strategy
@@ -86,11 +85,7 @@ def cached_html(document: Document, key: RunKey, label: str, hue: int) -> str:
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=HASH_FUNCS)
 def cached_exports(document: Document, key: RunKey) -> dict[str, str]:
     run = cached_run(document, key)
-    records = chunk_records(run.chunks, load_tokenizer(key.chunking.tokenizer), document.text)
-    exports = {fmt_name: serialize(records, fmt_name) for fmt_name in ("jsonl", "json", "csv")}
-    for name in INTEROP_FORMATS:  # LangChain Documents, LlamaIndex TextNodes
-        exports[name] = interop_text(document, run.chunks, name, source=document.name or "document")
-    return exports
+    return exports(document, run.chunks, load_tokenizer(key.chunking.tokenizer), document.name or "document")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH_FUNCS)

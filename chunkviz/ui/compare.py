@@ -19,6 +19,7 @@ from chunkviz.document import Document
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import Hit
 from chunkviz.explain import Explanation
+from chunkviz.external.formats import app_formats
 from chunkviz.llm.client import LLMSettings
 from chunkviz.palette import strategy_colour
 from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present, render_html
@@ -213,11 +214,14 @@ def show_downloads(column: Column, document: Document, doc_name: str) -> None:
     """The column's chunks in each export format."""
     exports = cached_exports(document, column.run_key)
     stem = f"{Path(doc_name).stem or 'document'}.{column.config.strategy}"
-    kinds = (("jsonl", "JSONL", "jsonl", "application/jsonl"), ("json", "JSON", "json", "application/json"), ("csv", "CSV", "csv", "text/csv"),
-             ("langchain", "LangChain", "langchain.jsonl", "application/jsonl"), ("llamaindex", "LlamaIndex", "llamaindex.json", "application/json"))  # fmt: skip
-    for col, (kind, label, suffix, mime) in zip(st.columns(len(kinds)), kinds):
+    kinds = app_formats()  # the output formats' registry
+    for col, kind in zip(st.columns(len(kinds)), kinds):
         col.download_button(
-            label, exports[kind], file_name=f"{stem}.{suffix}", mime=mime, key=f"{column.key}.download.{kind}"
+            kind.label,
+            exports[kind.name],
+            file_name=kind.file_name(stem),
+            mime=kind.mime,
+            key=f"{column.key}.download.{kind.name}",
         )
 
 

@@ -493,6 +493,7 @@ class DocView {
     const pages = col.pages;
     if (!pages) return false;
     const t0 = performance.now();
+    this.catchUp(col);
     let changed = false;
     for (let round = 0; round < 4; round++) {
       const want = this.wantedPages(col);
@@ -523,6 +524,21 @@ class DocView {
     this.stats.windowMs.push(performance.now() - t0);
     if (this.stats.windowMs.length > 500) this.stats.windowMs.splice(0, 250);
     return changed;
+  }
+
+  // a scroll the browser has done but not reported yet (scroll events come with the next frame,
+  // late on a busy machine) is where the column is: a window drawn before that event (pages that
+  // arrived, a resize) is drawn there, and never scrolls the column back to where it was. (A
+  // programmatic scroll to where the box already was fires no event: its expectTop is stale.)
+  /** @param {Column} col */
+  catchUp(col) {
+    const top = col.box.scrollTop;
+    if (Math.abs(top - col.lastTop) <= 1) return; // nothing new
+    if (col.expectTop !== null && Math.abs(top - col.expectTop) <= 1) return; // ours, its event to come
+    col.expectTop = null;
+    col.lastTop = top;
+    col.pending = null; // the user scrolled: pages arriving later are drawn where the user is
+    this.schedule(col.i); // the others follow (its event may merge with ours and look programmatic)
   }
 
   /**

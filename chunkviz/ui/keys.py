@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 
 from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document.model import Document
+from chunkviz.enrich import Enrichment
 
 ParamItems = tuple[tuple[str, Any], ...]
 
@@ -45,29 +46,6 @@ class Chunking:
     def param_values(self) -> dict[str, Any]:
         """The parameters as the strategy takes them."""
         return {name: _thawed(value) for name, value in self.params}
-
-
-@dataclass(frozen=True)
-class Enrichment:
-    """The sidebar's enrichment: the metadata prefix (with its source, title and date) and
-    contextual retrieval (the model writes each chunk's context)."""
-
-    metadata: bool = False
-    contextual: bool = False
-    source: str | None = None
-    title: str | None = None
-    date: str | None = None
-
-    def options(self) -> dict[str, Any]:
-        """:func:`chunkviz.compare.enriched`'s options."""
-        options: dict[str, Any] = {"metadata": self.metadata, "contextual": self.contextual}
-        if self.metadata:
-            options.update({"source": self.source, "title": self.title, "date": self.date})
-        return options
-
-    def prefix(self) -> dict[str, Any] | None:
-        """The metadata prefix's fields for chunkviz.json (None: no prefix)."""
-        return {"source": self.source, "title": self.title, "date": self.date} if self.metadata else None
 
 
 @dataclass(frozen=True)
