@@ -518,6 +518,9 @@ def assert_safe_markup(view: ChunkView) -> None:
                     f"style={value!r} on <{tag}> (only the root's --h)"
                 )
                 continue
+            if name == "dir":  # the text's own direction (right-to-left scripts), never anything else
+                assert value == "auto", f"dir={value!r} on <{tag}>"
+                continue
             assert name in {"class", "id"} or name.startswith("data-"), f"unexpected attribute {name}={value!r}"
     lowered = view.html.lower()
     for raw in ("<script", "<img", "<a ", "<style", "<svg", "<!--", "<![cdata"):
