@@ -117,13 +117,20 @@ def breakdown(text: str, tokenizer: str, chunk_size: int) -> dict[str, float]:
     ``diagnose()`` now.
     """
     from chunkviz.api import chunk
-    from chunkviz.charts import token_distribution_figure
-    from chunkviz.compare import StrategyRun, chunk_annotations, chunk_table, full_params, run_strategy, token_counts
     from chunkviz.diagnostics import diagnose
+    from chunkviz.diagnostics.compare import (
+        StrategyRun,
+        chunk_annotations,
+        chunk_table,
+        full_params,
+        run_strategy,
+        token_counts,
+    )
     from chunkviz.document import Document
-    from chunkviz.export import chunk_records, serialize
-    from chunkviz.render import RenderOptions, render_html
-    from chunkviz.tokenizers import EMBEDDING_TOKENIZER, get_tokenizer
+    from chunkviz.drawing.charts import token_distribution_figure
+    from chunkviz.drawing.render import RenderOptions, render_html
+    from chunkviz.formats.export import chunk_records, serialize
+    from chunkviz.text.tokenizers import EMBEDDING_TOKENIZER, get_tokenizer
 
     out: dict[str, float] = {}
     document = Document(text, "pasted text")

@@ -29,8 +29,8 @@ if str(REPO_ROOT) not in sys.path:
 
 import chunkviz  # noqa: E402
 from chunkviz.document.read import read_path  # noqa: E402
-from chunkviz.peers import run_peer  # noqa: E402
-from chunkviz.tokenizers import get_tokenizer  # noqa: E402
+from chunkviz.strategies.peers import run_peer  # noqa: E402
+from chunkviz.text.tokenizers import get_tokenizer  # noqa: E402
 
 SHARED = Path(os.environ.get("CHUNKVIZ_SHARED", REPO_ROOT.parent / "shared")).expanduser()
 REALDOCS = SHARED / "realdocs"

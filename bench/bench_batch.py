@@ -32,9 +32,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from chunkviz.batch.inputs import expand_inputs
-from chunkviz.batch.run import BatchSummary, run_batch
-from chunkviz.config import save_config
+from chunkviz.cli.batch.inputs import expand_inputs
+from chunkviz.cli.batch.run import BatchSummary, run_batch
+from chunkviz.evaluation.config import save_config
 
 REALDOCS = REPO_ROOT.parent / "shared" / "realdocs"
 SAMPLE_DOCS = REPO_ROOT / "chunkviz/sample_docs"
@@ -80,7 +80,7 @@ def timed_run(label: str, corpus: Path, config: Path, out: Path, **kwargs: Any) 
 
 def tokenization_rate(corpus: Path, limit_bytes: int) -> float:
     """MB/s of tiktoken's cl100k_base alone over the corpus's first ``limit_bytes``."""
-    from chunkviz.tokenizers import get_tokenizer
+    from chunkviz.text.tokenizers import get_tokenizer
 
     get_tokenizer("cl100k_base")  # installs the offline encoding file
     import tiktoken

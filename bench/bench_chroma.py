@@ -77,7 +77,7 @@ def row_setting(strategy: str, size: int, overlap: int, length: str) -> tuple[di
 def mean_cl100k(corpus: dict[str, Any], strategy: str, params: dict[str, Any], tokenizer: str) -> tuple[int, float]:
     """How many chunks the row makes and their mean size in cl100k tokens (the study's "~actual")."""
     from chunkviz import chunk
-    from chunkviz.tokenizers import get_tokenizer
+    from chunkviz.text.tokenizers import get_tokenizer
 
     count = get_tokenizer("cl100k_base").count
     sizes = [count(c.text) for doc in corpus.values() for c in chunk(doc, strategy, tokenizer=tokenizer, **params)]
@@ -134,7 +134,7 @@ def index_times(corpus: dict[str, Any], strategy: str, params: dict[str, Any], t
     from chunkviz import chunk
     from chunkviz.evaluation import retrievers
     from chunkviz.evaluation.retrieval import searchable
-    from chunkviz.llm.summaries import embedding_text
+    from chunkviz.evaluation.summaries import embedding_text
 
     texts = [
         embedding_text(c)
@@ -160,7 +160,7 @@ def main() -> int:
     began = time.perf_counter()
     from chunkviz.document.read import read_path
     from chunkviz.evaluation.evaluate import Configuration, evaluate
-    from chunkviz.questions import load_questions
+    from chunkviz.evaluation.questions import load_questions
 
     corpus = {path.stem: read_path(path) for path in sorted((DATA / "corpora").glob("*.md"))}
     questions = load_questions(DATA / "questions_df.csv", {name: doc.text for name, doc in corpus.items()})

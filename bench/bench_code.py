@@ -21,8 +21,8 @@ from typing import Callable
 import chunkviz
 from chunkviz.document.code.outline import clear_outline_cache
 from chunkviz.document.read import read_bytes
-from chunkviz.spancount import clear_shared_counters
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.spancount import clear_shared_counters
+from chunkviz.text.tokenizers import get_tokenizer
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_FILES = [

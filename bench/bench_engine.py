@@ -80,7 +80,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 import chunkviz  # noqa: E402
-from chunkviz.tokenizers import get_tokenizer  # noqa: E402
+from chunkviz.text.tokenizers import get_tokenizer  # noqa: E402
 
 CHUNK_SIZE = 512
 OVERLAP = 50
@@ -371,9 +371,9 @@ class Row:
 def clear_ours() -> None:
     """chunkviz starts cold: no memoized counts, shared span counters, documents or search caches."""
     from chunkviz.document.model import SHARED_DOCUMENTS
-    from chunkviz.spancount import clear_shared_counters
     from chunkviz.splitting import recursive
-    from chunkviz.tokenizers import _cached_tokenizer
+    from chunkviz.text.spancount import clear_shared_counters
+    from chunkviz.text.tokenizers import _cached_tokenizer
 
     for name in ("cl100k_base", "chars"):
         tokenizer = _cached_tokenizer(name)

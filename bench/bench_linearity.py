@@ -50,12 +50,12 @@ if str(REPO_ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 
 import chunkviz  # noqa: E402
+from chunkviz.core.limits import TooManyChunksError  # noqa: E402
 from chunkviz.document.model import Document  # noqa: E402
 from chunkviz.document.read import read_bytes  # noqa: E402
-from chunkviz.limits import TooManyChunksError  # noqa: E402
-from chunkviz.peers.catalogue import PEER_NAMES  # noqa: E402
-from chunkviz.spancount import clear_shared_counters  # noqa: E402
-from chunkviz.tokenizers import get_tokenizer  # noqa: E402
+from chunkviz.strategies.peers.catalogue import PEER_NAMES  # noqa: E402
+from chunkviz.text.spancount import clear_shared_counters  # noqa: E402
+from chunkviz.text.tokenizers import get_tokenizer  # noqa: E402
 
 #: The smallest limits each strategy allows (overlap off).
 SMALLEST: dict[str, dict[str, Any]] = {

@@ -13,7 +13,7 @@ the document, per byte of the HTML or DOCX file).
 Cases (document: ``--mb`` MB of the sample handbook, repeated):
 
   reference        recursive, default parameters
-  fixed_chars 1    chunk_size=1, overlap=0: refused up front (chunkviz.limits) -- before: 4M chunks
+  fixed_chars 1    chunk_size=1, overlap=0: refused up front (chunkviz.core.limits) -- before: 4M chunks
   fixed_chars cap  the smallest chunk_size the limit accepts (100,000 chunks)
   fixed_tokens 1   chunk_size=1, overlap=0: refused up front
   fixed_tokens cap the smallest chunk_size the limit accepts
@@ -44,9 +44,9 @@ import io, json, resource, sys, time, tracemalloc, zipfile
 case, path, arg, traced = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "traced"
 import chunkviz
 from chunkviz.strategies.base import get_strategy
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.limits import check_chunk_count_bound, TooManyChunksError, estimated_chunk_count
-from chunkviz.errors import DocumentError
+from chunkviz.text.tokenizers import get_tokenizer
+from chunkviz.core.limits import check_chunk_count_bound, TooManyChunksError, estimated_chunk_count
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.read import read_bytes
 chunkviz.chunk("warm up. Two sentences.", "recursive")  # tokenizer and imports outside the measurement
 text = open(path, encoding="utf-8").read()

@@ -4,7 +4,7 @@
 For every real document (``../shared/realdocs`` or ``$CHUNKVIZ_SHARED/realdocs``) and every
 installed peer, in this process, best of ``--repeat``:
 
-  peer   the peer's own call as :mod:`chunkviz.peers.runners` makes it (construction, split and
+  peer   the peer's own call as :mod:`chunkviz.strategies.peers.runners` makes it (construction, split and
          its users' placement: LangChain's add_start_index, Chonkie's indices, semchunk's
          offsets), ``time.process_time`` around that call only, with chunkviz's embedding cache
          (which the semantic peers share in the app) emptied; LangChain is given the
@@ -39,10 +39,10 @@ if str(REPO_ROOT) not in sys.path:
 
 import chunkviz  # noqa: E402
 from chunkviz.document.model import Document  # noqa: E402
-from chunkviz.peers import available_peers, run_peer  # noqa: E402
-from chunkviz.peers.runners import RUNNERS  # noqa: E402
 from chunkviz.strategies.base import get_strategy  # noqa: E402
-from chunkviz.tokenizers import get_tokenizer, surrogate_safe  # noqa: E402
+from chunkviz.strategies.peers import available_peers, run_peer  # noqa: E402
+from chunkviz.strategies.peers.runners import RUNNERS  # noqa: E402
+from chunkviz.text.tokenizers import get_tokenizer, surrogate_safe  # noqa: E402
 
 TOKENIZER = "cl100k_base"
 SEMANTIC_PEERS = {"langchain_semantic", "chonkie_semantic"}

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chunkviz.compare import ColumnConfig  # noqa: E402
+from chunkviz.diagnostics.compare import ColumnConfig  # noqa: E402
 from chunkviz.document import read_path  # noqa: E402
 from chunkviz.views.build import build_view  # noqa: E402
 from chunkviz.views.page import fixed_bytes, report_html  # noqa: E402

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from chunkviz.questions import parse_questions  # noqa: E402
+from chunkviz.evaluation.questions import parse_questions  # noqa: E402
 
 
 def corpus(size: int, seed: int = 1) -> tuple[str, list[str]]:

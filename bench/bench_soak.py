@@ -535,7 +535,7 @@ def plain_link(session: int) -> bool:
 def ws_url(url: str, session: int) -> str:
     """The app's URL with session ``session``'s configuration (the app's own share format), or the
     plain link (:func:`plain_link`)."""
-    from chunkviz.compare import ColumnConfig, config_to_query
+    from chunkviz.diagnostics.compare import ColumnConfig, config_to_query
 
     if plain_link(session):
         return url + "/"

@@ -67,7 +67,7 @@ def big_document(words: int) -> str:
 
 def payload_sizes(text: str) -> dict[str, float]:
     """Bytes the component receives for ``text`` at the default percentile (pure, in process)."""
-    from chunkviz.render import RenderOptions, render_html
+    from chunkviz.drawing.render import RenderOptions, render_html
     from chunkviz.semantic.explanation import semantic_chunking
     from chunkviz.semantic.tuning import tuning_data
     from chunkviz.ui.tuning import panel_payload

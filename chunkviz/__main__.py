@@ -1,3 +1,3 @@
-from chunkviz.cli import main
+from chunkviz.cli.commands import main
 
 raise SystemExit(main())

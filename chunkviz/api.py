@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from chunkviz import strategies as _strategies  # noqa: F401 - registers the built-in strategies
+from chunkviz.core.types import Chunk
 from chunkviz.document.model import Document, as_document, is_blank
 from chunkviz.strategies.base import get_strategy, registered
-from chunkviz.tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 
 
 def chunk(

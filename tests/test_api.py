@@ -7,7 +7,7 @@ from support.chunking import assert_valid_chunking
 
 import chunkviz
 from chunkviz import InvalidParamError, UnknownStrategyError, chunk
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.tokenizers import get_tokenizer
 
 CL100K = get_tokenizer("cl100k_base")
 ENC = CL100K.encoding

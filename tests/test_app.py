@@ -35,8 +35,11 @@ from support.docview import column_html
 from support.semantic import embedding_strategies
 
 import chunkviz
-import chunkviz.tokenizers
-from chunkviz.compare import (
+import chunkviz.text.tokenizers
+from chunkviz.core.errors import DocumentError
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Flag
+from chunkviz.diagnostics.compare import (
     ColumnConfig,
     chunk_flags,
     config_from_query,
@@ -44,19 +47,16 @@ from chunkviz.compare import (
     flag_summary,
     run_strategy,
 )
-from chunkviz.config import config_from_dict
 from chunkviz.document.read import read_bytes as app_read
-from chunkviz.errors import DocumentError
-from chunkviz.export import RECORD_FIELDS, chunk_records, csv_cell_text, serialize
-from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
-from chunkviz.palette import column_hue
+from chunkviz.drawing.palette import column_hue
+from chunkviz.evaluation.config import config_from_dict
+from chunkviz.formats.export import RECORD_FIELDS, chunk_records, csv_cell_text, serialize
 from chunkviz.strategies.base import ParamInfo, get_strategy, registered
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS
+from chunkviz.text.tokenizers import get_tokenizer
 from chunkviz.ui import app as page_module
 from chunkviz.ui import header
 from chunkviz.ui.compare import STATISTICS_KEY
-from chunkviz.vocabulary import Flag
 
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "app.py"
@@ -69,7 +69,7 @@ APP_MAX_BYTES: int = page_module.APP_MAX_BYTES
 MAX_COLUMNS: int = page_module.MAX_COLUMNS
 DEFAULT_SAMPLE: str = page_module.DEFAULT_SAMPLE
 DEFAULT_COLUMNS: tuple[str, ...] = tuple(page_module.DEFAULT_COLUMNS)
-DEFAULT_TOKENIZER = chunkviz.tokenizers.DEFAULT_TOKENIZER
+DEFAULT_TOKENIZER = chunkviz.text.tokenizers.DEFAULT_TOKENIZER
 #: A small sample on which the values in CHANGING_VALUES are known to change the chunks.
 PARAM_DOC = "api_guide.md"
 

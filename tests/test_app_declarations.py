@@ -19,16 +19,16 @@ from support.apptest import app_test
 from support.llm import LoopbackLLM
 from test_app import APP, TUNE, errors, run, send_component_state, set_widget, widget
 
+from chunkviz.core.explain import Explanation, ExplanationFigure
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Reason
 from chunkviz.document.model import Document
-from chunkviz.explain import Explanation, ExplanationFigure
 from chunkviz.llm.cache import clear_memory
 from chunkviz.llm.client import CallEstimate, Prompt
 from chunkviz.llm.session import active_session
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.strategies.base import TuningAnalysis, get_strategy, param, temporary_strategy
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Reason
+from chunkviz.text.tokenizers import Tokenizer
 
 NAME = "asked_windows_test"
 PROMPT = Prompt(NAME, 1, "You score passages.", "Score this passage from 0 to 1: {text}")

@@ -14,7 +14,7 @@ from support.embeddings import FakeEmbeddings, endpoint_env
 
 import chunkviz
 from chunkviz.evaluation.evaluate import evaluate
-from chunkviz.questions import load_questions
+from chunkviz.evaluation.questions import load_questions
 from chunkviz.semantic import embedcache
 from chunkviz.semantic.cache import clear_memory_cache
 from chunkviz.semantic.embeddings import DEFAULT_MODEL

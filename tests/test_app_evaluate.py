@@ -17,12 +17,12 @@ from support.apptest import app_test
 from support.docview import column_html
 
 import chunkviz.ui.evaluation as evaluation_view
-from chunkviz.compare import config_from_query
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.diagnostics.compare import config_from_query
 from chunkviz.document.read import read_bytes
-from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration, evaluate
+from chunkviz.evaluation.questions import Question, Reference, load_questions
 from chunkviz.evaluation.report import TITLES, summary_rows
-from chunkviz.questions import Question, Reference, load_questions
 
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "app.py"

@@ -9,7 +9,7 @@ Each run ends with what the user should see (the chunks, or a message that says 
 and a later run on a sample in the same session works. The builders are reused by
 ``bench/bench_soak.py``, which uploads the same files while other sessions run.
 
-A run's time limit (``chunkviz.deadline``) is exercised with a fake clock, never real time.
+A run's time limit (``chunkviz.core.deadline``) is exercised with a fake clock, never real time.
 """
 
 from __future__ import annotations
@@ -282,7 +282,7 @@ class JumpingClock:
 
 @pytest.fixture
 def jumping_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[JumpingClock]:
-    import chunkviz.deadline as deadline
+    from chunkviz.core import deadline
 
     clock = JumpingClock()
     monkeypatch.setattr(deadline, "monotonic", clock)

@@ -32,7 +32,7 @@ from test_app import (
 
 import chunkviz.semantic.embeddings as embeddings
 from chunkviz.evaluation.playground import answer_scores, embed_query, score_row, search
-from chunkviz.questions import Question, Reference, load_questions
+from chunkviz.evaluation.questions import Question, Reference, load_questions
 from chunkviz.semantic import embedcache
 from chunkviz.semantic.embeddings import default_encoder
 from chunkviz.strategies.base import get_strategy

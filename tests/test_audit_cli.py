@@ -1,4 +1,4 @@
-"""``chunkviz audit`` (chunkviz/external/cli.py): the report, --json, --fix, bad input; and on
+"""``chunkviz audit`` (chunkviz/cli/audit.py): the report, --json, --fix, bad input; and on
 the real documents, LangChain's own output audited as its users export it against the
 ``langchain_recursive`` peer column."""
 
@@ -12,9 +12,9 @@ import pytest
 from support.paths import REALDOCS, realdoc_paths
 
 import chunkviz
-from chunkviz import cli
+from chunkviz.cli import commands as cli
 from chunkviz.document.read import read_path
-from chunkviz.external import chunk_flags, load_chunks
+from chunkviz.formats.external import chunk_flags, load_chunks
 
 DOC = "one two. one two three. four"
 
@@ -156,8 +156,8 @@ def test_langchain_export_finds_the_peer_columns_misplaced_chunks(
     command: the same chunks misplaced as the ``langchain_recursive`` column, at the same spans;
     the same document chunked by chunkviz and audited back: none."""
     splitters = pytest.importorskip("langchain_text_splitters")
-    from chunkviz.peers import run_peer
-    from chunkviz.tokenizers import get_tokenizer
+    from chunkviz.strategies.peers import run_peer
+    from chunkviz.text.tokenizers import get_tokenizer
 
     document = read_path(path)  # the text the command reads (line ends kept), as the peer column is given
     tokenizer = get_tokenizer("cl100k_base")

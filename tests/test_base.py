@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 import chunkviz  # noqa: F401 - registers the built-in strategies
-from chunkviz.errors import InvalidParamError, UnknownStrategyError
+from chunkviz.core.errors import InvalidParamError, UnknownStrategyError
 from chunkviz.splitting import PRESETS
 from chunkviz.strategies.base import (
     ParamInfo,

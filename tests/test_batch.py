@@ -21,17 +21,17 @@ import pytest
 from support.paths import REALDOCS
 
 from chunkviz.api import chunk
-from chunkviz.batch.cli import add_batch_arguments, cmd_batch
-from chunkviz.batch.inputs import BatchInputError, expand_inputs
-from chunkviz.batch.progress import ProgressLine, format_duration
-from chunkviz.batch.run import run_batch
-from chunkviz.batch.state import Manifest, make_layout
-from chunkviz.batch.worker import DocResult, DocumentChunker
-from chunkviz.config import config_from_dict, save_config
+from chunkviz.cli.batch.command import add_batch_arguments, cmd_batch
+from chunkviz.cli.batch.inputs import BatchInputError, expand_inputs
+from chunkviz.cli.batch.progress import ProgressLine, format_duration
+from chunkviz.cli.batch.run import run_batch
+from chunkviz.cli.batch.state import Manifest, make_layout
+from chunkviz.cli.batch.worker import DocResult, DocumentChunker
+from chunkviz.document.enrich import enrich
 from chunkviz.document.read import read_path
-from chunkviz.enrich import enrich
-from chunkviz.export import chunk_records
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.evaluation.config import config_from_dict, save_config
+from chunkviz.formats.export import chunk_records
+from chunkviz.text.tokenizers import get_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DOCS = ROOT / "chunkviz/sample_docs"
@@ -185,7 +185,7 @@ HALFWAY = 6
 SLOW_BATCH = f"HALFWAY = {HALFWAY}\n" + textwrap.dedent(
     """
     import sys, threading
-    from chunkviz.batch.worker import DocumentChunker
+    from chunkviz.cli.batch.worker import DocumentChunker
     original = DocumentChunker.process
     started = []
     def stops_halfway(self, source, data):
@@ -194,7 +194,7 @@ SLOW_BATCH = f"HALFWAY = {HALFWAY}\n" + textwrap.dedent(
         started.append(source)
         return original(self, source, data)
     DocumentChunker.process = stops_halfway
-    from chunkviz.batch.run import run_batch
+    from chunkviz.cli.batch.run import run_batch
     run_batch([sys.argv[1]], sys.argv[2], sys.argv[3], workers=1, progress=None)
     """
 )
@@ -206,7 +206,7 @@ def test_a_killed_process_resumes_to_the_same_file(
     out = tmp_path / "chunks.jsonl"
     process = subprocess.Popen([sys.executable, "-c", SLOW_BATCH, str(corpus), str(config_path), str(out)], cwd=ROOT)
     from chunkviz import __version__
-    from chunkviz.config import column_hash, load_config, normalized
+    from chunkviz.evaluation.config import column_hash, load_config, normalized
 
     config = normalized(load_config(config_path))
     layout = make_layout(
@@ -386,7 +386,7 @@ def test_one_document_is_read_and_parsed_once_on_its_way_through_a_worker(
 ) -> None:
     # read -> chunk -> enrich -> LangChain records: every step takes the reader's Document, so its
     # structure is built once (no step wraps the text into a Document of its own)
-    from chunkviz.batch.worker import Plan
+    from chunkviz.cli.batch.worker import Plan
     from chunkviz.document import model
 
     built: list[str] = []

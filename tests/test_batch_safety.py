@@ -22,12 +22,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
-from chunkviz.batch.inputs import BatchInputError, expand_inputs, glob_files, match_components, pattern_would_read
-from chunkviz.batch.run import run_batch
-from chunkviz.batch.state import OutputLock, OutputLocked, make_layout
-from chunkviz.batch.worker import PERCENT_ENCODED, recorded_source
-from chunkviz.cli import main
-from chunkviz.config import save_config
+from chunkviz.cli.batch.inputs import BatchInputError, expand_inputs, glob_files, match_components, pattern_would_read
+from chunkviz.cli.batch.run import run_batch
+from chunkviz.cli.batch.state import OutputLock, OutputLocked, make_layout
+from chunkviz.cli.batch.worker import PERCENT_ENCODED, recorded_source
+from chunkviz.cli.commands import main
+from chunkviz.evaluation.config import save_config
 
 CONFIG = {
     "version": 1,
@@ -367,8 +367,8 @@ def test_component_matching_and_would_read() -> None:
 def test_ray_reports_a_name_it_cannot_read_and_never_starts_for_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chunkviz.batch import engines
-    from chunkviz.batch.worker import DocResult, Plan
+    from chunkviz.cli.batch import engines
+    from chunkviz.cli.batch.worker import DocResult, Plan
 
     class NoRay:
         def is_initialized(self) -> bool:

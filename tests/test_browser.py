@@ -15,9 +15,9 @@ import pytest
 from support.browser import VIEWPORT, animation_frames, box_rect, chunk_rect, js, wait_for
 
 import chunkviz
+from chunkviz.core.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
 from chunkviz.document.read import read_bytes
 from chunkviz.ui import app as page_module
-from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
 
 pytestmark = pytest.mark.browser
 

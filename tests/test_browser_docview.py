@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from support.browser import ROOT_JS, animation_frames, box_rect, chunk_rect, js, open_page, streamlit_server, wait_for
 
-from chunkviz.vocabulary import REASON_LABELS, Reason
+from chunkviz.core.vocabulary import REASON_LABELS, Reason
 
 pytestmark = pytest.mark.browser
 
@@ -400,7 +400,7 @@ def test_offsets_stay_the_documents_with_cr_lf_and_characters_beyond_the_bmp(bro
 
 
 # ----------------------------------------------------------------------------- far into a long document
-# ?big=1 is 300,000+ characters: each column is cut into pages by Python (chunkviz/paging.py), which
+# ?big=1 is 300,000+ characters: each column is cut into pages by Python (chunkviz/drawing/paging.py), which
 # sends only the pages near the window the view asks for (state "window"); only the pages in and
 # around the visible window are in the DOM.
 
@@ -420,9 +420,9 @@ def drawn_pages(page: Any) -> list[list[int]]:
 
 def demo_column_html(text: str, column: int) -> str:
     """Column ``column`` of tests/apps/docview_demo.py (no overlay) rendered here, as the demo renders it."""
-    from chunkviz.compare import chunk_annotations, run_strategy
-    from chunkviz.palette import column_hue
-    from chunkviz.render import RenderOptions, render_html
+    from chunkviz.diagnostics.compare import chunk_annotations, run_strategy
+    from chunkviz.drawing.palette import column_hue
+    from chunkviz.drawing.render import RenderOptions, render_html
 
     strategy, params = DEMO_COLUMNS[column]
     result = run_strategy(text, strategy, params, "cl100k_base")
@@ -461,7 +461,7 @@ def scroll_to_end(page: Any, column: int) -> None:
 
 
 def test_a_long_document_is_drawn_by_pages_that_lay_out_as_the_whole(big_page: Any) -> None:
-    from chunkviz.paging import cut_pages
+    from chunkviz.drawing.paging import cut_pages
 
     page = big_page
     pages = drawn_pages(page)
@@ -647,13 +647,13 @@ def test_a_window_drawn_before_the_scroll_event_is_drawn_where_the_box_is(browse
 
 
 def test_pages_keep_every_character_of_hostile_text_and_its_offsets(page: Any) -> None:
-    """The page cut (chunkviz/paging.py) on untrusted text, parsed by the browser: markup-like text,
+    """The page cut (chunkviz/drawing/paging.py) on untrusted text, parsed by the browser: markup-like text,
     character references, characters beyond the BMP, CR LF, and 60,000 characters without a line end
     (cut mid-line, never inside a reference): the pages' text is the text, and their offsets are the document's.
     (Fourteen pages show it; the browser page only parses them.)"""
-    from chunkviz.compare import chunk_annotations, run_strategy
-    from chunkviz.paging import cut_pages
-    from chunkviz.render import RenderOptions, render_html
+    from chunkviz.diagnostics.compare import chunk_annotations, run_strategy
+    from chunkviz.drawing.paging import cut_pages
+    from chunkviz.drawing.render import RenderOptions, render_html
 
     line = "<script>alert('x')</script> & \"q\" \U0001f327\ufe0f caf\u00e9 &amp; "
     text = (line * 40 + "\r\n") * 120 + line * 1300 + "\n" + "tail \U0001f327"

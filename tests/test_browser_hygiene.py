@@ -12,7 +12,7 @@ from support.browser import wait_for
 from support.hygiene_doc import FAKE_AWS_KEY, FAKE_OPENAI_KEY, planted_document
 from test_browser_report import js, open_offline
 
-from chunkviz.compare import ColumnConfig
+from chunkviz.diagnostics.compare import ColumnConfig
 from chunkviz.document.read import read_bytes
 from chunkviz.views.build import build_view
 from chunkviz.views.page import write_report

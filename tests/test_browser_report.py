@@ -16,7 +16,7 @@ from support.browser import animation_frames, wait_for
 from test_browser import HOSTILE_TEXT, pwned
 
 import chunkviz
-from chunkviz.compare import ColumnConfig
+from chunkviz.diagnostics.compare import ColumnConfig
 from chunkviz.semantic import semantic_chunking
 from chunkviz.views.build import build_view
 from chunkviz.views.page import write_report

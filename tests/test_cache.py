@@ -1,4 +1,4 @@
-"""chunkviz.cache: the one bounded LRU (eviction order, refresh on hit, bytes, threads) and the folder rule."""
+"""chunkviz.core.cache: the one bounded LRU (eviction order, refresh on hit, bytes, threads) and the folder rule."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chunkviz.cache import BoundedLRU, cache_folder, cache_root, text_key
+from chunkviz.core.cache import BoundedLRU, cache_folder, cache_root, text_key
 
 
 def test_the_least_recently_used_entry_goes_first() -> None:
@@ -153,12 +153,11 @@ def test_every_cache_uses_the_one_folder_rule(tmp_path: Path, monkeypatch: pytes
 
 
 def test_every_in_memory_cache_is_the_one_lru_with_todays_bounds() -> None:
-    from chunkviz import peers
     from chunkviz.document.model import SHARED_DOCUMENTS
     from chunkviz.llm import cache as answers
     from chunkviz.semantic import cache as similarities
     from chunkviz.semantic import embedcache
-    from chunkviz.strategies import semantic
+    from chunkviz.strategies import peers, semantic
 
     caches = {
         "similarities": (similarities.MEMORY, 16, None),
@@ -203,8 +202,8 @@ def test_text_keys_are_equal_for_equal_texts_and_cheap_for_long_ones() -> None:
 
 def test_texts_with_the_same_key_never_share_a_counter_or_a_document() -> None:
     from chunkviz.document.model import as_document
-    from chunkviz.spancount import shared_counter
-    from chunkviz.tokenizers import get_tokenizer
+    from chunkviz.text.spancount import shared_counter
+    from chunkviz.text.tokenizers import get_tokenizer
 
     base = "".join(f"word{k} " for k in range(20_000))
     step = len(base) // 16

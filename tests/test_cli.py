@@ -1,4 +1,4 @@
-"""The command line (chunkviz.cli), in-process with capsys and as a real ``python -m chunkviz``."""
+"""The command line (chunkviz.cli.commands), in-process with capsys and as a real ``python -m chunkviz``."""
 
 from __future__ import annotations
 
@@ -14,17 +14,17 @@ from pathlib import Path
 import pytest
 
 import chunkviz
-from chunkviz import cli
+from chunkviz.cli import commands as cli
+from chunkviz.core.vocabulary import BOUNDARY_LABELS, REASON_LABELS
 from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
 from chunkviz.document.read import MAX_BYTES
-from chunkviz.export import RECORD_FIELDS
-from chunkviz.external.formats import cli_formats
-from chunkviz.interop import INTEROP_FORMATS
-from chunkviz.peers import is_peer
+from chunkviz.formats.export import RECORD_FIELDS
+from chunkviz.formats.external.formats import cli_formats
+from chunkviz.formats.interop import INTEROP_FORMATS
 from chunkviz.strategies.base import get_strategy, registered
-from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
-from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS
+from chunkviz.strategies.peers import is_peer
+from chunkviz.text.tokenizers import TokenizerUnavailable, get_tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -364,12 +364,12 @@ def test_unknown_strategy_lists_every_valid_name(capsys, doc_path: Path) -> None
 
 
 def test_tokenizer_unavailable_exits_2(capsys, doc_path: Path, monkeypatch) -> None:
-    import chunkviz.tokenizers
+    import chunkviz.text.tokenizers
 
     def unavailable(name):
         raise TokenizerUnavailable(f"tiktoken encoding {name!r} is not available offline:\nits data file is missing")
 
-    monkeypatch.setattr(chunkviz.tokenizers, "get_tokenizer", unavailable)
+    monkeypatch.setattr(chunkviz.text.tokenizers, "get_tokenizer", unavailable)
     monkeypatch.setattr(cli, "get_tokenizer", unavailable)  # the CLI imports it at module level
     code, out, err = run(capsys, "chunk", str(doc_path), "-s", "recursive", "--tokenizer", "o200k_base")
     assert (code, out) == (2, "")
@@ -613,8 +613,8 @@ def test_explain_needs_a_strategy_with_an_explain_hook(capsys, doc_path: Path) -
 
 
 def test_strategies_says_which_extra_adds_the_missing_peers(capsys, monkeypatch) -> None:  # noqa: ANN001
-    import chunkviz.cli as cli
-    import chunkviz.peers.catalogue as catalogue
+    from chunkviz.cli import commands as cli
+    from chunkviz.strategies.peers import catalogue
 
     monkeypatch.setattr(catalogue, "missing_modules", lambda info: ["semchunk"] if info.name == "semchunk" else [])
     monkeypatch.setattr(cli, "peer_notes", catalogue.peer_notes)

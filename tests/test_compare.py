@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from chunkviz import compare
-from chunkviz.compare import (
+from chunkviz.core.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
+from chunkviz.diagnostics import compare
+from chunkviz.diagnostics.compare import (
     SHOWN_FLAGS,
     ColumnConfig,
     SharedLinkError,
@@ -25,9 +26,8 @@ from chunkviz.compare import (
 )
 from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
-from chunkviz.models import DEFAULT_EMBEDDING_MODEL
 from chunkviz.strategies.guarded import guarded_run
-from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Flag
+from chunkviz.text.models import DEFAULT_EMBEDDING_MODEL
 
 RST = "Title\n=====\n\nIntro text here.\n\nPart one\n--------\n\nBody of part one.\n"
 TABLE = "Intro.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n| 5 | 6 |\n\nAfter the table.\n"
@@ -205,9 +205,9 @@ def test_query_round_trips_column_units_and_leaves_out_uploaded_names() -> None:
 def test_the_app_path_refuses_a_run_of_too_many_chunks_before_chunking() -> None:
     import pytest
 
-    from chunkviz.compare import run_strategy
-    from chunkviz.errors import ChunkvizError
-    from chunkviz.limits import MAX_CHUNKS
+    from chunkviz.core.errors import ChunkvizError
+    from chunkviz.core.limits import MAX_CHUNKS
+    from chunkviz.diagnostics.compare import run_strategy
 
     text = "x" * (MAX_CHUNKS * 2)
     with pytest.raises(
@@ -219,7 +219,7 @@ def test_the_app_path_refuses_a_run_of_too_many_chunks_before_chunking() -> None
 
 
 def test_the_comparison_row_gives_the_chunking_cpu_time() -> None:
-    from chunkviz.compare import run_strategy, stats_row
+    from chunkviz.diagnostics.compare import run_strategy, stats_row
 
     run = run_strategy("One sentence. Another one.\n\nA paragraph. " * 200, "recursive", {}, "cl100k_base")
     assert run.cpu_seconds is not None and run.cpu_seconds >= 0

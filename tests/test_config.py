@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
 from chunkviz.api import chunk
-from chunkviz.cliparams import add_config_argument, apply_config, enrich_chunks, merged_params
-from chunkviz.compare import ColumnConfig, full_params
-from chunkviz.config import (
+from chunkviz.cli.params import add_config_argument, apply_config, enrich_chunks, merged_params
+from chunkviz.diagnostics.compare import ColumnConfig, full_params
+from chunkviz.document.enrich import enrich
+from chunkviz.document.model import Document
+from chunkviz.evaluation.config import (
     ChunkvizConfig,
     ConfigError,
     Enrichment,
@@ -28,8 +30,6 @@ from chunkviz.config import (
     load_config,
     save_config,
 )
-from chunkviz.document.model import Document
-from chunkviz.enrich import enrich
 from chunkviz.strategies.base import registered
 
 RECURSIVE_DEFAULTS = {"chunk_size": 128, "overlap": 16, "separators": "default"}
@@ -301,8 +301,8 @@ def test_eval_configurations_one_per_column() -> None:
 
 
 def test_one_enrichment_type_for_chunkviz_json_the_app_and_the_evaluation() -> None:
-    from chunkviz import config as config_module
-    from chunkviz.enrich import Enrichment
+    from chunkviz.document.enrich import Enrichment
+    from chunkviz.evaluation import config as config_module
     from chunkviz.ui import keys
 
     assert config_module.Enrichment is keys.Enrichment is Enrichment

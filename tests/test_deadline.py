@@ -1,4 +1,4 @@
-"""chunkviz.deadline: a cooperative time limit, tested on a fake clock (never on real time)."""
+"""chunkviz.core.deadline: a cooperative time limit, tested on a fake clock (never on real time)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
-from chunkviz.deadline import (
+from chunkviz.core.deadline import (
     CHECK_EVERY,
     RunTimeLimitExceeded,
     check_time,
@@ -18,7 +18,7 @@ from chunkviz.deadline import (
     time_left,
     time_limit,
 )
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
 
 
 class FakeClock:
@@ -237,8 +237,8 @@ def test_it_raises_exactly_at_the_first_reading_past_the_limit(steps: list[float
 
 
 def test_the_default_clock_is_looked_up_when_the_limit_starts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The app's tests replace ``chunkviz.deadline.monotonic`` to stop a run without waiting."""
-    import chunkviz.deadline as deadline
+    """The app's tests replace ``chunkviz.core.deadline.monotonic`` to stop a run without waiting."""
+    from chunkviz.core import deadline
 
     clock = FakeClock(0.0)
     monkeypatch.setattr(deadline, "monotonic", clock)

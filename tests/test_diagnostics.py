@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunkviz
+from chunkviz.core.types import Chunk
 from chunkviz.diagnostics import (
     ChunkDiagnostics,
     Coverage,
@@ -25,15 +26,15 @@ from chunkviz.diagnostics import (
 )
 from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document.structure import Structure
-from chunkviz.models import (
+from chunkviz.strategies import get_strategy
+from chunkviz.text.models import (
     DEFAULT_EMBEDDING_MODEL,
     EMBEDDING_MODELS,
     UnknownEmbeddingModelError,
     embedding_model,
     embedding_model_names,
 )
-from chunkviz.strategies import get_strategy
-from chunkviz.tokenizers import (
+from chunkviz.text.tokenizers import (
     E5_TOKENIZER,
     EMBEDDING_MODEL_MAX_TOKENS,
     EMBEDDING_TOKENIZER,
@@ -41,7 +42,6 @@ from chunkviz.tokenizers import (
     get_tokenizer,
     tokenizer_names,
 )
-from chunkviz.types import Chunk
 
 WORDS = {"tokenizer": "words", "embedding_tokenizer": None}
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from chunkviz.types import Chunk
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Reason
 from chunkviz.ui import docview
 from chunkviz.ui.docview import (
     AnswerSelection,
@@ -20,7 +21,6 @@ from chunkviz.ui.docview import (
     ribbon_cuts,
     view_payload,
 )
-from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Reason
 
 TEXT = "alpha beta. gamma delta. epsilon"
 
@@ -121,7 +121,7 @@ def test_html_passes_through_and_text_fields_are_not_escaped_twice() -> None:
 def test_js_sets_inner_html_only_from_render_output() -> None:
     js = (Path(docview.__file__).parent / "docview.js").read_text(encoding="utf-8")
     assignments = re.findall(r"(\S+)\.innerHTML\s*=\s*([^;]+);", js)
-    # a one-page column whole, or one page of a long column (chunkviz/paging.py: pieces of the same HTML)
+    # a one-page column whole, or one page of a long column (chunkviz/drawing/paging.py: pieces of the same HTML)
     assert sorted(target for target, _ in assignments) == ["col.box", "page.node", "this.legend"], assignments
     assert all(value.strip() in {"html", 'data.legend || ""'} for _, value in assignments), assignments
     assert "title" not in re.findall(r"setAttribute\(\"(\w+)\"", js)
@@ -240,7 +240,7 @@ PAGE_TEXT = "".join(f"Line {i} of a long document, with a few words on it.\n" fo
 
 def long_column(text: str, size: int = 1000, **kw) -> ColumnView:
     """A column of ``size``-character chunks over ``text`` (built by arithmetic: no tokenizer), rendered."""
-    from chunkviz.render import RenderOptions, render_html
+    from chunkviz.drawing.render import RenderOptions, render_html
 
     chunks = [
         Chunk(i, a, min(a + size, len(text)), text[a : a + size], Reason.SIZE_LIMIT)
@@ -316,7 +316,7 @@ def test_parents_of_the_selected_chunk_come_with_its_facts() -> None:
         Chunk(1, 0, 51, text[:51], Reason.SIZE_LIMIT, parent=0, level=1),
         Chunk(2, 51, 102, text[51:], Reason.PARENT_END, parent=0, level=1),
     ]
-    from chunkviz.render import RenderOptions, render_html
+    from chunkviz.drawing.render import RenderOptions, render_html
 
     view = ColumnView(
         "col0", render_html(text, chunks, RenderOptions("col0", "chars")), 210, "", ribbon_cuts(chunks), 2

@@ -16,7 +16,7 @@ from support.embeddings import Answer, FakeEmbeddings, endpoint_env, free_port
 from support.semantic import TOPIC_TEXT
 
 import chunkviz
-from chunkviz import cli
+from chunkviz.cli import commands as cli
 from chunkviz.evaluation.playground import embed_query, search
 from chunkviz.llm import endpoint as llm_endpoint
 from chunkviz.semantic import embedcache, sentence_similarities
@@ -197,7 +197,7 @@ def test_the_cli_says_what_it_will_send_and_what_it_costs(
     doc.write_text(GERMAN, encoding="utf-8")
     code, out, err = run_cli(capsys, "similarities", str(doc), "-p", "model=openai:text-embedding-3-small")
     assert code == 0, err
-    tokens = sum(chunkviz.tokenizers.get_tokenizer("cl100k_base").count(s) for s in fake_embeddings.texts())
+    tokens = sum(chunkviz.text.tokenizers.get_tokenizer("cl100k_base").count(s) for s in fake_embeddings.texts())
     assert err.splitlines()[0] == (
         f"embedding: 6 texts, about {tokens} tokens to openai:text-embedding-3-small at {fake_embeddings.base_url} "
         f"(about ${tokens * 0.02 / 1e6:.4f} at $0.02 per million tokens)"

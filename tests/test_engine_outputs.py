@@ -16,7 +16,7 @@ import pytest
 from support.paths import REALDOCS, read_realdoc
 
 import chunkviz
-from chunkviz.types import Chunk
+from chunkviz.core.types import Chunk
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 #: ``make_document(30_000, seed=7)`` of bench/bench_engine.py: Markdown-ish prose with headings,

@@ -13,7 +13,7 @@ from support.chunking import assert_valid_multilevel
 from support.texts import SETTINGS, multilevel_text, parent_child_params
 
 from chunkviz import Chunk, Reason, chunk, enrich
-from chunkviz.tokenizers import EMBEDDING_MODEL_MAX_TOKENS, get_tokenizer
+from chunkviz.text.tokenizers import EMBEDDING_MODEL_MAX_TOKENS, get_tokenizer
 
 TWELVE = "one two three four five six seven eight nine ten eleven twelve"
 

@@ -1,4 +1,4 @@
-"""chunkviz.errors: the one missing-extra message, and every place that raises it names the extra
+"""chunkviz.core.errors: the one missing-extra message, and every place that raises it names the extra
 and the pip command."""
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ from typing import Any, Callable
 
 import pytest
 
-from chunkviz import explain
-from chunkviz.batch import engines, run
+from chunkviz.cli.batch import engines, run
+from chunkviz.core import explain
+from chunkviz.core.errors import ChunkvizError, DocumentError, install_command, missing_extra
+from chunkviz.core.explain import FiguresUnavailable
 from chunkviz.document.readers import needs_formats_extra
-from chunkviz.errors import ChunkvizError, DocumentError, install_command, missing_extra
-from chunkviz.explain import FiguresUnavailable
 from chunkviz.llm.client import LLMPackageMissing
-from chunkviz.peers.catalogue import PEERS, install_hint
 from chunkviz.semantic import embeddings
 from chunkviz.semantic.providers import sentence_transformers as sentence_transformers_provider
-from chunkviz.tokenizers import TokenizerUnavailable, minilm_tokenizer_file
+from chunkviz.strategies.peers.catalogue import PEERS, install_hint
+from chunkviz.text.tokenizers import TokenizerUnavailable, minilm_tokenizer_file
 
 
 def test_install_command_names_the_extra() -> None:

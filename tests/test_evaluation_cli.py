@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chunkviz import cli
+from chunkviz.cli import commands as cli
 from chunkviz.evaluation.evaluate import Configuration
 from chunkviz.evaluation.report import SweepError, configurations, parse_sweep, swept_param
 from chunkviz.semantic import embedcache

@@ -159,9 +159,9 @@ from support.llm import LoopbackLLM, Reply, fast_settings  # noqa: E402
 
 from chunkviz.evaluation.evaluate import ENRICHMENTS, configured_chunks, returns_parents, with_variants  # noqa: E402
 from chunkviz.evaluation.report import SweepError, parse_choices, variant_options  # noqa: E402
+from chunkviz.evaluation.summaries import SummaryIndexError  # noqa: E402
 from chunkviz.llm import LLMNotConfigured, LLMSettings, use_llm  # noqa: E402
 from chunkviz.llm.cache import clear_memory as clear_answers  # noqa: E402
-from chunkviz.llm.summaries import SummaryIndexError  # noqa: E402
 
 PARAGRAPHS = Configuration("paragraphs", {"min_tokens": 1, "max_tokens": 100})
 

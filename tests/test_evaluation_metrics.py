@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Boundary, Reason
 from chunkviz.evaluation.metrics import (
     DocumentSpan,
     Scores,
@@ -20,8 +22,6 @@ from chunkviz.evaluation.metrics import (
     union,
 )
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Boundary, Reason
 
 
 def s(start: int, end: int, document: str = "d") -> DocumentSpan:

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Reason
 from chunkviz.evaluation.evaluate import Configuration
 from chunkviz.evaluation.placement import first_find_span, place
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Reason
 
 TEXT = "Tide low. Tide low. Birds."
 
@@ -47,7 +47,7 @@ def test_first_find_scores_the_found_span_but_embeds_the_text_the_splitter_wrote
     """As in Chroma's study: the vector is of the chunk's own text (trailing period included);
     only the scored span comes from the search."""
     from chunkviz.evaluation.evaluate import evaluate
-    from chunkviz.questions import Question, Reference
+    from chunkviz.evaluation.questions import Question, Reference
     from chunkviz.semantic import embedcache
 
     monkeypatch.setenv("CHUNKVIZ_CACHE_DIR", "")

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from support.paths import SHARED
 
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.document import read_path
-from chunkviz.errors import ChunkvizError
-from chunkviz.questions import (
+from chunkviz.evaluation.questions import (
     Question,
     QuestionFileError,
     Reference,

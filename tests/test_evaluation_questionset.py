@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from chunkviz.evaluation.questions import Question, Reference
 from chunkviz.evaluation.questionset import content_words, question_set_report
-from chunkviz.questions import Question, Reference
 
 DOC = "Alpha beta gamma delta. " * 10 + "The warranty covers the pump for two years. " + "Filler words here. " * 10
 WARRANTY = DOC.index("The warranty")

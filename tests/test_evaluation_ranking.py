@@ -15,11 +15,11 @@ import pytest
 from support.paths import SHARED
 
 from chunkviz.api import chunk
-from chunkviz.cli import main
+from chunkviz.cli.commands import main
 from chunkviz.document.read import read_path
 from chunkviz.evaluation.metrics import DocumentSpan, document_scores, question_scores, ranking_scores, summarize
+from chunkviz.evaluation.questions import QuestionFileError, load_questions, questions_to_jsonl
 from chunkviz.evaluation.retrieval import searchable
-from chunkviz.questions import QuestionFileError, load_questions, questions_to_jsonl
 
 SAMPLES = Path(__file__).resolve().parents[1] / "chunkviz" / "sample_docs"
 CHROMA = SHARED / "eval" / "chroma"  # <repo>/../shared/eval/chroma unless $CHUNKVIZ_SHARED says otherwise

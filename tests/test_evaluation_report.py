@@ -1,5 +1,5 @@
 """chunkviz.evaluation.report's helpers for the app (sizes, k, params fitted to a swept size, the
-results and per-question tables) and the evaluation figures of chunkviz.charts, on hand-made results."""
+results and per-question tables) and the evaluation figures of chunkviz.drawing.charts, on hand-made results."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from chunkviz.charts import configuration_bars_figure, sweep_figure
+from chunkviz.drawing.charts import configuration_bars_figure, sweep_figure
 from chunkviz.evaluation.evaluate import Configuration, Result
 from chunkviz.evaluation.metrics import Scores
+from chunkviz.evaluation.questions import Question, Reference
 from chunkviz.evaluation.report import (
     BEST_MARK,
     MAX_K,
@@ -26,7 +27,6 @@ from chunkviz.evaluation.report import (
     summary_rows,
     sweep_label,
 )
-from chunkviz.questions import Question, Reference
 from chunkviz.strategies.base import get_strategy
 
 

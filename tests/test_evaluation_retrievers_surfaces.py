@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from chunkviz import cli
-from chunkviz.compare import ColumnConfig
-from chunkviz.config import (
+from chunkviz.cli import commands as cli
+from chunkviz.diagnostics.compare import ColumnConfig
+from chunkviz.evaluation.config import (
     ConfigError,
     Retrieval,
     config_from_columns,

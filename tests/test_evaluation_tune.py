@@ -13,6 +13,7 @@ import pytest
 
 from chunkviz.evaluation.evaluate import Configuration, evaluate
 from chunkviz.evaluation.published import CHROMA_CORPORA, MINILM_ROWS, chroma_corpus_name, is_chroma
+from chunkviz.evaluation.questions import load_questions
 from chunkviz.evaluation.tune import (
     Constraint,
     Point,
@@ -36,7 +37,6 @@ from chunkviz.evaluation.tune import (
     size_range,
     tune,
 )
-from chunkviz.questions import load_questions
 from chunkviz.semantic import embedcache
 
 SAMPLE = Path(__file__).resolve().parent.parent / "chunkviz" / "sample_docs"

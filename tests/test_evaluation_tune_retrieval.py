@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from test_evaluation_tune import encode_words, sample  # noqa: F401  (the fixture)
 
-from chunkviz.cli import main
+from chunkviz.cli.commands import main
 from chunkviz.evaluation.evaluate import Configuration, evaluate
 from chunkviz.evaluation.tune import RetrievalGrid, TuneError, eval_command, frontier_table, tune
 

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from support.semantic import SHIFTS, TOPIC_TEXT
 
-import chunkviz.explain as explain
+from chunkviz.core import explain
+from chunkviz.core.explain import Explanation, ExplanationFigure, FiguresUnavailable
 from chunkviz.document.model import Document
-from chunkviz.explain import Explanation, ExplanationFigure, FiguresUnavailable
 from chunkviz.semantic import SemanticExplanation, compute_threshold, semantic_chunking
 from chunkviz.strategies import get_strategy
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.tokenizers import get_tokenizer
 
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 

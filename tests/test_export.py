@@ -1,4 +1,4 @@
-"""Chunk records and serializations: reason and boundary in every record, counts from chunkviz.counts."""
+"""Chunk records and serializations: reason and boundary in every record, counts from chunkviz.text.counts."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import io
 import json
 
 import chunkviz
-from chunkviz.counts import TokenCounter, chunk_token_counts
-from chunkviz.export import RECORD_FIELDS, chunk_records, cli_command, serialize
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.formats.export import RECORD_FIELDS, chunk_records, cli_command, serialize
+from chunkviz.text.counts import TokenCounter, chunk_token_counts
+from chunkviz.text.tokenizers import get_tokenizer
 
 TEXT = "One sentence here. Another one there.\n\nA second paragraph with more words in it.\n"
 

@@ -12,15 +12,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import chunkviz
-from chunkviz import cli
-from chunkviz.compare import chunk_table, run_strategy
+from chunkviz.cli import commands as cli
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Reason
 from chunkviz.diagnostics import diagnose
+from chunkviz.diagnostics.compare import chunk_table, run_strategy
 from chunkviz.document.model import Document
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.strategies.base import get_strategy, param, temporary_strategy
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Reason
+from chunkviz.text.tokenizers import Tokenizer
 
 NAME = "token_windows_test"
 TAG_PRESETS = {"none": [], "science": ["field", "station"]}

@@ -1,4 +1,4 @@
-"""Your own chunks (chunkviz/external): the readers, the placement and audit, the round trip.
+"""Your own chunks (chunkviz/formats/external): the readers, the placement and audit, the round trip.
 
 Exact small cases pin each flag and each reader (with the real LangChain and LlamaIndex
 objects where those packages are installed); malformed files get ``FILE, line N``; a property
@@ -17,15 +17,15 @@ from hypothesis import strategies as st
 from support.texts import SETTINGS, any_text, examples, multilevel_text, prose_text
 
 import chunkviz
+from chunkviz.core.vocabulary import Reason
 from chunkviz.document.model import as_document
-from chunkviz.export import chunk_records, to_jsonl
-from chunkviz.external import ChunkFileError, chunk_flags, load_chunks
-from chunkviz.external.records import MAX_DEPTH, parse_chunk_data, read_chunk_file, unescape_delimiter
-from chunkviz.interop import interop_text
-from chunkviz.peers.audit import PeerChunk, PeerOutput, audit
-from chunkviz.peers.flags import MISPLACEMENT_KEY, PEER_TEXT_KEY, PeerFlag
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.vocabulary import Reason
+from chunkviz.formats.export import chunk_records, to_jsonl
+from chunkviz.formats.external import ChunkFileError, chunk_flags, load_chunks
+from chunkviz.formats.external.records import MAX_DEPTH, parse_chunk_data, read_chunk_file, unescape_delimiter
+from chunkviz.formats.interop import interop_text
+from chunkviz.strategies.peers.audit import PeerChunk, PeerOutput, audit
+from chunkviz.strategies.peers.flags import MISPLACEMENT_KEY, PEER_TEXT_KEY, PeerFlag
+from chunkviz.text.tokenizers import get_tokenizer
 
 DOC = "one two. one two three. four"
 #: Field names of the chunk formats (for the reader's fuzz test).

@@ -23,7 +23,7 @@ from test_app import (  # noqa: F401 - _isolated_caches and _plain_argv are auto
     view_payload,
 )
 
-from chunkviz.compare import ColumnConfig
+from chunkviz.diagnostics.compare import ColumnConfig
 from chunkviz.ui import app as page_module
 from chunkviz.ui import header
 from chunkviz.ui.firstpaint import (

@@ -1,4 +1,4 @@
-"""The output formats' registry (chunkviz.external.formats): each format declared once, and the
+"""The output formats' registry (chunkviz.formats.external.formats): each format declared once, and the
 CLI, batch, the app's downloads and the audit's readers all take it from there."""
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
-from chunkviz import cli
-from chunkviz.batch.run import run_batch
-from chunkviz.batch.state import make_layout, output_format
-from chunkviz.config import save_config
+from chunkviz.cli import commands as cli
+from chunkviz.cli.batch.run import run_batch
+from chunkviz.cli.batch.state import make_layout, output_format
+from chunkviz.core.types import Chunk
 from chunkviz.document.model import Document
-from chunkviz.external import CHUNK_FORMATS
-from chunkviz.external.formats import (
+from chunkviz.evaluation.config import save_config
+from chunkviz.formats.external import CHUNK_FORMATS
+from chunkviz.formats.external.formats import (
     OutputFormat,
     app_formats,
     batch_formats,
@@ -27,8 +28,7 @@ from chunkviz.external.formats import (
     register_format,
     unregister_format,
 )
-from chunkviz.tokenizers import Tokenizer, get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.tokenizers import Tokenizer, get_tokenizer
 
 TEXT = "Alpha beta gamma. Delta epsilon.\n\nZeta eta theta.\n"
 

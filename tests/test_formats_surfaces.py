@@ -17,9 +17,9 @@ from test_readers_sheets import _two_sheets, workbook_bytes
 from test_readers_slides import deck_bytes
 
 import chunkviz
-from chunkviz import cli
-from chunkviz.batch.cli import add_batch_arguments, cmd_batch
-from chunkviz.deadline import RunTimeLimitExceeded, time_limit
+from chunkviz.cli import commands as cli
+from chunkviz.cli.batch.command import add_batch_arguments, cmd_batch
+from chunkviz.core.deadline import RunTimeLimitExceeded, time_limit
 from chunkviz.document.read import accepted_formats, read_bytes, read_path
 
 FILES = {

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from chunkviz import cli
-from chunkviz.compare import run_strategy
+from chunkviz.cli import commands as cli
+from chunkviz.core.limits import MAX_CHUNKS, TooManyChunksError
+from chunkviz.diagnostics.compare import run_strategy
 from chunkviz.document.model import Document
-from chunkviz.limits import MAX_CHUNKS, TooManyChunksError
 from chunkviz.strategies import base
 from chunkviz.strategies.guarded import guarded_run, prepare
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.tokenizers import get_tokenizer
 
 TEXT = "One two three. Four five six.\n\nSeven eight nine.\n"
 

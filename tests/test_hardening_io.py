@@ -22,31 +22,32 @@ from hypothesis import strategies as st
 from support.files import docx_bomb, docx_bytes
 
 import chunkviz
-from chunkviz import cli, limits
-from chunkviz.document.read import read_bytes
-from chunkviz.document.readers import docx as docx_reader
-from chunkviz.document.readers import html as html_reader
-from chunkviz.document.readers import pdf as pdf_reader
-from chunkviz.errors import ChunkvizError, DocumentError, InvalidParamError
-from chunkviz.export import (
-    FORMULA_TRIGGERS,
-    chunk_records,
-    csv_cell_text,
-    serialize,
-    spreadsheet_safe,
-)
-from chunkviz.limits import (
+from chunkviz.cli import commands as cli
+from chunkviz.core import limits
+from chunkviz.core.errors import ChunkvizError, DocumentError, InvalidParamError
+from chunkviz.core.limits import (
     MAX_CHUNKS,
     TooManyChunksError,
     check_chunk_count,
     check_chunk_count_bound,
     estimated_chunk_count,
 )
+from chunkviz.document.read import read_bytes
+from chunkviz.document.readers import docx as docx_reader
+from chunkviz.document.readers import html as html_reader
+from chunkviz.document.readers import pdf as pdf_reader
+from chunkviz.formats.export import (
+    FORMULA_TRIGGERS,
+    chunk_records,
+    csv_cell_text,
+    serialize,
+    spreadsheet_safe,
+)
 from chunkviz.semantic.embeddings import InvalidModelName, canonical_model, load_model
 from chunkviz.strategies import base as strategy_base
 from chunkviz.strategies import guarded
 from chunkviz.strategies.base import get_strategy
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.tokenizers import get_tokenizer
 
 # --------------------------------------------------------------------------- 7. CSV formulas
 
@@ -555,7 +556,7 @@ def test_a_run_at_the_limit_is_allowed_and_bounded() -> None:
 
 @pytest.mark.parametrize("value", [None, 1, [], {}, ("recursive",)])
 def test_a_strategy_name_that_is_not_a_string_is_the_unknown_strategy_error(value: object) -> None:
-    from chunkviz.errors import UnknownStrategyError
+    from chunkviz.core.errors import UnknownStrategyError
 
     with pytest.raises(UnknownStrategyError, match="unknown strategy .*; choose one of: .*recursive"):
         chunkviz.chunk("a b. c d.", value)  # type: ignore[arg-type]

@@ -16,9 +16,9 @@ from test_properties import ODD_PIECES, odd_text
 
 import chunkviz
 from chunkviz import chunk
-from chunkviz.peers.catalogue import PEER_NAMES
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.core.types import Chunk
+from chunkviz.strategies.peers.catalogue import PEER_NAMES
+from chunkviz.text.tokenizers import get_tokenizer
 
 CL100K = get_tokenizer("cl100k_base")
 
@@ -204,7 +204,7 @@ NON_SEMANTIC = [s["name"] for s in chunkviz.strategies() if s["name"] not in ("s
 
 
 def test_surrogate_safe_copy_keeps_every_offset() -> None:
-    from chunkviz.tokenizers import surrogate_positions, surrogate_safe
+    from chunkviz.text.tokenizers import surrogate_positions, surrogate_safe
 
     safe = surrogate_safe(LONE)
     assert len(safe) == len(LONE)
@@ -219,7 +219,7 @@ def test_tokenizers_count_and_locate_tokens_of_text_with_lone_surrogates(tokeniz
     # before: TypeError "TextInputSequence must be str" from minilm; cl100k re-joined the pair
     # \ud83d\ude00 into one character, so its offsets ran one short of the text
     tok = get_tokenizer(tokenizer)
-    from chunkviz.tokenizers import surrogate_safe
+    from chunkviz.text.tokenizers import surrogate_safe
 
     bounds = tok.boundaries(LONE)
     assert int(bounds.positions[-1]) == len(LONE)

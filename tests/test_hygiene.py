@@ -21,15 +21,16 @@ from hypothesis import strategies as st
 from support.hygiene_doc import COPIES, EDITED, FAKE_AWS_KEY, FAKE_OPENAI_KEY, INJECTION, planted_document
 from support.paths import REALDOCS, realdoc_paths
 
-from chunkviz import chunk, cli
-from chunkviz.compare import chunk_table, flag_summary, run_strategy, stats_row
+from chunkviz import chunk
+from chunkviz.cli import commands as cli
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Flag
 from chunkviz.diagnostics import diagnose
+from chunkviz.diagnostics.compare import chunk_table, flag_summary, run_strategy, stats_row
 from chunkviz.diagnostics.hygiene import HygieneRules, find_instructions, find_secrets, hygiene, masked
 from chunkviz.diagnostics.hygiene.duplicates import MIN_SHINGLES, shingles
 from chunkviz.diagnostics.hygiene.information import low_information
 from chunkviz.document.read import read_bytes, read_path
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Flag
 
 SAMPLES = Path(__file__).resolve().parent.parent / "chunkviz" / "sample_docs"
 #: The strategies whose flags on the real documents and the samples are listed (default parameters).
@@ -351,7 +352,7 @@ def test_no_output_echoes_a_secret(
     run = run_strategy(doc.read_text(encoding="utf-8"), "headings", {}, "cl100k_base")
     outputs["table"] = json.dumps(chunk_table(run), ensure_ascii=False)
     outputs["stats and summary"] = json.dumps(stats_row("1", run)) + flag_summary(run)
-    from chunkviz.notebook import show  # noqa: PLC0415
+    from chunkviz.views.notebook import show  # noqa: PLC0415
 
     outputs["notebook"] = show(doc.read_text(encoding="utf-8"), "headings").html()
     assert "secret" in outputs["diagnose --json"] and "AWS access key ID" in outputs["audit"]
@@ -559,8 +560,8 @@ def test_corpus_counting_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_view_carries_each_reason_for_the_tooltip() -> None:
     """The rendered column gives each flagged chunk its reasons (``data-hygiene``, escaped: the tooltip's
     row) and the payload labels every hygiene flag in plain words."""
-    from chunkviz.compare import chunk_annotations  # noqa: PLC0415
-    from chunkviz.render import RenderOptions, render_html  # noqa: PLC0415
+    from chunkviz.diagnostics.compare import chunk_annotations  # noqa: PLC0415
+    from chunkviz.drawing.render import RenderOptions, render_html  # noqa: PLC0415
     from chunkviz.views.docview import labels  # noqa: PLC0415
 
     text = planted_document().text

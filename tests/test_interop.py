@@ -10,9 +10,9 @@ from support.paths import read_realdoc, realdoc_paths
 from support.texts import SETTINGS, examples, markdown_docs
 
 from chunkviz.api import chunk
+from chunkviz.document.enrich import enrich
 from chunkviz.document.model import Document
-from chunkviz.enrich import enrich
-from chunkviz.interop import (
+from chunkviz.formats.interop import (
     interop_records,
     interop_text,
     langchain_documents,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import chunkviz
-from chunkviz import cli
+from chunkviz.cli import commands as cli
 from chunkviz.document import language as language_module
 from chunkviz.document.language import (
     LanguageGuess,
@@ -275,8 +275,8 @@ def test_without_sentencex_a_note_names_the_extra(monkeypatch: pytest.MonkeyPatc
 def test_batch_takes_the_language(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Each document's language is detected; --language gives every document one (and is part
     of the run's identity: a run with it does not resume one without it)."""
-    from chunkviz.compare import ColumnConfig
-    from chunkviz.config import config_from_columns, save_config
+    from chunkviz.diagnostics.compare import ColumnConfig
+    from chunkviz.evaluation.config import config_from_columns, save_config
 
     config = save_config(config_from_columns([ColumnConfig("sentences", {})]), tmp_path / "chunkviz.json")
     docs = tmp_path / "docs"
@@ -339,7 +339,7 @@ def test_every_sentence_of_the_new_samples_ends_at_a_full_stop(name: str) -> Non
     ],
 )
 def test_the_size_line_counts_words_only_in_scripts_that_space_them(text: str, expected: str) -> None:
-    from chunkviz.compare import document_stats, size_phrase
+    from chunkviz.diagnostics.compare import document_stats, size_phrase
 
     assert size_phrase(document_stats(text, "chars")) == expected
 

@@ -1,5 +1,5 @@
 """``chunkviz app``: the Streamlit command line it builds, its settings, its refusals
-(chunkviz/launch.py). Serving from an installed package: tests/test_browser_installed.py."""
+(chunkviz/cli/launch.py). Serving from an installed package: tests/test_browser_installed.py."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from chunkviz import launch
-from chunkviz.cli import build_parser, main
+from chunkviz.cli import launch
+from chunkviz.cli.commands import build_parser, main
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -60,7 +60,7 @@ def test_the_clones_streamlit_config_agrees() -> None:
 
 
 def test_the_page_module_and_its_samples_are_package_files() -> None:
-    assert launch.APP_SCRIPT.is_file() and launch.APP_SCRIPT.parent == Path(launch.__file__).parent / "ui"
+    assert launch.APP_SCRIPT.is_file() and launch.APP_SCRIPT.parent == Path(launch.__file__).parents[1] / "ui"
     from chunkviz.ui import app as page
 
     assert page.SAMPLES.is_relative_to(Path(launch.__file__).parents[1])
@@ -96,7 +96,7 @@ def test_the_command_line_imports_no_streamlit() -> None:
     import subprocess
     import sys
 
-    code = "import sys, chunkviz.cli; chunkviz.cli.build_parser(); print(sorted(m for m in sys.modules if m.startswith('streamlit')))"
+    code = "import sys, chunkviz.cli.commands; chunkviz.cli.commands.build_parser(); print(sorted(m for m in sys.modules if m.startswith('streamlit')))"
     assert (
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
     )

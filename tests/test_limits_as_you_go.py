@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 import chunkviz
-from chunkviz import limits
+from chunkviz.core import limits
+from chunkviz.core.limits import TooManyChunksError
 from chunkviz.document import sentences
 from chunkviz.document.model import Document
-from chunkviz.limits import TooManyChunksError
 from chunkviz.strategies import small_to_big as small_to_big_module
 from chunkviz.strategies import tables as tables_module
 

@@ -28,10 +28,10 @@ from support.semantic import embedding_strategies
 
 import chunkviz
 from chunkviz.document.model import Document
-from chunkviz.peers.catalogue import PEER_NAMES
 from chunkviz.semantic import cache as semantic_cache
-from chunkviz.spancount import clear_shared_counters
-from chunkviz.tokenizers import TokenBoundaries, Tokenizer, get_tokenizer
+from chunkviz.strategies.peers.catalogue import PEER_NAMES
+from chunkviz.text.spancount import clear_shared_counters
+from chunkviz.text.tokenizers import TokenBoundaries, Tokenizer, get_tokenizer
 
 N = 1_000
 MAX_RATIO = 6.0

@@ -18,6 +18,7 @@ from support.texts import SETTINGS, examples
 
 from chunkviz.evaluation.evaluate import Configuration, Result, Retrieved
 from chunkviz.evaluation.metrics import DocumentSpan, Scores
+from chunkviz.evaluation.questions import Question, Reference
 from chunkviz.evaluation.report import table
 from chunkviz.llm import LLMError, LLMNotConfigured, LLMSettings, use_llm
 from chunkviz.llm.answers import (
@@ -45,7 +46,6 @@ from chunkviz.llm.answers import (
 )
 from chunkviz.llm.cache import AnswerCache, clear_memory
 from chunkviz.llm.jsonanswer import read_json_answer
-from chunkviz.questions import Question, Reference
 
 
 @pytest.fixture(autouse=True)
@@ -163,7 +163,7 @@ def test_read_verdict(answer: str, expected: Verdict | None) -> None:
 )
 def test_a_judge_answer_nested_too_deeply_is_unusable_not_a_crash(answer: str) -> None:
     """Issue 36 item 17: json.loads recursed once per level (RecursionError); the side files'
-    depth bound (chunkviz.sidefile) makes the answer unusable, so it is asked for again."""
+    depth bound (chunkviz.core.sidefile) makes the answer unusable, so it is asked for again."""
     assert read_json_answer(answer) is None
     assert read_verdict(answer) is None
 

@@ -1,4 +1,4 @@
-"""chunkviz.llm.cli (the flags and the command's session) and the llm strategy through the CLI."""
+"""chunkviz.cli.llm (the flags and the command's session) and the llm strategy through the CLI."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from support.llm import LoopbackLLM, Reply, good_json, server_error
 
 import chunkviz.strategies.llm  # noqa: F401 - registers the strategy
 from chunkviz import chunk
-from chunkviz.cli import main
+from chunkviz.cli.commands import main
+from chunkviz.cli.llm import add_llm_arguments, cli_llm_session, settings_from_args
 from chunkviz.llm.cache import clear_memory
-from chunkviz.llm.cli import add_llm_arguments, cli_llm_session, settings_from_args
 
 SECRET = "sk-test-SECRET-0123456789"
 DOC = "# Intro\n\nThis is the first part. It has two sentences.\n\n# Method\n\nWe did things. Then more things.\n\n# End\n\nDone here."
@@ -97,7 +97,7 @@ def test_the_commands_session_reports_estimate_progress_and_calls(llm_endpoint_e
     first_estimate = next(line for line in lines if line.startswith("llm: llm chunking"))
     assert first_estimate.startswith("llm: llm chunking of document: 1 call, about ")
     assert first_estimate.endswith(f"input tokens (model loopback-model at {base})")
-    assert any(line.startswith("llm: 1/1 answers · ") for line in lines)  # whole lines (chunkviz.terminal.progress)
+    assert any(line.startswith("llm: 1/1 answers · ") for line in lines)  # whole lines (chunkviz.cli.progress)
     assert "\r" not in out.getvalue()
     assert [line for line in lines if "made" in line] == [
         f"llm: 1 call made, 0 from the cache, {_usage(llm_endpoint_env)} input tokens",
@@ -121,7 +121,7 @@ def test_a_session_that_calls_no_model_prints_nothing(monkeypatch) -> None:
     assert out.getvalue() == ""
 
 
-# ---- through chunkviz.cli as it is today (the endpoint from the environment) --------------------------
+# ---- through chunkviz.cli.commands as it is today (the endpoint from the environment) --------------------------
 @pytest.fixture
 def doc_path(tmp_path: Path) -> Path:
     path = tmp_path / "doc.md"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from support.llm import LoopbackLLM, Reply, empty, fast_settings, rate_limited, sections_reply, server_error, slow
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.llm import (
     CallEstimate,
     LLMClient,

@@ -31,7 +31,7 @@ from chunkviz.llm.contextual import (
     plan_contexts,
     token_positions,
 )
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.tokenizers import get_tokenizer
 
 DOC = "# Guide\n\nIntro text.\n\n## Auth\n\nUse tokens. They expire.\n"
 CUTS = [0, 22, 31, len(DOC)]
@@ -273,7 +273,7 @@ def test_cli_eval_enrich_contextual_compares_the_same_chunks(
     import numpy as np
 
     import chunkviz.evaluation.evaluate as engine
-    from chunkviz.cli import main
+    from chunkviz.cli.commands import main
 
     def encode(texts: Any, progress: Any = None) -> Any:
         vocabulary = ["guide", "auth", "tokens", "expire"]

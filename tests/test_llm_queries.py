@@ -252,7 +252,7 @@ def eval_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, P
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    from chunkviz.cli import main
+    from chunkviz.cli.commands import main
 
     code = main(list(argv))
     out, err = capsys.readouterr()

@@ -17,10 +17,8 @@ from hypothesis import strategies as st
 from support.llm import LoopbackLLM, Reply, fast_settings, rate_limited, server_error
 from support.texts import SETTINGS, examples
 
-from chunkviz.llm import CallEstimate, LLMError, LLMNotConfigured, LLMSettings, use_llm
-from chunkviz.llm.cache import AnswerCache, clear_memory
-from chunkviz.llm.cli import add_questions_parser, cmd_questions
-from chunkviz.llm.questiongen import (
+from chunkviz.cli.llm import add_questions_parser, cmd_questions
+from chunkviz.evaluation.questiongen import (
     QUESTION_PROMPT,
     Proposal,
     ReadAnswer,
@@ -33,7 +31,9 @@ from chunkviz.llm.questiongen import (
     question_input,
     read_questions,
 )
-from chunkviz.questions import Question, Reference, load_questions
+from chunkviz.evaluation.questions import Question, Reference, load_questions
+from chunkviz.llm import CallEstimate, LLMError, LLMNotConfigured, LLMSettings, use_llm
+from chunkviz.llm.cache import AnswerCache, clear_memory
 
 
 @pytest.fixture(autouse=True)
@@ -107,7 +107,7 @@ def ref(text: str) -> Reference:
 
 
 def test_check_proposal_locates_excerpts_and_names_why_others_are_dropped() -> None:
-    from chunkviz.llm.questiongen import _Kept
+    from chunkviz.evaluation.questiongen import _Kept
 
     kept = _Kept()
     visit = "The station is visited every two weeks."
@@ -439,7 +439,7 @@ def test_the_command_writes_a_question_file_eval_reads_back(llm_endpoint_env: Lo
     assert lines[0].startswith(f"llm: questions for {doc}: 1 call, about ") and lines[0].endswith(
         "(model loopback-model at " + llm_endpoint_env.base_url + ")"
     )
-    assert lines[1].startswith("llm: 1/1 answers · ")  # a whole line when it completes (chunkviz.terminal.progress)
+    assert lines[1].startswith("llm: 1/1 answers · ")  # a whole line when it completes (chunkviz.cli.progress)
     assert lines[2] == (
         f"{doc}: 2 of 2 questions (7 proposed in 1 window, 1 round); dropped: 1 no question text or no excerpt, "
         "1 an excerpt not found verbatim, 1 an excerpt found more than once, 2 a duplicate of an earlier question or excerpt"
@@ -506,7 +506,7 @@ def test_bad_numbers_are_usage_errors(capsys, flags: list[str], says: str) -> No
 
 
 def test_the_command_refuses_a_document_given_twice(llm_endpoint_env: LoopbackLLM, tmp_path: Path) -> None:
-    from chunkviz.errors import ChunkvizError
+    from chunkviz.core.errors import ChunkvizError
 
     doc = tmp_path / NAME
     doc.write_text(DOC, encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Summary indexing (chunkviz.llm.summaries): extractive summaries are exact spans of their
+"""Summary indexing (chunkviz.evaluation.summaries): extractive summaries are exact spans of their
 sections (no endpoint needed), LLM summaries are added text over their section (calls counted
 at the loopback server; a second run makes none); retrieval over summaries returns sections,
 in the engine and through ``chunkviz eval --summaries``."""
@@ -30,9 +30,7 @@ from chunkviz.evaluation.evaluate import (
 )
 from chunkviz.evaluation.metrics import DocumentSpan
 from chunkviz.evaluation.playground import chunk_texts
-from chunkviz.llm import LLMClient, LLMNotConfigured, LLMSettings, use_llm
-from chunkviz.llm.cache import clear_memory
-from chunkviz.llm.summaries import (
+from chunkviz.evaluation.summaries import (
     EMBED_ADDED_TEXT,
     SummaryIndexError,
     central_order,
@@ -41,6 +39,8 @@ from chunkviz.llm.summaries import (
     section_sentences,
     summary_index,
 )
+from chunkviz.llm import LLMClient, LLMNotConfigured, LLMSettings, use_llm
+from chunkviz.llm.cache import clear_memory
 from chunkviz.semantic import embedcache
 
 DOC = (
@@ -277,7 +277,7 @@ def eval_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, P
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    from chunkviz.cli import main
+    from chunkviz.cli.commands import main
 
     code = main(list(argv))
     out, err = capsys.readouterr()

@@ -33,13 +33,13 @@ from support.semantic import embedding_strategies
 from support.texts import SETTINGS, examples
 
 import chunkviz
-from chunkviz.cli import main
+from chunkviz.cli.commands import main
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.diagnostics import diagnose
 from chunkviz.document import markdown
 from chunkviz.document.markdown import MarkdownParserFailed, is_native_panic, markdown_blocks
 from chunkviz.document.model import Document, as_document
-from chunkviz.errors import ChunkvizError
-from chunkviz.peers.catalogue import PEER_NAMES
+from chunkviz.strategies.peers.catalogue import PEER_NAMES
 from chunkviz.views.build import ColumnConfig, build_view
 
 ISSUE_TEXT = "# Title\n\nx [` ` `\n"

@@ -1,4 +1,4 @@
-"""chunkviz.show in a notebook (chunkviz.notebook): docs/notebook.ipynb executed headlessly by nbclient
+"""chunkviz.show in a notebook (chunkviz.views.notebook): docs/notebook.ipynb executed headlessly by nbclient
 with ipykernel (the test extra), its rendered outputs checked; then, in Chromium, the notebook as
 nbconvert exports it (every network request blocked) shows working views, and its picture is taken.
 
@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 import chunkviz
-from chunkviz.notebook import ChunkView
 from chunkviz.views.build import view_from_chunks
+from chunkviz.views.notebook import ChunkView
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "docs" / "notebook.ipynb"

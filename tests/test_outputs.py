@@ -1,5 +1,5 @@
 """Issue 36 items 1, 2, 3, 14 (``report -o``), 16 and 17 (part): what chunkviz reads and writes
-(chunkviz/files.py).
+(chunkviz/core/files.py).
 
 Every command that writes a file refuses, before any work, an output that is one of its inputs
 (named, through a symbolic link or a hard link), a device, a FIFO, a folder or a path in a missing
@@ -34,10 +34,10 @@ from typing import Any
 import pytest
 
 import chunkviz
-from chunkviz import cli, files
-from chunkviz.batch.run import run_batch
-from chunkviz.config import save_config
-from chunkviz.files import (
+from chunkviz.cli import commands as cli
+from chunkviz.cli.batch.run import run_batch
+from chunkviz.core import files
+from chunkviz.core.files import (
     NotRegularFileError,
     OutputError,
     OutputPathError,
@@ -46,7 +46,8 @@ from chunkviz.files import (
     replacing,
     write_text_atomic,
 )
-from chunkviz.questions import Question, Reference, save_questions
+from chunkviz.evaluation.config import save_config
+from chunkviz.evaluation.questions import Question, Reference, save_questions
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = "one two. one two three. four\n\nfive six seven.\n"
@@ -102,14 +103,14 @@ def inputs(tmp_path: Path) -> Inputs:
 @pytest.fixture
 def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reading a document (the first work of every command) or running a batch fails the test."""
-    import chunkviz.batch.run
+    import chunkviz.cli.batch.run
     import chunkviz.document.read
 
     def work(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the command started its work before refusing its output")
 
     monkeypatch.setattr(chunkviz.document.read, "read_path", work)
-    monkeypatch.setattr(chunkviz.batch.run, "_run_locked", work)
+    monkeypatch.setattr(chunkviz.cli.batch.run, "_run_locked", work)
 
 
 def run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str, str]:
@@ -553,7 +554,7 @@ def test_a_fifo_input_is_refused_at_once(argv: list[str], message: str, inputs: 
 SWAP_MID_BATCH = textwrap.dedent(
     """
     import os, sys
-    from chunkviz.batch.worker import DocumentChunker
+    from chunkviz.cli.batch.worker import DocumentChunker
     original = DocumentChunker.process_path
     def swapped(self, source):
         if source.endswith("b.md"):  # the file became a FIFO after the inputs were listed
@@ -561,7 +562,7 @@ SWAP_MID_BATCH = textwrap.dedent(
             os.mkfifo(source)
         return original(self, source)
     DocumentChunker.process_path = swapped
-    from chunkviz.batch.run import run_batch
+    from chunkviz.cli.batch.run import run_batch
     summary = run_batch([sys.argv[1]], sys.argv[2], sys.argv[3], workers=1, progress=None)
     print(repr(summary.failures))
     """
@@ -591,8 +592,8 @@ def test_a_file_swapped_for_a_fifo_mid_batch_is_a_failed_document_not_a_hang(inp
 
 
 def test_ray_never_gets_a_fifo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkviz.batch import engines
-    from chunkviz.batch.worker import DocResult, Plan
+    from chunkviz.cli.batch import engines
+    from chunkviz.cli.batch.worker import DocResult, Plan
 
     class NoRay:
         def is_initialized(self) -> bool:
@@ -615,7 +616,7 @@ BLOCKING_WORKER = textwrap.dedent(
     import os
     if os.environ.get("CHUNKVIZ_TEST_WAIT_AFTER_ONE"):
         import threading
-        from chunkviz.batch import worker
+        from chunkviz.cli.batch import worker
         _original = worker.DocumentChunker.process
         _done = []
         def _process(self, source, data):

@@ -11,10 +11,10 @@ from itertools import accumulate
 
 import pytest
 
-from chunkviz.spancount import SpanCounter
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.splitting.packing import UNIT_SPLIT_SEPARATORS, PackPolicy, cuts_between, pack_units, unit_cuts
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import SpanCounter
+from chunkviz.text.tokenizers import get_tokenizer
 
 WORDS = get_tokenizer("words")
 SIZE, MIN, UNIT, END = Reason.SIZE_LIMIT, Reason.MIN_SIZE, Reason.UNIT_END, Reason.END_OF_DOCUMENT

@@ -1,4 +1,4 @@
-"""chunkviz.paging: a rendered column cut into pages at line ends, exactly (text, offsets, elements)."""
+"""chunkviz.drawing.paging: a rendered column cut into pages at line ends, exactly (text, offsets, elements)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from support.texts import any_text, examples
 
 import chunkviz
-from chunkviz.paging import BARE_ROOT, Page, continuation, cut_pages, doc_chars, safe_cut
-from chunkviz.render import RenderOptions, render_html
+from chunkviz.drawing.paging import BARE_ROOT, Page, continuation, cut_pages, doc_chars, safe_cut
+from chunkviz.drawing.render import RenderOptions, render_html
 
 ROOT = '<div class="cv-doc" data-strategy="x" data-length="9" style="--h:210" data-tokenizer="chars">'
 BAND = '<span id="cv-x-0" class="cv-c cv-k0" data-chunk-index="0" data-start="0" data-end="9">'

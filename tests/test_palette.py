@@ -6,7 +6,8 @@ import itertools
 
 import pytest
 
-from chunkviz.palette import (
+from chunkviz.core.vocabulary import Reason
+from chunkviz.drawing.palette import (
     BAND_SHADES,
     COLUMN_HUES,
     OVERLAP_STRIPES,
@@ -21,7 +22,6 @@ from chunkviz.palette import (
     overlap_colours,
     strategy_colour,
 )
-from chunkviz.vocabulary import Reason
 
 TEXT = "#222222"  # the document view's text colour
 WHITE = "#ffffff"

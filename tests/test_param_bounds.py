@@ -18,7 +18,7 @@ from support.bounds import GOOD, bound_cases, run_cases
 from support.paths import REALDOCS
 
 import chunkviz
-from chunkviz.peers import is_peer
+from chunkviz.strategies.peers import is_peer
 
 NDA = REALDOCS / "common_paper_mutual_nda_v1.md"
 COVER_PAGE = REALDOCS / "common_paper_mutual_nda_v1_coverpage.md"

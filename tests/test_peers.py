@@ -17,10 +17,13 @@ from support.paths import REALDOCS, read_realdoc, realdoc_paths
 from support.texts import SETTINGS
 
 import chunkviz
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.model import as_document
 from chunkviz.document.read import BINARY_FORMATS, format_for_name, read_path
-from chunkviz.errors import ChunkvizError
-from chunkviz.peers import (
+from chunkviz.strategies.base import get_strategy
+from chunkviz.strategies.peers import (
     PEER_NAMES,
     PEERS,
     PeerExplanation,
@@ -32,8 +35,8 @@ from chunkviz.peers import (
     peer_notes,
     run_peer,
 )
-from chunkviz.peers.audit import PeerChunk, PeerOutput, audit, audit_spans
-from chunkviz.peers.flags import (
+from chunkviz.strategies.peers.audit import PeerChunk, PeerOutput, audit, audit_spans
+from chunkviz.strategies.peers.flags import (
     MISPLACEMENT_KEY,
     PEER_FLAG_COLOURS,
     PEER_FLAG_LABELS,
@@ -41,11 +44,8 @@ from chunkviz.peers.flags import (
     TRUE_SPAN_KEY,
     PeerFlag,
 )
-from chunkviz.peers.runners import RUNNERS, token_windows
-from chunkviz.strategies.base import get_strategy
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.strategies.peers.runners import RUNNERS, token_windows
+from chunkviz.text.tokenizers import get_tokenizer
 
 SAMPLE_DOCS = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
 SEMANTIC_PEERS = {"langchain_semantic", "chonkie_semantic"}
@@ -541,8 +541,8 @@ def test_peer_names_match_the_runners() -> None:
 
 @pytest.mark.skipif(not installed("langchain_recursive"), reason="langchain-text-splitters is not installed")
 def test_the_audit_shows_in_the_diagnostics_the_app_draws() -> None:
-    from chunkviz.compare import chunk_flags, flag_summary, run_strategy, stats_row
-    from chunkviz.vocabulary import Flag
+    from chunkviz.core.vocabulary import Flag
+    from chunkviz.diagnostics.compare import chunk_flags, flag_summary, run_strategy, stats_row
 
     text = "Intro text.\n\nSame para.\n\nSame para."
     run = run_strategy(text, "langchain_recursive", {"chunk_size": 24, "chunk_overlap": 10}, "chars")

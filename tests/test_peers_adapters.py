@@ -1,4 +1,4 @@
-"""Our tokenizers and offline embedding model in the shapes the peers accept (chunkviz/peers/adapters.py).
+"""Our tokenizers and offline embedding model in the shapes the peers accept (chunkviz/strategies/peers/adapters.py).
 
 ``PieceCodec`` cases are worked out by hand on the ``words`` tokenizer (a token is a word and the
 whitespace after it). The LangChain embeddings run on the cheap stand-in embedder
@@ -14,14 +14,14 @@ import tiktoken
 from support.semantic import HashedBagOfWords
 
 import chunkviz.semantic.embeddings as embeddings
-from chunkviz.peers.adapters import (
+from chunkviz.strategies.peers.adapters import (
     PieceCodec,
     chonkie_embeddings,
     chonkie_tokenizer,
     langchain_embeddings,
     native_tiktoken,
 )
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.tokenizers import get_tokenizer
 
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 

@@ -11,10 +11,10 @@ import pickle
 import pytest
 
 import chunkviz
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Boundary, Meta, Reason
 from chunkviz.document.model import as_document
 from chunkviz.splitting.pieces import Piece, engine_metadata, to_chunks
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Boundary, Meta, Reason
 
 TEXT = "alpha beta\n\ngamma delta"
 

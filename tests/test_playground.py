@@ -12,8 +12,9 @@ from typing import Sequence
 import numpy as np
 import pytest
 
-from chunkviz import cli
-from chunkviz.compare import run_strategy
+from chunkviz.cli import commands as cli
+from chunkviz.core.types import Chunk, Reason
+from chunkviz.diagnostics.compare import run_strategy
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import (
     AnswerNotFound,
@@ -28,9 +29,8 @@ from chunkviz.evaluation.playground import (
     search,
     trim_span,
 )
-from chunkviz.questions import Question, Reference, load_questions
+from chunkviz.evaluation.questions import Question, Reference, load_questions
 from chunkviz.semantic import embedcache
-from chunkviz.types import Chunk, Reason
 
 REPO = Path(__file__).resolve().parent.parent
 VOCABULARY = ["coffee", "roast", "beans", "tide", "turbine", "barrage", "binding", "quire", "leather"]

@@ -1,4 +1,4 @@
-"""Progress that reads well everywhere (chunkviz.terminal.progress): whole lines in a log, a rich
+"""Progress that reads well everywhere (chunkviz.cli.progress): whole lines in a log, a rich
 bar on a terminal, and ``chunkviz eval ... 2> log.txt`` leaves whole lines."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from chunkviz.cli import main
+from chunkviz.cli.commands import main
+from chunkviz.cli.progress import Progress
 from chunkviz.semantic import embedcache
-from chunkviz.terminal.progress import Progress
 
 SAMPLES = Path(__file__).resolve().parent.parent / "chunkviz" / "sample_docs"
 

@@ -18,12 +18,12 @@ from support.texts import ADVERSARIAL_PIECES, SETTINGS, adversarial_text, any_te
 
 import chunkviz
 from chunkviz import InvalidParamError, chunk
+from chunkviz.core.types import Chunk
 from chunkviz.document.structure import LINE_BREAK, PARAGRAPH_SEPARATOR
-from chunkviz.peers.catalogue import PEER_NAMES
 from chunkviz.splitting import PRESETS
+from chunkviz.strategies.peers.catalogue import PEER_NAMES
 from chunkviz.strategies.recursive_langchain import length_function
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.tokenizers import get_tokenizer
 
 #: The peers (LangChain, semchunk, Chonkie run as comparison columns) are placed as their users
 #: place them and audited for it (tests/test_peers.py): the span contract is ours, not theirs.
@@ -541,7 +541,7 @@ def reference_recursive(text: str, tokenizer: str, size: int, seps: list[str]) -
     a piece that must be split further runs to the next preferred cut. Search and merging are
     written independently of the library here (brute force, no token-budget arithmetic).
     """
-    from chunkviz.spancount import SpanCounter, best_cut
+    from chunkviz.text.spancount import SpanCounter, best_cut
 
     tok = get_tokenizer(tokenizer)
     counter = SpanCounter(text, tok)

@@ -1,7 +1,7 @@
 """Issue 23 item 6: locating excerpts costs about the corpus once plus the excerpts, not their
 product. Work is counted, not timed (as in ``tests/test_linearity.py``): the characters the
 excerpt index examines (its build, the candidate checks, any ``str.find`` scan) and the lines of
-``chunkviz/questions.py`` that run. ``Q`` questions on a document that grows with them are
+``chunkviz/evaluation/questions.py`` that run. ``Q`` questions on a document that grows with them are
 parsed at three sizes; quadratic work would grow 16 times per step, linear 4 times.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from chunkviz import questions
-from chunkviz.questions import parse_questions
+from chunkviz.evaluation import questions
+from chunkviz.evaluation.questions import parse_questions
 
 SIZES = (60, 240, 960)
 MAX_RATIO = 6.0

@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from support.files import zip_bytes
 from support.paths import REALDOCS
 
+from chunkviz.core.errors import DocumentError
+from chunkviz.core.sizes import format_size
 from chunkviz.document import Block, Document
 from chunkviz.document.model import FORMATS
 from chunkviz.document.read import (
@@ -30,8 +32,6 @@ from chunkviz.document.read import (
     read_stdin,
 )
 from chunkviz.document.readers.text import decode_bytes
-from chunkviz.document.sizes import format_size
-from chunkviz.errors import DocumentError
 
 
 def check_blocks(document: Document) -> None:

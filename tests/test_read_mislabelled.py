@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.files import make_pdf, zip_bytes
 
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.read import read_bytes
-from chunkviz.errors import DocumentError
 
 pytest.importorskip("pypdf")
 pytest.importorskip("mammoth")

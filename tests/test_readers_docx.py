@@ -11,9 +11,9 @@ import pytest
 from support.files import docx_with_nested_table, large_docx, zip_bytes
 from test_read import check_blocks, headings, span
 
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.read import read_bytes, read_path
 from chunkviz.document.readers import docx as docx_reader
-from chunkviz.errors import DocumentError
 
 docx = pytest.importorskip("docx")
 pytest.importorskip("mammoth")
@@ -159,7 +159,7 @@ def test_large_docx_keeps_every_heading_table_and_list() -> None:
 
 
 def test_cli_chunks_a_docx(capsys, tmp_path: Path) -> None:
-    from chunkviz import cli
+    from chunkviz.cli import commands as cli
 
     path = tmp_path / "report.docx"
     path.write_bytes(make_docx())

@@ -9,9 +9,9 @@ from email.message import EmailMessage
 import pytest
 from support.files import make_pdf
 
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import eml
-from chunkviz.errors import DocumentError
 
 
 def message_bytes(html_only: bool = False) -> bytes:

@@ -9,10 +9,10 @@ import zipfile
 import pytest
 from support.files import large_epub, zip_bytes
 
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import epub as epub_reader
 from chunkviz.document.readers.archive import MAX_ENTRIES
-from chunkviz.errors import DocumentError
 
 ebooklib_epub = pytest.importorskip("ebooklib.epub")
 pytest.importorskip("markdownify")

@@ -7,10 +7,10 @@ import pytest
 from support.files import large_html
 from test_read import check_blocks, headings, span
 
+from chunkviz.core.errors import DocumentError
 from chunkviz.document import Document
 from chunkviz.document.read import looks_like_html, read_bytes
 from chunkviz.document.readers import html as html_reader
-from chunkviz.errors import DocumentError
 
 pytest.importorskip("markdownify")
 html_to_markdown = html_reader.html_to_markdown

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import html as html_reader
-from chunkviz.errors import DocumentError
 
 pytest.importorskip("markdownify")
 

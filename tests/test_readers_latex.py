@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunkviz
+from chunkviz.core.vocabulary import Boundary
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import latex
-from chunkviz.vocabulary import Boundary
 
 PAPER = r"""\documentclass{article}
 \usepackage{listings} % for code

@@ -12,11 +12,11 @@ import pytest
 from support.files import make_pdf
 from test_read import check_blocks, span
 
+from chunkviz.core.errors import DocumentError
 from chunkviz.document import Block
 from chunkviz.document.read import read_bytes, read_path, read_stdin
 from chunkviz.document.readers import pdf as pdf_reader
 from chunkviz.document.readers.pdf import page_of
-from chunkviz.errors import DocumentError
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -169,7 +169,7 @@ def test_many_pages_read_with_one_block_each() -> None:
 
 
 def test_cli_chunks_a_pdf(capsys, tmp_path: Path) -> None:
-    from chunkviz import cli
+    from chunkviz.cli import commands as cli
 
     path = tmp_path / "report.pdf"
     path.write_bytes(make_pdf(PDF_PAGES))
@@ -185,7 +185,7 @@ def test_cli_chunks_a_pdf(capsys, tmp_path: Path) -> None:
 
 
 def test_cli_reports_an_encrypted_pdf_as_one_line(capsys, tmp_path: Path) -> None:
-    from chunkviz import cli
+    from chunkviz.cli import commands as cli
 
     path = tmp_path / "locked.pdf"
     path.write_bytes(encrypt_pdf(make_pdf(PDF_PAGES), "pw"))

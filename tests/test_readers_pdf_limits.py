@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from support.files import pdf_file
 
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import pdf as pdf_reader
-from chunkviz.errors import DocumentError
 
 pypdf = pytest.importorskip("pypdf")
 

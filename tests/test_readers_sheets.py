@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from support.files import zip_bytes
 
 import chunkviz
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.model import Document
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import sheets
 from chunkviz.document.readers.archive import MAX_ENTRIES
 from chunkviz.document.readers.sheets import csv_document
-from chunkviz.errors import DocumentError
 
 openpyxl = pytest.importorskip("openpyxl")
 

@@ -10,9 +10,9 @@ import zipfile
 import pytest
 from support.files import docx_bytes
 
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.read import read_bytes
 from chunkviz.document.readers import slides
-from chunkviz.errors import DocumentError
 
 pptx = pytest.importorskip("pptx")
 pytest.importorskip("markdownify")

@@ -17,8 +17,8 @@ from support.semantic import embedding_strategies
 
 import chunkviz
 from chunkviz import chunk
-from chunkviz.peers import is_peer
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.strategies.peers import is_peer
+from chunkviz.text.tokenizers import get_tokenizer
 
 DOCS = realdoc_paths()
 DOC_IDS = [p.name for p in DOCS]

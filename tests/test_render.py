@@ -11,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
-from chunkviz.palette import BAND_SHADES, COLUMN_HUES, OVERLAP_STRIPES, css_colour
-from chunkviz.render import (
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import BOUNDARY_LABELS, REASON_LABELS, Boundary, Flag, Reason
+from chunkviz.drawing.palette import BAND_SHADES, COLUMN_HUES, OVERLAP_STRIPES, css_colour
+from chunkviz.drawing.render import (
     BAND_COLOURS,
     MARKS,
     N_COLOURS,
@@ -26,8 +28,6 @@ from chunkviz.render import (
     stylesheet,
     stylesheet_rules,
 )
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import BOUNDARY_LABELS, REASON_LABELS, Boundary, Flag, Reason
 
 TEXT = "First <b>para</b>.\n\nSecond para & more."
 

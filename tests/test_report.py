@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from support.semantic import TOPIC_TEXT
 
 import chunkviz
-from chunkviz import cli
-from chunkviz.compare import ColumnConfig
+from chunkviz.cli import commands as cli
+from chunkviz.diagnostics.compare import ColumnConfig
 from chunkviz.semantic import semantic_chunking
 from chunkviz.views import page
 from chunkviz.views.build import build_view, view_from_chunks
@@ -136,8 +136,8 @@ def test_a_view_of_chunks_you_already_have() -> None:
 
 
 def test_the_apps_download_is_the_report_of_the_runs_it_drew() -> None:
-    from chunkviz.compare import run_strategy  # noqa: PLC0415
-    from chunkviz.models import DEFAULT_EMBEDDING_MODEL  # noqa: PLC0415
+    from chunkviz.diagnostics.compare import run_strategy  # noqa: PLC0415
+    from chunkviz.text.models import DEFAULT_EMBEDDING_MODEL  # noqa: PLC0415
     from chunkviz.ui.share import view_report  # noqa: PLC0415
 
     document = chunkviz.read_path(SAMPLE)
@@ -318,7 +318,7 @@ def test_slider_recut_is_chunkviz_on_arbitrary_sentences(sentences: list[str]) -
 def test_a_recut_column_is_drawn_as_render_py_draws_it(fake_model: str) -> None:
     """The page draws a re-cut column itself (no Python there): the same HTML render.py writes for
     those chunks, with the model's tokens as their only annotation."""
-    from chunkviz.render import ChunkAnnotation, RenderOptions, render_html  # noqa: PLC0415
+    from chunkviz.drawing.render import ChunkAnnotation, RenderOptions, render_html  # noqa: PLC0415
 
     text = "Ünïcode 😀 first line.\r\n\r\n  " + SAMPLE.read_text(encoding="utf-8") + "\n\n  \n"
     params = {"model": fake_model, "max_tokens": 60}
@@ -350,7 +350,7 @@ def test_a_recut_column_is_drawn_as_render_py_draws_it(fake_model: str) -> None:
 
 
 def test_cli_report_draws_the_configurations_enrichment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from chunkviz.config import config_from_columns, config_json  # noqa: PLC0415
+    from chunkviz.evaluation.config import config_from_columns, config_json  # noqa: PLC0415
 
     config = tmp_path / "chunkviz.json"
     config.write_text(config_json(config_from_columns([ColumnConfig("paragraphs")], {"title": "Field <notes>"})))

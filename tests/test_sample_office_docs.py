@@ -11,8 +11,8 @@ from types import ModuleType
 import pytest
 
 import chunkviz
+from chunkviz.core.vocabulary import Boundary
 from chunkviz.document.read import read_path
-from chunkviz.vocabulary import Boundary
 
 pytest.importorskip("pptx")
 pytest.importorskip("openpyxl")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from support.embeddings import endpoint_env
 
-from chunkviz import cli
+from chunkviz.cli import commands as cli
 from chunkviz.semantic import embedcache
 from chunkviz.semantic.cache import clear_memory_cache
 

@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunkviz
-from chunkviz import limits
+from chunkviz.core import limits
+from chunkviz.core.limits import TooManyChunksError
 from chunkviz.document.blocks import Block, Section
 from chunkviz.document.model import Document
 from chunkviz.document.structure import Structure
-from chunkviz.limits import TooManyChunksError
 from chunkviz.strategies import headings as headings_module
 from chunkviz.strategies import hierarchical as hierarchical_module
 

@@ -26,10 +26,10 @@ from support.semantic import (
     minilm_tokens,
 )
 
+from chunkviz.core.types import Reason
+from chunkviz.core.vocabulary import Meta
 from chunkviz.semantic import DEFAULT_MODEL, semantic_chunking
 from chunkviz.semantic.assembly import _merge_small
-from chunkviz.types import Reason
-from chunkviz.vocabulary import Meta
 
 pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
 

@@ -222,7 +222,7 @@ def test_disk_cache_hit_in_a_fresh_process_loads_neither_spacy_nor_torch(
 def test_the_memory_cache_forgets_the_least_recently_used_document(
     monkeypatch: pytest.MonkeyPatch, fake_model: str
 ) -> None:
-    """The similarities in memory are the one LRU (chunkviz.cache): a document used again stays,
+    """The similarities in memory are the one LRU (chunkviz.core.cache): a document used again stays,
     the one left unused longest is embedded again (no disk cache here)."""
     from chunkviz.semantic import cache as similarities_cache
 

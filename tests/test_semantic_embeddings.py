@@ -10,7 +10,7 @@ from support.semantic import TOPIC_TEXT
 
 import chunkviz.semantic.embeddings as embeddings
 import chunkviz.semantic.providers.sentence_transformers as sentence_transformers_provider
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.semantic import (
     DEFAULT_MODEL,
     ENCODE_CALLS,

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import chunkviz.semantic.explanation as explanation_module
-from chunkviz.charts import similarity_figure
 from chunkviz.document.model import Document
+from chunkviz.drawing.charts import similarity_figure
 from chunkviz.semantic.assembly import assemble
 from chunkviz.semantic.cache import SentenceSimilarities
 from chunkviz.semantic.embeddings import DEFAULT_MODEL

@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunkviz
+from chunkviz.core.vocabulary import Boundary, Flag
 from chunkviz.diagnostics import diagnose
 from chunkviz.document import sentences
 from chunkviz.document.model import Document
 from chunkviz.document.sentences import SENTENCEX_CONTEXT, _piece_starts, _windowed_starts, get_segmenter
 from chunkviz.document.words import cuts_mid_word
-from chunkviz.vocabulary import Boundary, Flag
 
 sentencex = pytest.importorskip("sentencex")
 
@@ -369,7 +369,7 @@ def test_the_semantic_strategy_reads_the_documents_sentences(fake_model: str) ->
 
 def test_the_llm_strategy_numbers_the_documents_sentences() -> None:
     from chunkviz.strategies.llm import LLMParams, _plan
-    from chunkviz.tokenizers import get_tokenizer
+    from chunkviz.text.tokenizers import get_tokenizer
 
     tokenizer = get_tokenizer("cl100k_base")
     numbered = _plan(Document(JAPANESE), LLMParams(), tokenizer).cuts  # what the model is shown, sentence by sentence

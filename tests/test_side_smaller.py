@@ -13,13 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
-from chunkviz.cli import main
-from chunkviz.errors import InvalidParamError
-from chunkviz.export import to_jsonl as export_jsonl
-from chunkviz.interop import to_jsonl as interop_jsonl
-from chunkviz.jsonl import json_line
+from chunkviz.cli.commands import main
+from chunkviz.core.errors import InvalidParamError
+from chunkviz.core.jsonl import json_line
+from chunkviz.evaluation.questions import Question, Reference, parse_questions, questions_to_jsonl
+from chunkviz.formats.export import to_jsonl as export_jsonl
+from chunkviz.formats.interop import to_jsonl as interop_jsonl
 from chunkviz.llm.client import LLMClient, LLMSettings, LLMSettingsError, check_base_url
-from chunkviz.questions import Question, Reference, parse_questions, questions_to_jsonl
 from chunkviz.strategies.base import min_max_pairs, registered, shown
 
 # --------------------------------------------------------------------------- min <= max
@@ -161,8 +161,8 @@ def test_every_jsonl_writer_keeps_one_record_per_line_for_any_text(texts: list[s
 
 
 def test_question_files_and_batch_output_escape_line_separators(tmp_path: Path) -> None:
-    from chunkviz.batch.run import run_batch
-    from chunkviz.config import save_config
+    from chunkviz.cli.batch.run import run_batch
+    from chunkviz.evaluation.config import save_config
 
     doc = "First\u2028line\x85and\u2029more text that runs on for a while.\n"
     corpus = {"d.md": doc}
@@ -186,7 +186,7 @@ def test_question_files_and_batch_output_escape_line_separators(tmp_path: Path) 
 def test_a_command_line_count_of_thousands_of_digits_is_a_short_error(text: str) -> None:
     import argparse
 
-    from chunkviz.argtypes import whole_number
+    from chunkviz.core.argtypes import whole_number
 
     with pytest.raises(argparse.ArgumentTypeError) as error:
         whole_number(1, 1024, "a number of processes")(text)

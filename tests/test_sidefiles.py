@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from chunkviz import config as config_module
-from chunkviz.cli import main
-from chunkviz.config import ConfigError, load_config
-from chunkviz.limits import (
+from chunkviz.cli.commands import main
+from chunkviz.core.limits import (
     MAX_CONFIG_COLUMNS,
     MAX_CONFIG_TEXT_CHARS,
     MAX_SIDE_FILE_DEPTH,
     MAX_SIDE_FILE_DIGITS,
 )
-from chunkviz.questions import QuestionFileError, load_questions, parse_questions
-from chunkviz.sidefile import check_depth, parse_json
+from chunkviz.core.sidefile import check_depth, parse_json
+from chunkviz.evaluation import config as config_module
+from chunkviz.evaluation.config import ConfigError, load_config
+from chunkviz.evaluation.questions import QuestionFileError, load_questions, parse_questions
 
 DOC = "The gauge at the north station read 3.5 m at dawn. The river rose again by noon.\n"
 CORPUS = {"doc.md": DOC}
@@ -199,7 +199,7 @@ def test_a_long_title_or_many_columns_are_refused_before_the_work(tmp_path: Path
 
 
 def test_a_question_upload_over_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkviz import questions
+    from chunkviz.evaluation import questions
 
     monkeypatch.setattr(questions, "MAX_QUESTION_FILE_BYTES", 100)
     with pytest.raises(QuestionFileError, match="upload.jsonl: is larger than"):

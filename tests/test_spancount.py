@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 from support.paths import read_realdoc, realdoc_text_paths
 from support.texts import ADVERSARIAL_PIECES, adversarial_text, prose_text
 
-from chunkviz.spancount import (
+from chunkviz.text.spancount import (
     SpanCounter,
     best_cut,
     clear_shared_counters,
     shared_counter,
 )
-from chunkviz.tokenizers import TokenBoundaries, Tokenizer, get_tokenizer
+from chunkviz.text.tokenizers import TokenBoundaries, Tokenizer, get_tokenizer
 
 
 def adversarial_strings(max_size: int = 40) -> st.SearchStrategy[str]:

@@ -16,11 +16,11 @@ from support.semantic import ASTRONOMY, COOKING
 from support.texts import SETTINGS, examples, prose_text
 
 from chunkviz import InvalidParamError, chunk
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.semantic import ENCODE_CALLS
 from chunkviz.strategies import get_strategy
 from chunkviz.strategies.cluster import PIECES, ClusterParams, block_ranges, cluster_chunking, cluster_pieces
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.tokenizers import get_tokenizer
 
 cluster_module = importlib.import_module("chunkviz.strategies.cluster")
 
@@ -199,7 +199,7 @@ def test_the_tune_view_shows_the_heat_map_of_a_cluster_column() -> None:
 
 
 def test_too_many_pieces_are_refused_before_embedding(fake_model: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import chunkviz.limits as limits
+    from chunkviz.core import limits
     from chunkviz.strategies.cluster import EXPLANATIONS
 
     monkeypatch.setattr(limits, "MAX_CHUNKS", 3)
@@ -227,7 +227,7 @@ def test_memory_and_counting_follow_the_document_not_max_tokens(
     whatever max_tokens is."""
     import tracemalloc
 
-    from chunkviz.spancount import SpanCounter
+    from chunkviz.text.spancount import SpanCounter
 
     text = " ".join(f"w{k}" for k in range(200)) + "\n"  # pieces of one token: "w", "0", "w", "1" ...
     counted = []

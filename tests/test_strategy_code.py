@@ -20,8 +20,8 @@ from support.paths import REALDOCS, read_realdoc
 from support.texts import SETTINGS
 
 from chunkviz import chunk
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.core.types import Chunk
+from chunkviz.text.tokenizers import get_tokenizer
 
 REPO = Path(__file__).resolve().parent.parent
 

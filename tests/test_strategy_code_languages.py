@@ -26,14 +26,14 @@ from support.codesamples import BIG_STATEMENTS, GO, JAVA, RUST, SAMPLES
 from support.texts import SETTINGS, examples
 
 from chunkviz import chunk
+from chunkviz.core.types import Chunk
 from chunkviz.document import Document
 from chunkviz.document.code.languages import LANGUAGES, language_for_name
 from chunkviz.document.code.outline import Item, parse_outline
 from chunkviz.document.read import read_bytes
-from chunkviz.spancount import clear_shared_counters
 from chunkviz.splitting.syntax import MAX_LEVEL
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.spancount import clear_shared_counters
+from chunkviz.text.tokenizers import get_tokenizer
 
 REPO = Path(__file__).resolve().parent.parent
 LIMIT = 40

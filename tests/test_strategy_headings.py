@@ -37,11 +37,11 @@ from support.texts import (
 )
 
 from chunkviz import InvalidParamError, chunk
+from chunkviz.core.types import Chunk
 from chunkviz.document.model import as_document
 from chunkviz.strategies import get_strategy
 from chunkviz.strategies.headings import HeadingsParams
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.tokenizers import get_tokenizer
 
 #: the reason between the pieces of a split section (the recursive splitter's cut; where the cut
 #: falls, paragraph / line / word, is the chunk's ``boundary`` now, no longer its reason)

@@ -19,11 +19,11 @@ from support.paths import REALDOCS, read_realdoc, realdoc_text_paths
 from support.texts import MD, RST, RST_INSTALL, RST_OPTIONS, RST_USAGE, SETTINGS, HeadingDoc, examples, markdown_docs
 
 from chunkviz import InvalidParamError, chunk
+from chunkviz.core.types import Chunk
 from chunkviz.document.model import as_document
 from chunkviz.strategies import get_strategy
 from chunkviz.strategies.hierarchical import HierarchicalParams
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.tokenizers import get_tokenizer
 
 #: the reason between the pieces of a split section (the recursive splitter's cut; where the cut
 #: falls, paragraph / line / word, is the chunk's ``boundary`` now, no longer its reason)

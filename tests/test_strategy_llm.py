@@ -36,7 +36,7 @@ from chunkviz.llm.cache import AnswerCache, clear_memory
 from chunkviz.llm.client import ANSWER_ATTEMPTS
 from chunkviz.strategies import get_strategy
 from chunkviz.strategies.llm import MODEL_CUT, LLMParams, estimate_llm, explain_llm
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.tokenizers import get_tokenizer
 
 DOC = (
     "# Intro\n\nThis is the first part. It has two sentences.\n\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from support.chunking import cuts, texts
 
 from chunkviz import chunk
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.tokenizers import get_tokenizer
 
 CL100K = get_tokenizer("cl100k_base")
 ENC = CL100K.encoding

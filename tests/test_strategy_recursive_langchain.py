@@ -19,12 +19,12 @@ from support.paths import read_realdoc, realdoc_paths
 from support.texts import SETTINGS, adversarial_text, any_text, examples, long_pieces, prose_text
 
 from chunkviz import InvalidParamError, chunk
+from chunkviz.core.types import Chunk
 from chunkviz.document.read import read_path
 from chunkviz.splitting import PRESETS
 from chunkviz.splitting.langchain import LangChainSplitError, LangChainSplitter
 from chunkviz.strategies.recursive_langchain import LANGCHAIN_LENGTH, length_function
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.tokenizers import get_tokenizer
 
 SAMPLES = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
 STUDY_SEPARATORS = ["\n\n", "\n", ".", "?", "!", " ", ""]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support.semantic import MINILM_LIMIT, SHIFTS, TOPIC_SENTENCES, TOPIC_TEXT
 
-from chunkviz import cli
+from chunkviz.cli import commands as cli
 from chunkviz.document.sentences import get_segmenter
 from chunkviz.semantic import DEFAULT_MODEL
 
@@ -154,8 +154,8 @@ def test_cli_similarities_missing_file(capsys, tmp_path: Path) -> None:
 # ============================================================================ the strategy
 def test_strategy_reasons_follow_the_vocabulary(topic) -> None:
     import chunkviz
-    from chunkviz.types import Boundary, Reason
-    from chunkviz.vocabulary import Meta
+    from chunkviz.core.types import Boundary, Reason
+    from chunkviz.core.vocabulary import Meta
 
     chunks = chunkviz.chunk(TOPIC_TEXT, "semantic", max_tokens=64)
     reasons = {c.reason for c in chunks}

@@ -6,7 +6,7 @@ import pytest
 from support.chunking import assert_valid_chunking, texts
 
 from chunkviz import chunk
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.tokenizers import get_tokenizer
 
 CL100K = get_tokenizer("cl100k_base")
 ENC = CL100K.encoding

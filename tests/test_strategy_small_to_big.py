@@ -19,7 +19,7 @@ from support.texts import SETTINGS, multilevel_text
 import chunkviz
 from chunkviz import Chunk, InvalidParamError, chunk
 from chunkviz.document.model import as_document
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.tokenizers import get_tokenizer
 
 
 def rows(chunks: Sequence[Chunk]) -> list[tuple[Any, ...]]:

@@ -18,11 +18,11 @@ from support.chunking import assert_valid_chunking
 from support.texts import SETTINGS
 
 from chunkviz import chunk
+from chunkviz.core.types import Chunk
 from chunkviz.document.model import as_document
 from chunkviz.splitting import PRESETS, RecursiveSplitter
 from chunkviz.strategies.tables import find_tables
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.tokenizers import get_tokenizer
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -9,6 +9,7 @@ import pytest
 from support.paths import REALDOCS, read_realdoc
 
 from chunkviz import chunk
+from chunkviz.core.vocabulary import Boundary
 from chunkviz.document import Document, as_document
 from chunkviz.document.structure import (
     LINE_BREAK,
@@ -17,7 +18,6 @@ from chunkviz.document.structure import (
     markup_for,
     paragraph_spans,
 )
-from chunkviz.vocabulary import Boundary
 
 MARKDOWN = """# Guide
 

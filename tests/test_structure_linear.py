@@ -19,7 +19,7 @@ import chunkviz
 from chunkviz.document import structure
 from chunkviz.document.model import Document
 from chunkviz.document.read import read_bytes
-from chunkviz.spancount import clear_shared_counters
+from chunkviz.text.spancount import clear_shared_counters
 
 CHUNKVIZ_DIR = os.path.dirname(chunkviz.__file__)
 SIZES = (2_000, 8_000, 32_000)  # lines

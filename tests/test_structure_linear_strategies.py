@@ -21,8 +21,8 @@ import chunkviz
 from chunkviz.document.model import Document
 from chunkviz.document.read import read_bytes
 from chunkviz.semantic import cache as semantic_cache
-from chunkviz.spancount import clear_shared_counters
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.text.spancount import clear_shared_counters
+from chunkviz.text.tokenizers import get_tokenizer
 
 CHUNKVIZ_DIR = os.path.dirname(chunkviz.__file__)
 SIZES = (500, 2_000, 8_000)  # lines

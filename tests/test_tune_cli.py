@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from test_evaluation_tune import encode_words
 
-from chunkviz import cli
-from chunkviz.config import load_config
+from chunkviz.cli import commands as cli
 from chunkviz.evaluation import evaluate as evaluate_module
+from chunkviz.evaluation.config import load_config
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "chunkviz/sample_docs"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.ui.columns import RUN_TIME_LIMIT_ENV, RUN_TIME_LIMIT_S, run_time_limit_s
 
 

@@ -17,8 +17,8 @@ from test_app import (
     sample_text,
 )
 
-from chunkviz.export import chunk_records, serialize
-from chunkviz.tokenizers import get_tokenizer
+from chunkviz.formats.export import chunk_records, serialize
+from chunkviz.text.tokenizers import get_tokenizer
 
 
 def upload_chunks(at, name: str, data: bytes):  # noqa: ANN001, ANN201 - an AppTest

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from chunkviz.spancount import SpanCounter
+from chunkviz.core.vocabulary import Reason
 from chunkviz.splitting.pieces import Piece
 from chunkviz.splitting.units import SECTION_SEPARATORS, split_unit, unit_splitter
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.vocabulary import Reason
+from chunkviz.text.spancount import SpanCounter
+from chunkviz.text.tokenizers import get_tokenizer
 
 WORDS = get_tokenizer("words")
 

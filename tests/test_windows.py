@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunkviz.spancount import SpanCounter
+from chunkviz.core.vocabulary import Meta
 from chunkviz.splitting.windows import (
     RETOKENIZED_NOTE,
     SpanTokens,
@@ -23,8 +23,8 @@ from chunkviz.splitting.windows import (
     window_metadata,
     window_starts,
 )
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.vocabulary import Meta
+from chunkviz.text.spancount import SpanCounter
+from chunkviz.text.tokenizers import get_tokenizer
 
 WORDS = get_tokenizer("words")
 TEXT = "aa bb cc dd ee"

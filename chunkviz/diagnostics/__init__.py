@@ -3,9 +3,9 @@
 Everything here is arithmetic on the chunks' spans (``chunk.text == text[start:end]``), so
 every number is exact for the spans given. The package is split by what is diagnosed:
 
-- :mod:`~chunkviz.diagnostics.per_chunk`: token counts (from :mod:`chunkviz.counts`) and the
-  flags of :class:`chunkviz.vocabulary.Flag`: over the strategy's own size limit (its
-  ``over_size_limit`` metadata), over the embedding model's limit (:mod:`chunkviz.models`),
+- :mod:`~chunkviz.diagnostics.per_chunk`: token counts (from :mod:`chunkviz.text.counts`) and the
+  flags of :class:`chunkviz.core.vocabulary.Flag`: over the strategy's own size limit (its
+  ``over_size_limit`` metadata), over the embedding model's limit (:mod:`chunkviz.text.models`),
   *tiny* (under a fraction of the size the strategy was asked for, or an absolute floor: rule in
   :mod:`~chunkviz.diagnostics.tiny`), cuts mid-word / mid-sentence at its end and start, splits
   a table or a code block; and the actual overlap with the previous chunk;
@@ -18,6 +18,11 @@ every number is exact for the spans given. The package is split by what is diagn
   :meth:`Diagnostics.summary_lines`, the short human report.
 
 Sentences, tables and code blocks come from ``Document.structure``.
+
+Layer diagnostics: per-chunk flags, coverage, overlap, the tiny rule; compare: a configuration's run
+and its shaping for display. May import: chunkviz.core, chunkviz.text, chunkviz.document,
+chunkviz.drawing, chunkviz.splitting, chunkviz.llm, chunkviz.semantic, chunkviz.strategies,
+chunkviz.api (the layers below it).
 """
 
 from chunkviz.diagnostics.analysis import diagnose

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from chunkviz.counts import TokenCounter
+from chunkviz.core.types import Chunk, Span
+from chunkviz.core.vocabulary import Flag
 from chunkviz.diagnostics.cuts import CutFacts, SentenceIndex, split_block_flags
 from chunkviz.diagnostics.hygiene import HygieneRules, hygiene
 from chunkviz.diagnostics.overlap import (
@@ -25,9 +26,10 @@ from chunkviz.diagnostics.results import (
 )
 from chunkviz.diagnostics.tiny import DEFAULT_TINY_FRACTION, tiny_rule
 from chunkviz.document.model import Document, as_document
-from chunkviz.models import DEFAULT_EMBEDDING_MODEL, EmbeddingModelSpec
-from chunkviz.models import embedding_model as model_spec
-from chunkviz.tokenizers import (
+from chunkviz.text.counts import TokenCounter
+from chunkviz.text.models import DEFAULT_EMBEDDING_MODEL, EmbeddingModelSpec
+from chunkviz.text.models import embedding_model as model_spec
+from chunkviz.text.tokenizers import (
     DEFAULT_TOKENIZER,
     EMBEDDING_MODEL_MAX_TOKENS,
     EMBEDDING_TOKENIZER,
@@ -35,8 +37,6 @@ from chunkviz.tokenizers import (
     TokenizerUnavailable,
     get_tokenizer,
 )
-from chunkviz.types import Chunk, Span
-from chunkviz.vocabulary import Flag
 
 
 def diagnose(
@@ -63,7 +63,7 @@ def diagnose(
     ``sentence_spans`` overrides the sentences. ``strategy`` and ``params`` give the configured
     overlap and the size target.
 
-    Model limit: ``embedding_model`` (a :data:`chunkviz.models.EMBEDDING_MODELS` name) sets the
+    Model limit: ``embedding_model`` (a :data:`chunkviz.text.models.EMBEDDING_MODELS` name) sets the
     tokenizer and limit; without it ``embedding_tokenizer`` and ``embedding_max_tokens`` do
     (``embedding_tokenizer=None`` skips the check). Tiny: a chunk under ``tiny`` (a fraction,
     default 0.25) of the strategy's size target, counted in ``chunk_tokenizer``'s units (the

@@ -6,8 +6,8 @@ import bisect
 import dataclasses
 from typing import Iterable
 
+from chunkviz.core.types import Span
 from chunkviz.diagnostics.results import Coverage
-from chunkviz.types import Span
 
 
 def _merge_spans(spans: Iterable[Span]) -> list[Span]:

@@ -6,10 +6,10 @@ import bisect
 import re
 from typing import Iterable, Sequence
 
+from chunkviz.core.types import Chunk, Span
+from chunkviz.core.vocabulary import Flag
 from chunkviz.document.blocks import Block
 from chunkviz.document.words import cuts_mid_word
-from chunkviz.types import Chunk, Span
-from chunkviz.vocabulary import Flag
 
 _NON_SPACE = re.compile(r"\S")
 

@@ -6,12 +6,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from chunkviz.counts import TokenCounter
+from chunkviz.core.errors import UnknownStrategyError
+from chunkviz.core.types import Chunk
 from chunkviz.diagnostics.cuts import SentenceIndex
 from chunkviz.diagnostics.results import OverlapCheck, TokenStats
-from chunkviz.errors import UnknownStrategyError
 from chunkviz.strategies import get_strategy
-from chunkviz.types import Chunk
+from chunkviz.text.counts import TokenCounter
 
 
 def params_dict(params: Mapping[str, Any] | Any | None) -> dict[str, Any]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chunkviz.counts import ChunkTokens
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import PEER_FLAGS, Flag, Meta
 from chunkviz.diagnostics.cuts import CutFacts
 from chunkviz.diagnostics.hygiene import HYGIENE_FLAGS, HygieneFinding
 from chunkviz.diagnostics.overlap import PairOverlap
 from chunkviz.diagnostics.results import ChunkDiagnostics
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import PEER_FLAGS, Flag, Meta
+from chunkviz.text.counts import ChunkTokens
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from chunkviz.counts import TokenCounter
+from chunkviz.core.types import Chunk
 from chunkviz.diagnostics.coverage import audit_coverage, covered_runs, percent
 from chunkviz.diagnostics.cuts import CutFacts, cut_key
 from chunkviz.diagnostics.results import Coverage, LevelDiagnostics, Overhead, OverlapCheck, TokenStats
-from chunkviz.types import Chunk
+from chunkviz.text.counts import TokenCounter
 
 
 def levels_of(chunks: Sequence[Chunk]) -> dict[int, list[int]]:

@@ -7,9 +7,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from chunkviz.core.types import Span
+from chunkviz.core.vocabulary import FLAG_LABELS, Flag
 from chunkviz.diagnostics.hygiene.findings import HygieneFinding, HygieneSummary
-from chunkviz.types import Span
-from chunkviz.vocabulary import FLAG_LABELS, Flag
 
 
 def _plain(value: Any) -> Any:
@@ -35,7 +35,7 @@ class _ToDict:
 class ChunkDiagnostics(_ToDict):
     """What is notable about one chunk.
 
-    Token counts come from :mod:`chunkviz.counts`. ``over_size_limit`` repeats the strategy's own
+    Token counts come from :mod:`chunkviz.text.counts`. ``over_size_limit`` repeats the strategy's own
     ``over_size_limit`` metadata (one indivisible unit over its budget); ``over_model_limit``
     compares ``embedding_tokens`` with the embedding model's input limit. ``split_block`` is
     ``table`` or ``code`` when the chunk ends strictly inside such a block.
@@ -241,7 +241,7 @@ class Diagnostics(_ToDict):
     notes: tuple[str, ...] = ()
     #: The rule of the tiny flag (see :class:`TinyRule`).
     tiny: TinyRule = TinyRule(None)
-    #: The embedding model whose limit was checked (an :data:`chunkviz.models.EMBEDDING_MODELS`
+    #: The embedding model whose limit was checked (an :data:`chunkviz.text.models.EMBEDDING_MODELS`
     #: name), None when the tokenizer and limit were given directly.
     embedding_model: str | None = None
     #: The hygiene rules used and the boilerplate found (:mod:`chunkviz.diagnostics.hygiene`).

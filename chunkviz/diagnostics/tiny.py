@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from chunkviz.core.errors import UnknownStrategyError
 from chunkviz.diagnostics.results import TinyRule
-from chunkviz.errors import UnknownStrategyError
 from chunkviz.strategies import get_strategy
 from chunkviz.strategies.base import ParamInfo
 

@@ -1,4 +1,9 @@
-"""Documents: reading bytes into text, and the structure built once per document."""
+"""Documents: reading bytes into text, and the structure built once per document.
+
+Layer document: reading (readers/ per format) and the structure built once per document: lines,
+blocks, sections, sentences, language; the document context enrichment adds to a chunk. May import:
+chunkviz.core, chunkviz.text (the layers below it).
+"""
 
 from chunkviz.document.blocks import Block, LeafSection, Section
 from chunkviz.document.model import FORMATS, Document, as_document, is_blank

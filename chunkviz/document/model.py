@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from chunkviz.cache import BoundedLRU, text_key
+from chunkviz.core.cache import BoundedLRU, text_key
 from chunkviz.document.blocks import Block
 from chunkviz.document.code.languages import LANGUAGES
 from chunkviz.document.language import LanguageGuess, detect_language, given, language_notes, normalize_language

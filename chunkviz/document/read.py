@@ -22,14 +22,14 @@ import zipfile
 from dataclasses import replace
 from pathlib import Path
 
+from chunkviz.core.errors import DocumentError
+from chunkviz.core.files import NotRegularFileError, open_regular
+from chunkviz.core.sizes import format_size
 from chunkviz.document.code.languages import CODE_EXTENSION_FORMATS, LANGUAGES
 from chunkviz.document.language import normalize_language
 from chunkviz.document.model import Document, with_language
 from chunkviz.document.readers.python import python_document
 from chunkviz.document.readers.text import binary_kind, decode_bytes
-from chunkviz.document.sizes import format_size
-from chunkviz.errors import DocumentError
-from chunkviz.files import NotRegularFileError, open_regular
 
 #: Largest input accepted, in bytes (20 MB).
 MAX_BYTES = 20_000_000

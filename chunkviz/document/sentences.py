@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from chunkviz.errors import missing_extra
+from chunkviz.core.errors import missing_extra
 
 _REGEX_SENTENCE_END = re.compile(
     r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)"  # Latin, Cyrillic, Greek ... full stops: a space after them

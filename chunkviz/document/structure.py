@@ -7,7 +7,7 @@ strategy that needs only paragraphs never parses Markdown and one that needs no 
 never loads spaCy.
 
 ``boundary_at(pos)`` names the strongest structural boundary at an offset (see
-:class:`chunkviz.vocabulary.Boundary`); every chunk's ``boundary`` comes from it.
+:class:`chunkviz.core.vocabulary.Boundary`); every chunk's ``boundary`` comes from it.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import threading
 from functools import cached_property
 from typing import Callable, Sequence
 
+from chunkviz.core.vocabulary import Boundary
 from chunkviz.document.blocks import Block, LeafSection, Section
 from chunkviz.document.code.languages import LANGUAGES
 from chunkviz.document.lines import (
@@ -43,7 +44,6 @@ from chunkviz.document.sentences import (
     sentence_starts_per_block,
 )
 from chunkviz.document.words import cuts_mid_word, joins_unspaced_letters
-from chunkviz.vocabulary import Boundary
 
 
 class _LineHint:

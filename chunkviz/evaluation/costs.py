@@ -16,10 +16,10 @@ from chunkviz.api import chunk
 from chunkviz.document.model import Document, as_document
 from chunkviz.evaluation.evaluate import Configuration
 from chunkviz.evaluation.retrieval import searchable
+from chunkviz.evaluation.summaries import estimate_summaries
 from chunkviz.llm.client import CallEstimate, LLMClient
 from chunkviz.llm.contextual import DEFAULT_CONTEXT_TOKENS, estimate_contexts
 from chunkviz.llm.queries import estimate_queries
-from chunkviz.llm.summaries import estimate_summaries
 
 
 @dataclass(frozen=True)

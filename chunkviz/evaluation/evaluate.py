@@ -12,9 +12,9 @@ chunks are scored with and without them (:func:`with_variants` pairs each config
 its twins):
 
 - ``summaries`` ("extractive" or "llm"): a summary per chunk (the chunks are the sections), searched
-  instead of the sections, which are returned (:mod:`chunkviz.llm.summaries`);
+  instead of the sections, which are returned (:mod:`chunkviz.evaluation.summaries`);
 - ``enrich`` ("metadata" or "contextual"): text put in front of every embedded chunk, the
-  metadata prefix (:func:`chunkviz.enrich.enrich`) or a model-written context
+  metadata prefix (:func:`chunkviz.document.enrich.enrich`) or a model-written context
   (:mod:`chunkviz.llm.contextual`); spans, and so scores' units, are unchanged;
 - ``query`` ("raw", "rewrite" or "hyde"): what is embedded for each question (:mod:`chunkviz.llm.queries`).
 
@@ -34,8 +34,9 @@ from typing import Any
 import numpy as np
 
 from chunkviz.api import chunk
+from chunkviz.core.types import Chunk, Progress
+from chunkviz.document.enrich import enrich as enrich_metadata
 from chunkviz.document.model import Document, as_document
-from chunkviz.enrich import enrich as enrich_metadata
 from chunkviz.evaluation.metrics import (
     DocumentSpan,
     Scores,
@@ -53,6 +54,13 @@ from chunkviz.evaluation.retrievers import (
     load_reranker,
     retrieve,
 )
+from chunkviz.evaluation.summaries import (
+    DEFAULT_SUMMARY_SENTENCES,
+    check_summary_mode,
+    embedding_text,
+    estimate_summaries,
+    summary_index,
+)
 from chunkviz.llm.client import CallEstimate
 from chunkviz.llm.contextual import (
     DEFAULT_CONTEXT_TOKENS,
@@ -61,17 +69,9 @@ from chunkviz.llm.contextual import (
 )
 from chunkviz.llm.queries import check_query_mode, estimate_queries, query_texts
 from chunkviz.llm.session import LLMSession, active_session
-from chunkviz.llm.summaries import (
-    DEFAULT_SUMMARY_SENTENCES,
-    check_summary_mode,
-    embedding_text,
-    estimate_summaries,
-    summary_index,
-)
 from chunkviz.semantic.embedcache import embed_texts
 from chunkviz.semantic.embeddings import Encoder, default_encoder
 from chunkviz.strategies.base import get_strategy
-from chunkviz.types import Chunk, Progress
 
 
 @dataclass(frozen=True)

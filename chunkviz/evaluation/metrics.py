@@ -64,7 +64,7 @@ class SpanLike(Protocol):
 @dataclass(frozen=True)
 class DocumentSpan:
     """A character span ``[start, end)`` of the document named ``document`` in a corpus (a
-    reference answer, a retrieved chunk); within one text a span is :data:`chunkviz.types.Span`."""
+    reference answer, a retrieved chunk); within one text a span is :data:`chunkviz.core.types.Span`."""
 
     document: str
     start: int

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration
 
 METHOD = (

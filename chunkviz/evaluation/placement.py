@@ -6,7 +6,7 @@ placed each with ``rigorous_document_search``: drop one trailing ``"."``, then t
 ``str.find`` of the rest. A chunk whose text also occurs earlier is then scored at the earlier
 place, and a chunk ending in a period loses it. ``"first_find"`` reproduces that placement, so
 the two mappings can be compared on the same chunks. The finds of one document share a
-:class:`~chunkviz.textsearch.TextSearch`, so placing many chunks in a long document is not
+:class:`~chunkviz.text.textsearch.TextSearch`, so placing many chunks in a long document is not
 quadratic (each ``str.find`` from the start would scan up to its chunk).
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from chunkviz.textsearch import TextSearch
-from chunkviz.types import Chunk
+from chunkviz.core.types import Chunk
+from chunkviz.text.textsearch import TextSearch
 
 PLACEMENTS = ("exact", "first_find")
 

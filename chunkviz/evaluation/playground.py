@@ -29,16 +29,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.core.types import Chunk, Progress
 from chunkviz.evaluation.metrics import DocumentSpan, Scores, question_scores
+from chunkviz.evaluation.questions import Question, Reference, questions_to_jsonl
 from chunkviz.evaluation.retrieval import returned, searchable, top_k
 from chunkviz.evaluation.retrievers import DEFAULT_ALPHA, retrieve
+from chunkviz.evaluation.summaries import embedding_text
 from chunkviz.llm.queries import QUERY_MODE_LABELS, check_query_mode, query_texts
-from chunkviz.llm.summaries import embedding_text
-from chunkviz.questions import Question, Reference, questions_to_jsonl
 from chunkviz.semantic.embedcache import embed_texts
 from chunkviz.semantic.embeddings import Encoder, default_encoder
-from chunkviz.types import Chunk, Progress
 
 if TYPE_CHECKING:
     from chunkviz.llm.client import LLMClient

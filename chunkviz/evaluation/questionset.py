@@ -22,8 +22,8 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from chunkviz.evaluation.questions import Question, Reference
 from chunkviz.evaluation.retrievers import tokenize
-from chunkviz.questions import Question, Reference
 
 _WORD = re.compile(r"\w+")
 

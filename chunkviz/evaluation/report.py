@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from chunkviz.errors import ChunkvizError, InvalidParamError
+from chunkviz.core.errors import ChunkvizError, InvalidParamError
 from chunkviz.evaluation.evaluate import Configuration, Result
 from chunkviz.evaluation.metrics import METRICS, as_percent, cutoffs
 
@@ -91,8 +91,8 @@ def variant_options(
     named, in their order (default: dense), ``--fusion`` the fusions of the hybrid rows (default rrf)."""
     from chunkviz.evaluation.evaluate import ENRICHMENTS
     from chunkviz.evaluation.retrievers import FUSIONS, RETRIEVERS
+    from chunkviz.evaluation.summaries import SUMMARY_MODES
     from chunkviz.llm.queries import QUERY_MODES
-    from chunkviz.llm.summaries import SUMMARY_MODES
 
     retrievers = parse_choices(retriever, RETRIEVERS, "--retriever") if retriever else ["dense"]
     fusions = parse_choices(fusion, FUSIONS, "--fusion") if fusion else ["rrf"]
@@ -128,7 +128,7 @@ def retrieval_options(alpha: Any = 0.5, rerank: str | None = None, rerank_candid
 def saved_configurations(args: Any) -> tuple[list[Configuration], str | None]:
     """``chunkviz eval --config FILE``: the file's configurations (retrieval included) and its
     embedding model (``--model`` when given); a SweepError for a flag that would change them."""
-    from chunkviz.config import eval_configurations, load_config
+    from chunkviz.evaluation.config import eval_configurations, load_config
 
     flags = {"-s": args.strategy, "-p": args.param, "--sweep": args.sweep, "--retriever": args.retriever,
              "--fusion": args.fusion, "--rerank": args.rerank, "--enrich": args.enrich, "--query": args.query,

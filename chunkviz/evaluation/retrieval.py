@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from chunkviz.types import Chunk
+from chunkviz.core.types import Chunk
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@
 - ``hybrid``: both, fused (:func:`fuse_rrf` or :func:`fuse_weighted`).
 
 **What BM25 indexes.** Exactly what the dense retriever embeds for a chunk,
-:func:`chunkviz.llm.summaries.embedding_text`: its ``added_text`` (a metadata prefix, a
+:func:`chunkviz.evaluation.summaries.embedding_text`: its ``added_text`` (a metadata prefix, a
 model-written context) and then its text; only the summary of a summary-indexed section. So
 "contextual BM25" (Anthropic's contextual retrieval) is the ``hybrid`` retriever of a
 ``enrich="contextual"`` configuration. The query is the text the configuration embeds for the
@@ -44,7 +44,7 @@ Dense retrieval returns the k most similar. Ties keep the earlier chunk first, e
   (1 - alpha) * bm25``, a chunk missing from a list contributing 0 for it. ``alpha`` = 1 is dense
   alone, 0 BM25 alone.
 
-**Indexes are cached** in one :class:`~chunkviz.cache.BoundedLRU` (:data:`INDEXES`) keyed by the
+**Indexes are cached** in one :class:`~chunkviz.core.cache.BoundedLRU` (:data:`INDEXES`) keyed by the
 tokenization and a SHA-256 of the indexed texts, so a sweep that evaluates the same chunks with
 ``bm25`` and both ``hybrid`` fusions builds the index once (and the stems of every word once,
 :data:`STEMS`).
@@ -67,8 +67,8 @@ from typing import Any
 
 import numpy as np
 
-from chunkviz.cache import BoundedLRU
-from chunkviz.errors import ChunkvizError, missing_extra
+from chunkviz.core.cache import BoundedLRU
+from chunkviz.core.errors import ChunkvizError, missing_extra
 
 RETRIEVERS: tuple[str, ...] = ("dense", "bm25", "hybrid")
 #: How ``hybrid`` fuses the dense and BM25 rankings.
@@ -131,7 +131,7 @@ RETRIEVAL_FIELDS: tuple[str, ...] = ("retriever", "fusion", "alpha", "rerank", "
 @dataclass(frozen=True, kw_only=True)
 class RetrievalSettings:
     """How the evaluation ranks a chunking's chunks: the one type of ``chunkviz.json``'s
-    ``retrieval`` (:data:`chunkviz.config.Retrieval`) and of the evaluation's configurations
+    ``retrieval`` (:data:`chunkviz.evaluation.config.Retrieval`) and of the evaluation's configurations
     (:class:`chunkviz.evaluation.evaluate.Configuration` extends it). Validated on creation (a
     ValueError naming the field); settings that do not apply take their defaults, so equal
     behaviour is one value: fusion is ``rrf`` unless the retriever is ``hybrid``, alpha the

@@ -31,8 +31,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.document.model import Document, as_document
-from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Result, evaluate
 from chunkviz.evaluation.objectives import (
     ALIASES,
@@ -81,7 +81,7 @@ from chunkviz.evaluation.tunespace import (
     size_range,
 )
 from chunkviz.semantic.embeddings import Encoder
-from chunkviz.tokenizers import DEFAULT_TOKENIZER, get_tokenizer
+from chunkviz.text.tokenizers import DEFAULT_TOKENIZER, get_tokenizer
 
 DEFAULT_BUDGET = 12
 

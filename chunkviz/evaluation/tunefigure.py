@@ -70,9 +70,9 @@ def point_config(point: Point, model: str | None = None) -> dict[str, Any]:
     """The ``chunkviz.json`` of ``point``: its chunking, its retrieval and the embedding ``model``
     (what ``chunkviz eval --config`` runs again exactly; a model the file cannot name, such as a
     test encoder, is left out)."""
-    from chunkviz.compare import ColumnConfig
-    from chunkviz.config import Retrieval, config_from_columns
-    from chunkviz.models import is_embedding_model
+    from chunkviz.diagnostics.compare import ColumnConfig
+    from chunkviz.evaluation.config import Retrieval, config_from_columns
+    from chunkviz.text.models import is_embedding_model
 
     c = point.configuration
     return config_from_columns(
@@ -116,7 +116,7 @@ def frontier_figure(
     ``study.points`` as ``customdata``, for a click), each retriever's frontier as a line, the
     ``published`` rows (:mod:`chunkviz.evaluation.published`) as grey diamonds and ``marked``
     (the chosen configuration) ringed. Needs plotly (the app extra)."""
-    from chunkviz.explain import go, require_plotly
+    from chunkviz.core.explain import go, require_plotly
 
     require_plotly()
     fig = go.Figure()

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.evaluation.evaluate import Configuration
 from chunkviz.evaluation.objectives import TuneError
 from chunkviz.evaluation.report import fit_to_size, swept_param
@@ -22,7 +22,7 @@ from chunkviz.evaluation.retrievers import (
     check_retriever,
 )
 from chunkviz.strategies.base import get_strategy
-from chunkviz.tokenizers import DEFAULT_TOKENIZER
+from chunkviz.text.tokenizers import DEFAULT_TOKENIZER
 
 #: The coarse grid's sizes (each strategy's size parameter, in its own unit).
 DEFAULT_SIZES: tuple[int, ...] = (64, 128, 256, 512)

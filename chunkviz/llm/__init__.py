@@ -2,6 +2,10 @@
 
 Nothing here imports ``openai`` (the ``llm`` extra) until a call is made, and nothing needs an
 endpoint until a technique runs: without one, :class:`LLMNotConfigured` says what to set.
+
+Layer llm: the OpenAI-compatible client, its answer cache and session, and the LLM techniques
+(contextual headers, queries, sections, answers). May import: chunkviz.core, chunkviz.text,
+chunkviz.document, chunkviz.drawing, chunkviz.splitting (the layers below it).
 """
 
 from chunkviz.llm.client import (

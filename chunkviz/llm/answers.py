@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from chunkviz.argtypes import whole_number
+from chunkviz.core.argtypes import whole_number
 from chunkviz.llm.client import CallEstimate, LLMClient, Prompt, count_tokens
 from chunkviz.llm.jsonanswer import read_json_answer
 from chunkviz.llm.session import LLMSession, active_session

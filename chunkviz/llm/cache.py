@@ -2,7 +2,7 @@
 
 Re-chunking or re-evaluating the same document with the same prompt and model never repeats a
 call: each complete, accepted answer is kept in one SQLite file under ``llm/`` of chunkviz's
-disk cache (:func:`chunkviz.cache.cache_folder`; an empty ``CHUNKVIZ_CACHE_DIR`` keeps answers
+disk cache (:func:`chunkviz.core.cache.cache_folder`; an empty ``CHUNKVIZ_CACHE_DIR`` keeps answers
 in memory only, for this process). Only what :class:`~chunkviz.llm.client.LLMClient` hands over is stored: a failed,
 timed-out, cut-off or rejected answer never reaches the cache. The endpoint and its key are not
 part of the key and never stored.
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from chunkviz.cache import BoundedLRU, cache_folder
+from chunkviz.core.cache import BoundedLRU, cache_folder
 
 _VERSION = "1"
 #: Answers kept in memory, least recently used forgotten first (the rest are read from disk again).
@@ -27,7 +27,7 @@ ANSWERS: BoundedLRU[str, str] = BoundedLRU(max_entries=MEMORY_MAX_ANSWERS)
 
 
 def default_cache_dir() -> Path | None:
-    """``llm/`` under chunkviz's disk cache (:func:`chunkviz.cache.cache_folder`); None when
+    """``llm/`` under chunkviz's disk cache (:func:`chunkviz.core.cache.cache_folder`); None when
     ``CHUNKVIZ_CACHE_DIR`` is set to an empty value (memory only)."""
     return cache_folder("llm")
 

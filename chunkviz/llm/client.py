@@ -24,7 +24,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.core.parallel import run_bounded
+from chunkviz.core.types import Progress
 from chunkviz.llm.cache import AnswerCache, answer_key, default_cache_dir
 from chunkviz.llm.endpoint import (
     LLMPackageMissing,
@@ -38,8 +40,6 @@ from chunkviz.llm.endpoint import (
     import_openai,
     retry_after,
 )
-from chunkviz.parallel import run_bounded
-from chunkviz.types import Progress
 
 #: ``accept(answer) -> bool``: whether an answer is usable (an unusable one is asked again, never cached).
 Accept = Callable[[str], bool]
@@ -225,7 +225,7 @@ class CallEstimate:
 
 def count_tokens(messages: Sequence[Mapping[str, str]]) -> int:
     """cl100k tokens of ``messages`` plus the chat format's few tokens per message."""
-    from chunkviz.tokenizers import get_tokenizer
+    from chunkviz.text.tokenizers import get_tokenizer
 
     tokenizer = get_tokenizer("cl100k_base")
     return sum(tokenizer.count(m["content"]) + 4 for m in messages) + 3

@@ -29,18 +29,18 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.core.types import Chunk, Progress
+from chunkviz.document.enrich import prepend
 from chunkviz.document.model import Document, as_document
-from chunkviz.enrich import prepend
-from chunkviz.errors import ChunkvizError
 from chunkviz.llm.client import CallEstimate, LLMClient, Prompt, count_tokens
 from chunkviz.llm.reserves import PROSE_ANSWER_RESERVE
-from chunkviz.tokenizers import (
+from chunkviz.text.tokenizers import (
     DEFAULT_TOKENIZER,
     Tokenizer,
     get_tokenizer,
     surrogate_safe,
 )
-from chunkviz.types import Chunk, Progress
 
 CONTEXT_PROMPT = Prompt(
     name="contextual_retrieval",

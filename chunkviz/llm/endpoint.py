@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from chunkviz.errors import ChunkvizError, missing_extra
+from chunkviz.core.errors import ChunkvizError, missing_extra
 
 T = TypeVar("T")
 

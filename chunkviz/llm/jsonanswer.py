@@ -4,7 +4,7 @@ Models asked for "one JSON object and nothing else" still wrap it in a Markdown 
 a sentence before or after it, or write a Python-style literal with single quotes. Each of these
 is repaired and the repair named, so a view can say what the model really sent; an answer with
 no JSON value in it at all is unusable (``None``), and so is one nested deeper than any answer
-needs (the side files' bound, :func:`chunkviz.sidefile.too_deep_at`: the parser would recurse
+needs (the side files' bound, :func:`chunkviz.core.sidefile.too_deep_at`: the parser would recurse
 once per level), so it is asked for again instead of ending the run.
 """
 
@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from chunkviz.limits import MAX_SIDE_FILE_DEPTH
-from chunkviz.sidefile import too_deep_at
+from chunkviz.core.limits import MAX_SIDE_FILE_DEPTH
+from chunkviz.core.sidefile import too_deep_at
 
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```$", re.DOTALL)
 _OPENERS = re.compile(r"[\[{]")

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from chunkviz.core.types import Progress
 from chunkviz.llm.client import CallEstimate, LLMClient, Prompt
-from chunkviz.types import Progress
 
 QUERY_MODES: tuple[str, ...] = ("raw", "rewrite", "hyde")
 #: How each mode is named in tables and labels.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 #: A 2-3 sentence answer: a chunk's situating context (contextual retrieval,
 #: :mod:`chunkviz.llm.contextual`) or a section's summary (summary indexing,
-#: :mod:`chunkviz.llm.summaries`).
+#: :mod:`chunkviz.evaluation.summaries`).
 PROSE_ANSWER_RESERVE = 256
 #: The ``llm`` strategy's answer for one window: a JSON list of the numbers of the sentences that
 #: begin sections (:mod:`chunkviz.llm.sections`); a long window can hold many.

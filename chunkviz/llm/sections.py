@@ -8,8 +8,8 @@ middle of its overlap with the next), so every cut is decided by the window that
 text around it. An answer is read leniently and every repair is recorded: a code fence or
 prose around the JSON, numbers given as strings, numbers out of range, unsorted or repeated,
 no JSON at all but numbers in the text. An answer with no numbers at all is unusable, and so is
-one whose JSON nests deeper than any answer needs (the side files' bound, :mod:`chunkviz.sidefile`);
-a whole number longer than :data:`~chunkviz.limits.MAX_SIDE_FILE_DIGITS` digits is no sentence number.
+one whose JSON nests deeper than any answer needs (the side files' bound, :mod:`chunkviz.core.sidefile`);
+a whole number longer than :data:`~chunkviz.core.limits.MAX_SIDE_FILE_DIGITS` digits is no sentence number.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from chunkviz.limits import MAX_SIDE_FILE_DIGITS
+from chunkviz.core.limits import MAX_SIDE_FILE_DIGITS
+from chunkviz.core.sidefile import too_deep_at
 from chunkviz.llm.client import Prompt
-from chunkviz.sidefile import too_deep_at
 
 SECTION_PROMPT = Prompt(
     name="llm_chunking",

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from chunkviz.core.types import Progress
 from chunkviz.llm.client import CallEstimate, CallStats, LLMClient, LLMSettings
-from chunkviz.types import Progress
 
 EstimateHook = Callable[[str, CallEstimate], None]
 

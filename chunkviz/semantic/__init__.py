@@ -10,6 +10,10 @@
 - :mod:`~chunkviz.semantic.explanation`: :class:`SemanticExplanation`, what the app and the CLI show.
 - :mod:`~chunkviz.semantic.cluster`: the ``cluster`` strategy's rewards and dynamic programme,
   piece by piece (linear memory).
+
+Layer semantic: embedding models and their providers, sentence similarities, thresholds, assembly,
+clustering, the semantic explanation and tuning data. May import: chunkviz.core, chunkviz.text,
+chunkviz.document, chunkviz.drawing, chunkviz.splitting, chunkviz.llm (the layers below it).
 """
 
 from chunkviz.semantic.assembly import final_chunk_counts

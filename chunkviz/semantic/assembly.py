@@ -14,15 +14,15 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Reason
 from chunkviz.document.model import Document, as_document
 from chunkviz.semantic.cache import SentenceSimilarities, sentence_similarities
 from chunkviz.semantic.embeddings import DEFAULT_MODEL, size_tokenizer
 from chunkviz.semantic.thresholds import Threshold, compute_threshold
-from chunkviz.spancount import SpanCounter, best_cut, shared_counter
 from chunkviz.splitting import Piece, RecursiveSplitter, to_chunks
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Reason
+from chunkviz.text.spancount import SpanCounter, best_cut, shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 #: (first sentence, end sentence, reason of the end): sentences [first, end) as one chunk.
 Group = tuple[int, int, str]

@@ -19,7 +19,8 @@ from typing import Sequence
 
 import numpy as np
 
-from chunkviz.cache import BoundedLRU, cache_folder
+from chunkviz.core.cache import BoundedLRU, cache_folder
+from chunkviz.core.types import Progress
 from chunkviz.document.model import Document, as_document
 from chunkviz.semantic import embeddings
 from chunkviz.semantic.embeddings import (
@@ -28,7 +29,6 @@ from chunkviz.semantic.embeddings import (
     canonical_model,
 )
 from chunkviz.semantic.providers import cache_name
-from chunkviz.types import Progress
 
 _CACHE_VERSION = "1"
 #: Documents' similarities kept in memory, least recently used forgotten first (the rest are read from disk again).
@@ -50,7 +50,7 @@ class SentenceSimilarities:
 
 
 def cache_dir() -> Path | None:
-    """Where similarities are cached on disk (``semantic/`` in :func:`chunkviz.cache.cache_root`)."""
+    """Where similarities are cached on disk (``semantic/`` in :func:`chunkviz.core.cache.cache_root`)."""
     return cache_folder("semantic")
 
 

@@ -20,7 +20,7 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
-from chunkviz.deadline import check_time
+from chunkviz.core.deadline import check_time
 
 #: The most similarities :func:`similarity_columns` computes in one matrix product (32 MB of float64).
 BLOCK_CELLS = 4_000_000

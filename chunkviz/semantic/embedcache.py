@@ -3,7 +3,7 @@
 A sweep embeds the same chunks again and again (a size 256 and a size 512 chunking share many
 paragraphs; a re-run shares everything): each text is embedded once per model and kept in one
 SQLite file per model under ``embeddings/`` of chunkviz's disk cache
-(:func:`chunkviz.cache.cache_folder`; an empty ``CHUNKVIZ_CACHE_DIR`` keeps vectors in memory
+(:func:`chunkviz.core.cache.cache_folder`; an empty ``CHUNKVIZ_CACHE_DIR`` keeps vectors in memory
 only, for this process). In memory, the most recently used vectors are kept up to
 :data:`MEMORY_LIMIT_BYTES` (an app server embeds for every session).
 """
@@ -17,11 +17,11 @@ from typing import Sequence
 
 import numpy as np
 
-from chunkviz.cache import BoundedLRU, cache_folder
+from chunkviz.core.cache import BoundedLRU, cache_folder
+from chunkviz.core.types import Progress
 from chunkviz.semantic.embeddings import Encoder, ModelUnavailable, UnknownModelError
 from chunkviz.semantic.providers import cache_name, role_prefix
 from chunkviz.semantic.providers.base import Role
-from chunkviz.types import Progress
 
 _VERSION = "1"
 #: Bytes of vectors kept in memory (64 MiB: ~43,000 MiniLM vectors); older ones are read from disk again.

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from chunkviz.core.types import Progress
 from chunkviz.semantic.providers import DEFAULT_MODEL, cache_name, model_name, provider_for
 from chunkviz.semantic.providers import canonical_model as _canonical_model
 from chunkviz.semantic.providers.base import (
@@ -31,7 +32,6 @@ from chunkviz.semantic.providers.base import (
     require_semantic_extra,
 )
 from chunkviz.semantic.providers.sentence_transformers import DEFAULT_MODEL_LIMIT, EmbeddingModel, resolve_model
-from chunkviz.types import Progress
 
 #: ``encode(texts, progress) -> unit vectors``: the model's encoder for one role.
 Encoder = Callable[[Sequence[str], "Progress | None"], np.ndarray]

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, Mapping, Sequence
 
-from chunkviz.charts import chunk_count_figure, similarity_figure
+from chunkviz.core.explain import Explanation, ExplanationFigure, finite
+from chunkviz.core.types import Chunk, Progress
 from chunkviz.document.model import Document, as_document
-from chunkviz.explain import Explanation, ExplanationFigure, finite
+from chunkviz.drawing.charts import chunk_count_figure, similarity_figure
 from chunkviz.semantic.assembly import assemble, final_chunk_counts
 from chunkviz.semantic.cache import SentenceSimilarities, sentence_similarities
 from chunkviz.semantic.embeddings import DEFAULT_MODEL
 from chunkviz.semantic.thresholds import Threshold, compute_threshold
-from chunkviz.types import Chunk, Progress
 
 CURVE_CAPTION = "Chunks for every percentile, after the size limits (flat where max_tokens decides):"
 

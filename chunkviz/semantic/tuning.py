@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from chunkviz.core.types import Chunk
 from chunkviz.semantic.thresholds import compute_threshold
-from chunkviz.types import Chunk
 
 if TYPE_CHECKING:
     from chunkviz.semantic.explanation import SemanticExplanation

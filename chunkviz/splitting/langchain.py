@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
 
 KeepSeparator = Literal["start", "end"]
 KEEP_SEPARATOR: tuple[str, ...] = ("start", "end")

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from chunkviz.deadline import check_time
-from chunkviz.spancount import SpanCounter, best_cut
+from chunkviz.core.deadline import check_time
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.splitting.pieces import Piece
 from chunkviz.splitting.recursive import RecursiveSplitter
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import SpanCounter, best_cut
 
 #: How an over-long unit is split when the policy says nothing else: lines, words, characters.
 UNIT_SPLIT_SEPARATORS: tuple[str, ...] = ("\n", " ", "")

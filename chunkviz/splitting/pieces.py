@@ -3,7 +3,7 @@
 A piece is a span with the *reason* its strategy ended it there and what the engine knows about
 it (the separator it was cut at, whether it is a piece of a split unit, whether it is over the
 size limit because it cannot be cut further). :func:`to_chunks` is the one routine that turns
-pieces into :class:`~chunkviz.types.Chunk` objects; it reads each cut's *boundary* from the
+pieces into :class:`~chunkviz.core.types.Chunk` objects; it reads each cut's *boundary* from the
 document's structure, so every strategy reports the same boundary at the same offset.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
+from chunkviz.core.types import BoundaryBatch, Chunk, PendingBoundary, frozen_instance
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.model import Document
-from chunkviz.types import BoundaryBatch, Chunk, PendingBoundary, frozen_instance
-from chunkviz.vocabulary import Meta, Reason
 
 
 @dataclass(frozen=True)

@@ -17,19 +17,19 @@ import json
 import re
 from typing import Iterable
 
-from chunkviz.deadline import check_time
+from chunkviz.core.deadline import check_time
+from chunkviz.core.errors import InvalidParamError
+from chunkviz.core.sidefile import parse_json
+from chunkviz.core.vocabulary import Reason
 from chunkviz.document.structure import (
     LINE_BREAK,
     LINE_BREAK_CHARS,
     PARAGRAPH_SEPARATOR,
     SpaceRuns,
 )
-from chunkviz.errors import InvalidParamError
-from chunkviz.sidefile import parse_json
-from chunkviz.spancount import SpanCounter, best_cut, shared_counter
 from chunkviz.splitting.pieces import Piece
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.vocabulary import Reason
+from chunkviz.text.spancount import SpanCounter, best_cut, shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 #: Separator hierarchies. Every preset ends with "" (single characters) so that no chunk has
 #: to exceed the limit; the seeds' lists stop at " ".

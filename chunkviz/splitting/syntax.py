@@ -27,12 +27,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.code.outline import Item, Outline
 from chunkviz.document.pysource import PythonSource
-from chunkviz.spancount import SpanCounter
 from chunkviz.splitting.packing import PackPolicy, pack_units
 from chunkviz.splitting.pieces import Piece
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import SpanCounter
 
 #: Deepest level of children (a namespace's class's methods are level 2).
 MAX_LEVEL = 3

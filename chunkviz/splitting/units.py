@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from chunkviz.spancount import SpanCounter
+from chunkviz.core.vocabulary import Reason
 from chunkviz.splitting.pieces import Piece
 from chunkviz.splitting.recursive import RecursiveSplitter
-from chunkviz.vocabulary import Reason
+from chunkviz.text.spancount import SpanCounter
 
 #: How a section is split when it is over the limit: the Markdown preset without its heading
 #: separators (the headings are already the outer level): paragraph, line, word, character.

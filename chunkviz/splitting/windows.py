@@ -14,10 +14,10 @@ from typing import Sequence
 
 import numpy as np
 
-from chunkviz.deadline import check_time
-from chunkviz.spancount import SpanCounter
-from chunkviz.types import frozen_instance
-from chunkviz.vocabulary import Meta
+from chunkviz.core.deadline import check_time
+from chunkviz.core.types import frozen_instance
+from chunkviz.core.vocabulary import Meta
+from chunkviz.text.spancount import SpanCounter
 
 
 def window_starts(n_units: int, chunk_size: int, overlap: int) -> range:

@@ -1,4 +1,10 @@
-"""Built-in strategies: every module in this package registers its strategies on import."""
+"""Built-in strategies: every module in this package registers its strategies on import.
+
+Layer strategies: the registry (base) and one file per strategy; peers/: the peer splitters run,
+placed and audited (peer_splitters registers them). May import: chunkviz.core, chunkviz.text,
+chunkviz.document, chunkviz.drawing, chunkviz.splitting, chunkviz.llm, chunkviz.semantic (the layers
+below it).
+"""
 
 import importlib
 import pkgutil

@@ -24,13 +24,15 @@ import typing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, Sequence, TypeVar
 
+from chunkviz.core.errors import InvalidParamError, UnknownStrategyError
+from chunkviz.core.types import Chunk
 from chunkviz.document.model import Document
-from chunkviz.errors import InvalidParamError, UnknownStrategyError
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.tokenizers import Tokenizer
 
-if TYPE_CHECKING:  # chunkviz.explain imports plotly, chunkviz.llm the client: the registry needs neither at run time
-    from chunkviz.explain import Explanation
+if (
+    TYPE_CHECKING
+):  # chunkviz.core.explain imports plotly, chunkviz.llm the client: the registry needs neither at run time
+    from chunkviz.core.explain import Explanation
     from chunkviz.llm.client import CallEstimate
 
 P = TypeVar("P")
@@ -46,7 +48,7 @@ class TuningAnalysis:
     plot of what it decides, with the chunks right below.
 
     ``data(explanation, chunks)`` is the panel's payload, made from the strategy's own
-    :class:`~chunkviz.explain.Explanation` (so a strategy with a tuning analysis also has an
+    :class:`~chunkviz.core.explain.Explanation` (so a strategy with a tuning analysis also has an
     ``explain`` hook): the shape :func:`chunkviz.semantic.tuning.tuning_data` returns (a metric per
     position, the control's range and step, the threshold at every step). ``parameter(params)``
     names the parameter the panel's control sets for these params (it may depend on the others,
@@ -156,7 +158,7 @@ class Strategy(Generic[P]):
     params_type: type
     function: ChunkFunction
     #: Optional: ``explain(document, params, tokenizer)`` returns an
-    #: :class:`~chunkviz.explain.Explanation` (a caption, figures, JSON data) that interfaces
+    #: :class:`~chunkviz.core.explain.Explanation` (a caption, figures, JSON data) that interfaces
     #: show without knowing the strategy.
     explain: ExplainFunction | None = None
     #: Optional: ``prepare(document, params, tokenizer, progress)`` does the expensive, cacheable

@@ -53,11 +53,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from chunkviz import limits
-from chunkviz.cache import BoundedLRU
-from chunkviz.charts import hover_text
+from chunkviz.core import limits
+from chunkviz.core.cache import BoundedLRU
+from chunkviz.core.explain import Explanation, ExplanationFigure, finite, go, require_plotly
+from chunkviz.core.types import Chunk, Progress
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.model import Document, as_document, is_blank
-from chunkviz.explain import Explanation, ExplanationFigure, finite, go, require_plotly
+from chunkviz.drawing.charts import hover_text
 from chunkviz.semantic import embeddings
 from chunkviz.semantic.cluster import offdiagonal_mean, optimal_segmentation, rewards_ending_at
 from chunkviz.semantic.embedcache import embed_texts
@@ -68,13 +70,11 @@ from chunkviz.semantic.embeddings import (
     canonical_model,
     require_model_extra,
 )
-from chunkviz.spancount import shared_counter
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.langchain import LangChainSplitter
 from chunkviz.strategies.base import param, register
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk, Progress
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 NAME = "cluster"
 #: Chroma's piece separators (RecursiveTokenChunker inside ClusterSemanticChunker).
@@ -271,7 +271,7 @@ def piece_vectors(
 
 
 def check_piece_count(pieces: int, params: ClusterParams) -> None:
-    """Refuse, before embedding, more pieces than :data:`~chunkviz.limits.MAX_CHUNKS` (each is a
+    """Refuse, before embedding, more pieces than :data:`~chunkviz.core.limits.MAX_CHUNKS` (each is a
     vector in memory, as a chunk is a Chunk); the chunks, never more than the pieces, are then
     within the limit too (the limit read when called: tests lower it)."""
     if pieces > limits.MAX_CHUNKS:

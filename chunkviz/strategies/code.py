@@ -51,18 +51,18 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.code.languages import CODE_LANGUAGE_NAMES, LANGUAGES, language_for_name
 from chunkviz.document.code.outline import parse_outline
 from chunkviz.document.model import Document, is_blank
 from chunkviz.document.pysource import DEFINITIONS, PARSE_ERRORS, PythonSource, parse_module
-from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import PRESETS, PackPolicy, Piece, RecursiveSplitter, pack_units, to_chunks
 from chunkviz.splitting.syntax import CODE_SEPARATORS, SyntaxChunker, TreePiece, ordered_pieces
 from chunkviz.splitting.units import split_unit, unit_splitter
 from chunkviz.strategies.base import param, register
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import SpanCounter, shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 #: separators for splitting an oversized def: the ``python`` preset without its ``"\nclass "``
 #: and ``"\ndef "`` separators, which inside one def's span can only match its own def line

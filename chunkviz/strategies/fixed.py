@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.model import Document
-from chunkviz.spancount import shared_counter
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.windows import (
     document_tokens,
@@ -24,9 +25,8 @@ from chunkviz.splitting.windows import (
     windows_metadata,
 )
 from chunkviz.strategies.base import check_overlap_below_size, param, register
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 Every caller that chunks a user's document with a user's parameters (the CLI's commands, a batch
 worker, the app's columns and the report) goes through :func:`guarded_run`, so a run that would
 cut a document into too many chunks is refused the same way everywhere, before the chunking
-(:func:`~chunkviz.limits.check_chunk_count_bound`) and after it for strategies their parameters
-do not bound (:func:`~chunkviz.limits.check_chunk_count`), and before enrichment, diagnostics or
+(:func:`~chunkviz.core.limits.check_chunk_count_bound`) and after it for strategies their parameters
+do not bound (:func:`~chunkviz.core.limits.check_chunk_count`), and before enrichment, diagnostics or
 drawing multiply the cost. :func:`prepare` validates the parameters once; the run takes the
 validated parameters, never the raw ones again.
 
@@ -20,11 +20,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chunkviz.core.limits import check_chunk_count, check_chunk_count_bound
+from chunkviz.core.types import Chunk
 from chunkviz.document.model import Document, is_blank
-from chunkviz.limits import check_chunk_count, check_chunk_count_bound
 from chunkviz.strategies.base import Strategy, get_strategy
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.tokenizers import Tokenizer
 
 #: What enriches a run's chunks: ``(document, chunks) -> chunks`` with their added text.
 Enricher = Callable[[Document, Sequence[Chunk]], Sequence[Chunk]]

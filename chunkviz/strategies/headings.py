@@ -45,17 +45,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
+from chunkviz.core.errors import InvalidParamError
+from chunkviz.core.limits import refuse_as_counted
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.blocks import LeafSection
 from chunkviz.document.model import Document, is_blank
-from chunkviz.errors import InvalidParamError
-from chunkviz.limits import refuse_as_counted
-from chunkviz.spancount import shared_counter
 from chunkviz.splitting import PackPolicy, Piece, pack_units, to_chunks
 from chunkviz.splitting.units import SECTION_SEPARATORS
 from chunkviz.strategies.base import param, register
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 
 @dataclass(frozen=True)

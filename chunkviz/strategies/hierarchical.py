@@ -44,16 +44,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from chunkviz.core.limits import refuse_as_counted
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.model import Document, is_blank
-from chunkviz.limits import refuse_as_counted
-from chunkviz.spancount import shared_counter
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.units import SECTION_SEPARATORS, split_unit, unit_splitter
 from chunkviz.strategies.base import param, register
 from chunkviz.strategies.headings import section_metadata
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 
 @dataclass(frozen=True)

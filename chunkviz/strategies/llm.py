@@ -22,9 +22,11 @@ import functools
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
+from chunkviz.core.errors import InvalidParamError
+from chunkviz.core.explain import Explanation, ExplanationFigure
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Reason
 from chunkviz.document.model import Document, as_document, is_blank
-from chunkviz.errors import InvalidParamError
-from chunkviz.explain import Explanation, ExplanationFigure
 from chunkviz.llm.client import CallEstimate, LLMClient, count_tokens
 from chunkviz.llm.reserves import SECTION_STARTS_RESERVE
 from chunkviz.llm.sections import (
@@ -37,12 +39,10 @@ from chunkviz.llm.sections import (
     sentence_line,
 )
 from chunkviz.llm.session import active_session
-from chunkviz.spancount import shared_counter
 from chunkviz.splitting import PackPolicy, Piece, pack_units, to_chunks, unit_cuts
 from chunkviz.strategies.base import param, register
-from chunkviz.tokenizers import Tokenizer, get_tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Reason
+from chunkviz.text.spancount import shared_counter
+from chunkviz.text.tokenizers import Tokenizer, get_tokenizer
 
 #: Why a chunk ends where the model said the next section begins. ``llm_boundary`` once the
 #: vocabulary has it; until then the nearest existing reason (and ``cut_by: llm`` in metadata).

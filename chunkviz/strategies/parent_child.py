@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chunkviz.core.errors import InvalidParamError
+from chunkviz.core.limits import refuse_as_counted
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Reason
 from chunkviz.document.model import Document
-from chunkviz.errors import InvalidParamError
-from chunkviz.limits import refuse_as_counted
-from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import Piece, to_chunks
 from chunkviz.splitting.windows import (
     SpanTokens,
@@ -36,9 +37,8 @@ from chunkviz.splitting.windows import (
     windows_metadata,
 )
 from chunkviz.strategies.base import param, register
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Reason
+from chunkviz.text.spancount import SpanCounter, shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 
 @dataclass(frozen=True)

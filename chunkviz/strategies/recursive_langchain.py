@@ -17,15 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, cast
 
+from chunkviz.core.errors import InvalidParamError
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.model import Document, is_blank
-from chunkviz.errors import InvalidParamError
-from chunkviz.spancount import shared_counter
 from chunkviz.splitting import PRESETS, Piece, resolve_separators, to_chunks
 from chunkviz.splitting.langchain import KEEP_SEPARATOR, KeepSeparator, LangChainChunk, LangChainSplitter
 from chunkviz.strategies.base import param, register
-from chunkviz.tokenizers import LengthFunction, Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import shared_counter
+from chunkviz.text.tokenizers import LengthFunction, Tokenizer
 
 NAME = "recursive_langchain"
 #: Metadata key of LangChain's own measure of a chunk (per-piece lengths summed), which is not

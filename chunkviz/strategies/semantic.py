@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from chunkviz.cache import BoundedLRU
+from chunkviz.core.cache import BoundedLRU
+from chunkviz.core.errors import InvalidParamError
+from chunkviz.core.types import Chunk
 from chunkviz.document.model import Document, as_document
-from chunkviz.errors import InvalidParamError
 from chunkviz.semantic import (
     DEFAULT_MODEL,
     THRESHOLD_TYPES,
@@ -31,8 +32,7 @@ from chunkviz.semantic.embeddings import (
 )
 from chunkviz.semantic.tuning import CONTROLS, tuning_data
 from chunkviz.strategies.base import TuningAnalysis, param, register
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
+from chunkviz.text.tokenizers import Tokenizer
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ EXPLANATIONS: BoundedLRU[tuple[Document, SemanticParams], SemanticExplanation] =
 
 def explain_semantic(document: Document | str, params: SemanticParams, tokenizer: Tokenizer) -> SemanticExplanation:
     """The full analysis: sentences, similarities, threshold, breakpoints and chunks (an
-    :class:`~chunkviz.explain.Explanation`), remembered in :data:`EXPLANATIONS` (the tokenizer
+    :class:`~chunkviz.core.explain.Explanation`), remembered in :data:`EXPLANATIONS` (the tokenizer
     plays no part)."""
     require_model_extra(params.model)
     document = as_document(document)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Meta
 from chunkviz.document.model import Document
-from chunkviz.spancount import shared_counter
 from chunkviz.splitting import PackPolicy, pack_units, to_chunks, unit_cuts
 from chunkviz.strategies.base import param, register
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Meta
+from chunkviz.text.spancount import shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,17 @@ import bisect
 from dataclasses import dataclass, replace
 from typing import Sequence
 
+from chunkviz.core.limits import refuse_as_counted
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.model import Document
-from chunkviz.limits import refuse_as_counted
-from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import PackPolicy, Piece, cuts_between, pack_units, to_chunks, unit_cuts
 from chunkviz.splitting.packing import UNIT_SPLIT_SEPARATORS
 from chunkviz.splitting.recursive import RecursiveSplitter
 from chunkviz.splitting.units import split_unit, unit_splitter
 from chunkviz.strategies.base import param, register
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import SpanCounter, shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 
 @dataclass(frozen=True)

@@ -21,18 +21,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from chunkviz.core.errors import InvalidParamError
+from chunkviz.core.limits import refuse_as_counted
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Meta, Reason
 from chunkviz.document.blocks import Block
 from chunkviz.document.model import Document, as_document
 from chunkviz.document.structure import LINE_BREAK_CHARS
-from chunkviz.errors import InvalidParamError
-from chunkviz.limits import refuse_as_counted
-from chunkviz.spancount import SpanCounter, shared_counter
 from chunkviz.splitting import PRESETS, Piece, to_chunks
 from chunkviz.splitting.units import unit_splitter
 from chunkviz.strategies.base import param, register
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Meta, Reason
+from chunkviz.text.spancount import SpanCounter, shared_counter
+from chunkviz.text.tokenizers import Tokenizer
 
 _WHOLE_TABLE_NOTE = (
     "tables are never split: this table is kept whole although it is over max_tokens "

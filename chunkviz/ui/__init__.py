@@ -9,6 +9,11 @@ columns, and :mod:`~chunkviz.ui.playground`), :mod:`~chunkviz.ui.tune`, :mod:`~c
 :mod:`~chunkviz.ui.tuning`) register on import.
 
 Importing this package imports no Streamlit; import the module you need.
+
+Layer ui: the Streamlit app only (its views, cached calls, components and their JS/CSS). May import:
+chunkviz.core, chunkviz.text, chunkviz.document, chunkviz.drawing, chunkviz.splitting, chunkviz.llm,
+chunkviz.semantic, chunkviz.strategies, chunkviz.api, chunkviz.diagnostics, chunkviz.evaluation,
+chunkviz.formats, chunkviz.views (the layers below it).
 """
 
 

@@ -24,12 +24,12 @@ from typing import Any
 
 import streamlit as st
 
-from chunkviz.deadline import time_limit
+from chunkviz.core.deadline import time_limit
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.document import Document
-from chunkviz.errors import ChunkvizError
+from chunkviz.drawing.render import stylesheet
 from chunkviz.llm.client import LLMSettings
-from chunkviz.render import stylesheet
-from chunkviz.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
+from chunkviz.text.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 from chunkviz.ui import firstpaint, reruns, sidebar
 from chunkviz.ui.columns import Column, run_columns, run_time_limit_s
 from chunkviz.ui.compare import show_compare

@@ -14,17 +14,17 @@ from typing import Any
 
 import streamlit as st
 
-from chunkviz.compare import StrategyRun, chunk_annotations, document_stats, run_strategy
+from chunkviz.diagnostics.compare import StrategyRun, chunk_annotations, document_stats, run_strategy
 from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
 from chunkviz.document import read as reading
 from chunkviz.document.model import with_language
-from chunkviz.external import load_chunks
-from chunkviz.external.formats import exports
+from chunkviz.drawing.render import RenderOptions, render_html
+from chunkviz.formats.external import load_chunks
+from chunkviz.formats.external.formats import exports
 from chunkviz.llm.client import LLMSettings
-from chunkviz.render import RenderOptions, render_html
 from chunkviz.strategies.base import get_strategy
-from chunkviz.tokenizers import Tokenizer, get_tokenizer
+from chunkviz.text.tokenizers import Tokenizer, get_tokenizer
 from chunkviz.ui.docview import ribbon_cuts
 from chunkviz.ui.keys import HASH_FUNCS, Chunking, RunKey
 from chunkviz.ui.llm import llm_session
@@ -90,7 +90,7 @@ def cached_exports(document: Document, key: RunKey) -> dict[str, str]:
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH_FUNCS)
 def cached_explanation(document: Document, chunking: Chunking) -> Any:
-    """The strategy's :class:`~chunkviz.explain.Explanation` (a strategy with an ``explain`` hook)."""
+    """The strategy's :class:`~chunkviz.core.explain.Explanation` (a strategy with an ``explain`` hook)."""
     spec = get_strategy(chunking.strategy)
     assert spec.explain is not None, f"strategy {chunking.strategy!r} has no explain hook"
     return spec.explain(document, spec.make_params(chunking.param_values()), get_tokenizer(chunking.tokenizer))

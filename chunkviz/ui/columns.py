@@ -13,15 +13,15 @@ from typing import Any
 import streamlit as st
 
 from chunkviz.api import chunk as chunkviz_chunk
-from chunkviz.compare import ColumnConfig, StrategyRun
-from chunkviz.deadline import RunTimeLimitExceeded, time_limit
+from chunkviz.core.deadline import RunTimeLimitExceeded, time_limit
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.diagnostics.compare import ColumnConfig, StrategyRun
 from chunkviz.document import Document, is_blank
-from chunkviz.errors import ChunkvizError
+from chunkviz.drawing.palette import column_hue
 from chunkviz.evaluation.evaluate import uses_llm
 from chunkviz.evaluation.retrieval import searchable
 from chunkviz.llm.client import CallEstimate, LLMSettings
 from chunkviz.llm.contextual import estimate_contexts
-from chunkviz.palette import column_hue
 from chunkviz.strategies.base import get_strategy
 from chunkviz.ui.cached import cached_run, load_tokenizer
 from chunkviz.ui.keys import Chunking, ColumnSettings, Enrichment, RunKey, document_digest

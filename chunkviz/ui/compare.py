@@ -13,18 +13,25 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from chunkviz.charts import token_distribution_figure
-from chunkviz.compare import StrategyRun, chunk_annotations, chunk_table, flag_summary, stats_row, token_counts
+from chunkviz.core.explain import Explanation
+from chunkviz.core.types import Chunk
+from chunkviz.diagnostics.compare import (
+    StrategyRun,
+    chunk_annotations,
+    chunk_table,
+    flag_summary,
+    stats_row,
+    token_counts,
+)
 from chunkviz.document import Document
+from chunkviz.drawing.charts import token_distribution_figure
+from chunkviz.drawing.palette import strategy_colour
+from chunkviz.drawing.render import RenderOptions, cut_text, legend_html, marks_present, render_html
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import Hit
-from chunkviz.explain import Explanation
-from chunkviz.external.formats import app_formats
+from chunkviz.formats.external.formats import app_formats
 from chunkviz.llm.client import LLMSettings
-from chunkviz.palette import strategy_colour
-from chunkviz.render import RenderOptions, cut_text, legend_html, marks_present, render_html
 from chunkviz.strategies.base import get_strategy
-from chunkviz.types import Chunk
 from chunkviz.ui.cached import cached_explanation, cached_exports, cached_html
 from chunkviz.ui.columns import Column
 from chunkviz.ui.docview import ColumnView, DocViewEvent, document_view, event_from_state, ribbon_cuts

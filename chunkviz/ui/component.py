@@ -1,6 +1,6 @@
 """How the app's custom components are declared: Streamlit components v2, inline (no iframe),
 from the ``<stem>.js`` and ``<stem>.css`` files beside this module, with the renderer's
-stylesheet first (each component draws chunk HTML from :mod:`chunkviz.render` inside its shadow
+stylesheet first (each component draws chunk HTML from :mod:`chunkviz.drawing.render` inside its shadow
 root; its own rules come after and win)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ _HERE = Path(__file__).resolve().parent
 
 def component_css(stem: str) -> str:
     """The renderer's rules, then ``<stem>.css``."""
-    from chunkviz.render import stylesheet_rules
+    from chunkviz.drawing.render import stylesheet_rules
 
     return stylesheet_rules() + "\n" + (_HERE / f"{stem}.css").read_text(encoding="utf-8")
 

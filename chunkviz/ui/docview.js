@@ -7,7 +7,7 @@
 // the CSS Custom Highlight API over DOM Ranges mapped from document offsets, ribbon marks, and a
 // mouse selection sent back as document offsets (state "answer").
 // Draw only what is seen: Python cuts each column's HTML into pages at line ends
-// (chunkviz/paging.py) and sends the page table plus the HTML of the pages near the window this
+// (chunkviz/drawing/paging.py) and sends the page table plus the HTML of the pages near the window this
 // view asked for (state "window"). Pages received are kept in a bounded store keyed by the column's
 // content id; only the pages in and around each box's visible window are in the DOM, every other
 // page is an empty spacer of its measured (or estimated) height, "loading…" while its HTML is on its
@@ -548,7 +548,7 @@ class DocView {
   drawPage(col, page) {
     const html = this.pageHtml(col, page.k);
     if (html === null) return false;
-    page.node.innerHTML = html; // a page of render.py output (chunkviz/paging.py, whole elements): escaped server-side
+    page.node.innerHTML = html; // a page of render.py output (chunkviz/drawing/paging.py, whole elements): escaped server-side
     page.node.style.height = "";
     page.node.classList.remove("cvd-missing");
     page.drawn = true;

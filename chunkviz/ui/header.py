@@ -7,10 +7,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from chunkviz.compare import outline_html, size_phrase
-from chunkviz.deadline import time_limit
+from chunkviz.core.deadline import time_limit
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.diagnostics.compare import outline_html, size_phrase
 from chunkviz.document import Document, is_blank
-from chunkviz.errors import ChunkvizError
 from chunkviz.ui.cached import cached_stats, load_tokenizer
 from chunkviz.ui.columns import run_time_limit_s
 from chunkviz.ui.lazy import opened_section

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from chunkviz.diagnostics.hygiene import HygieneRules
+from chunkviz.document.enrich import Enrichment
 from chunkviz.document.model import Document
-from chunkviz.enrich import Enrichment
 
 ParamItems = tuple[tuple[str, Any], ...]
 
@@ -62,7 +62,7 @@ class ColumnSettings:
     hygiene: HygieneRules = HygieneRules()
 
     def run_options(self) -> dict[str, Any]:
-        """:func:`chunkviz.compare.run_strategy`'s keyword arguments."""
+        """:func:`chunkviz.diagnostics.compare.run_strategy`'s keyword arguments."""
         return {
             "embedding_model": self.embedding_model,
             "tiny_fraction": self.tiny_fraction,

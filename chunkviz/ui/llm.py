@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 
 import streamlit as st
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.llm.client import (
     ENV_API_KEY,
     ENV_BASE_URL,

@@ -31,11 +31,11 @@ export interface DocViewPayload {
   sync: boolean;
   /** height of the column boxes in pixels (>= 80) */
   height: number;
-  /** trusted HTML from chunkviz.render.legend_html ("" for none) */
+  /** trusted HTML from chunkviz.drawing.render.legend_html ("" for none) */
   legend: string;
   /** docview.labels(): plain-word labels keyed by enum value */
   labels: DocViewLabels;
-  /** CSS colour per Reason value (chunkviz.palette.REASON_COLOURS) */
+  /** CSS colour per Reason value (chunkviz.drawing.palette.REASON_COLOURS) */
   reason_colours: Record<string, string>;
   columns: DocViewColumn[];
   /** expected-answer spans [start, end), sorted, each inside the document */
@@ -59,9 +59,9 @@ export interface DocViewColumn {
   label: string;
   /** content id: a short hash of the column's whole HTML (pages of another id are never reused) */
   id: string;
-  /** the root's opening tag of chunkviz.render.render_html output (<div class="cv-doc" ...>) */
+  /** the root's opening tag of chunkviz.drawing.render.render_html output (<div class="cv-doc" ...>) */
   root: string;
-  /** the page table (chunkviz.paging.cut_pages): [start, end, line ends] of every page, in order;
+  /** the page table (chunkviz.drawing.paging.cut_pages): [start, end, line ends] of every page, in order;
    * the pages are contiguous from 0 to the document's length */
   pages: Array<[number, number, number]>;
   /** [page number, HTML] of the pages sent: those around the window asked for (state "window"),
@@ -115,7 +115,7 @@ export interface DocViewState {
 export interface TuningPayload {
   /** chunkviz.semantic.tuning.tuning_data() */
   tuning: TuningData;
-  /** chunkviz.render.render_html of the same chunks, escaped server-side: set as innerHTML */
+  /** chunkviz.drawing.render.render_html of the same chunks, escaped server-side: set as innerHTML */
   html: string;
   /** pixels */
   plot_height: number;

@@ -18,9 +18,9 @@ from typing import Protocol, Sequence
 import pandas as pd
 import streamlit as st
 
-from chunkviz.compare import ColumnConfig, StrategyRun
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.diagnostics.compare import ColumnConfig, StrategyRun
 from chunkviz.document import Document
-from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.metrics import Scores
 from chunkviz.evaluation.playground import (
     AnswerNotFound,
@@ -36,10 +36,10 @@ from chunkviz.evaluation.playground import (
     search_variants,
     trim_span,
 )
+from chunkviz.evaluation.questions import Question
 from chunkviz.evaluation.retrievers import DEFAULT_ALPHA
 from chunkviz.llm.client import LLMSettings
 from chunkviz.llm.queries import QUERY_MODE_LABELS, QUERY_MODES
-from chunkviz.questions import Question
 from chunkviz.strategies.base import get_strategy
 from chunkviz.ui import markdown_literal
 from chunkviz.ui.docview import answer_from_state
@@ -57,7 +57,7 @@ class PlaygroundColumn(Protocol):
     run: StrategyRun | None
 
 
-#: the playground's saved questions (a list of chunkviz.questions.Question); the
+#: the playground's saved questions (a list of chunkviz.evaluation.questions.Question); the
 #: Evaluate view offers them too
 PLAYGROUND_QUESTIONS = "playground.questions"
 #: the largest k the query row offers

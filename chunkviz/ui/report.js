@@ -261,7 +261,7 @@ function cvCaption(R, step, breakpoints, ties, sizeCuts) {
   return parts.join(" · ");
 }
 
-/** Characters of document text per page of a re-cut column (chunkviz.paging.PAGE_CHARS). */
+/** Characters of document text per page of a re-cut column (chunkviz.drawing.paging.PAGE_CHARS). */
 const CV_PAGE_CHARS = 20000;
 
 /**

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from chunkviz.compare import ColumnConfig, StrategyRun, config_to_query, run_strategy
-from chunkviz.config import CONFIG_FILE_NAME, config_from_columns, config_json
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.diagnostics.compare import ColumnConfig, StrategyRun, config_to_query, run_strategy
 from chunkviz.document import Document
-from chunkviz.errors import ChunkvizError
-from chunkviz.export import cli_command, python_snippet
+from chunkviz.evaluation.config import CONFIG_FILE_NAME, config_from_columns, config_json
+from chunkviz.formats.export import cli_command, python_snippet
 from chunkviz.ui.keys import Enrichment
 from chunkviz.ui.lazy import opened_section
 from chunkviz.views.build import view_from_runs

@@ -10,15 +10,23 @@ from typing import Any
 
 import streamlit as st
 
-from chunkviz.compare import ColumnConfig, SharedLinkError, config_from_query, language_from_query, model_from_query
+from chunkviz.core.errors import DocumentError
+from chunkviz.core.limits import MAX_QUERY_VALUE_CHARS
+from chunkviz.core.vocabulary import Flag
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION
+from chunkviz.diagnostics.compare import (
+    ColumnConfig,
+    SharedLinkError,
+    config_from_query,
+    language_from_query,
+    model_from_query,
+)
 from chunkviz.diagnostics.hygiene import HYGIENE_EXPLANATIONS, HygieneRules
 from chunkviz.document import Document
 from chunkviz.document.language import AUTO, LANGUAGE_NAMES, language_name
 from chunkviz.document.read import MAX_BYTES, accepted_formats
-from chunkviz.errors import DocumentError
-from chunkviz.limits import MAX_QUERY_VALUE_CHARS
-from chunkviz.models import (
+from chunkviz.strategies.base import get_strategy, registered
+from chunkviz.text.models import (
     DEFAULT_EMBEDDING_MODEL,
     EMBEDDING_MODELS,
     ENDPOINT_PREFIX,
@@ -26,13 +34,11 @@ from chunkviz.models import (
     embedding_model,
     is_embedding_model,
 )
-from chunkviz.strategies.base import get_strategy, registered
-from chunkviz.tokenizers import tokenizer_names
+from chunkviz.text.tokenizers import tokenizer_names
 from chunkviz.ui.cached import cached_pasted, cached_read, cached_with_language
 from chunkviz.ui.embedmodel import retrieval_model_control
 from chunkviz.ui.keys import ColumnSettings, Enrichment
 from chunkviz.ui.widgets import column_controls, kept
-from chunkviz.vocabulary import Flag
 
 
 @dataclass(frozen=True)
@@ -157,7 +163,7 @@ SHARED_QUERY = "_shared_query"
 
 
 def load_shared(query: dict[str, str]) -> None:
-    """Apply ``query`` (URL parameters, as :func:`chunkviz.compare.config_to_query` writes them) on
+    """Apply ``query`` (URL parameters, as :func:`chunkviz.diagnostics.compare.config_to_query` writes them) on
     the next page run, as a shared URL is applied: its columns' controls are seeded from it again."""
     st.session_state[SHARED_QUERY] = dict(query)
 

@@ -16,10 +16,12 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.document.model import Document
-from chunkviz.errors import ChunkvizError
 from chunkviz.evaluation.costs import answer_calls_upper_bound, technique_costs, total
 from chunkviz.evaluation.evaluate import Configuration, Result, with_variants
+from chunkviz.evaluation.questiongen import generate_questions
+from chunkviz.evaluation.questions import Question, questions_to_jsonl
 from chunkviz.evaluation.retrievers import CANDIDATES, DEFAULT_ALPHA, DEFAULT_RERANK_CANDIDATES, RRF_K
 from chunkviz.llm.answers import (
     ANSWER_PROMPT,
@@ -31,8 +33,6 @@ from chunkviz.llm.answers import (
     prompt_text,
 )
 from chunkviz.llm.client import LLMSettings
-from chunkviz.llm.questiongen import generate_questions
-from chunkviz.questions import Question, questions_to_jsonl
 from chunkviz.ui.llm import estimate_words, llm_session, not_configured_help
 
 #: label -> (Configuration field, value, calls the model)

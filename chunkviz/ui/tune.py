@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from chunkviz.compare import flag_summary
+from chunkviz.diagnostics.compare import flag_summary
 from chunkviz.document import Document
 from chunkviz.semantic.embeddings import canonical_model
 from chunkviz.strategies.base import get_strategy, registered

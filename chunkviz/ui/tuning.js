@@ -1,7 +1,7 @@
 // @ts-check
 // Semantic tuning panel (Streamlit components v2). Called on every render with new data; the DOM
 // (and this module) persist, so per-panel state lives in a WeakMap keyed by parentElement.
-// Document text only reaches the DOM as the server-escaped HTML of chunkviz.render (innerHTML)
+// Document text only reaches the DOM as the server-escaped HTML of chunkviz.drawing.render (innerHTML)
 // or through textContent; everything else is built with createElement / setAttribute.
 
 /** @typedef {import("./payload").TuningPayload} TuningPayload */
@@ -547,7 +547,7 @@ export default function (component) {
   st.height = data.plot_height || 240;
   if (!st.data || st.data.html !== data.html) {
     const keep = st.box.scrollTop;
-    st.content.innerHTML = data.html; // server-escaped HTML from chunkviz.render
+    st.content.innerHTML = data.html; // server-escaped HTML from chunkviz.drawing.render
     st.box.scrollTop = keep;
     st.text = null;
     st.shades = readShades(st);

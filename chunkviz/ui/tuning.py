@@ -64,7 +64,7 @@ def tuning_panel(
     """Mount the panel; returns the amount the user set (None until they move the control).
 
     ``data`` is :func:`chunkviz.semantic.tuning.tuning_data`; ``html`` is the escaped HTML of
-    :func:`chunkviz.render.render_html` for the same chunks. A clicked point of the plot selects
+    :func:`chunkviz.drawing.render.render_html` for the same chunks. A clicked point of the plot selects
     its chunk: read it with :func:`selected_chunk`.
     """
     result = _component()(

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 
 import streamlit as st
 
-from chunkviz.errors import ChunkvizError
+from chunkviz.core.errors import ChunkvizError
 from chunkviz.strategies.base import ParamInfo, Strategy
 
 CUSTOM = "custom…"

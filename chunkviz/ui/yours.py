@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from chunkviz.compare import flag_summary
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.diagnostics.compare import flag_summary
 from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document import Document
-from chunkviz.errors import ChunkvizError
-from chunkviz.palette import column_hue
+from chunkviz.drawing.palette import column_hue
 from chunkviz.ui.cached import YOUR_CHUNKS, cached_your_chunks, cached_your_html
 from chunkviz.ui.docview import ColumnView, ribbon_cuts
 

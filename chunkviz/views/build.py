@@ -1,10 +1,10 @@
 """A comparison as the app's Compare view shows it, without Streamlit: columns run and rendered once,
-for the static report (:mod:`chunkviz.views.page`), the notebook view (:mod:`chunkviz.notebook`) and
+for the static report (:mod:`chunkviz.views.page`), the notebook view (:mod:`chunkviz.views.notebook`) and
 the app's "Download this view as HTML".
 
 A column is the app's: label ``"1. recursive"``, render key ``col0``, hue
-:func:`chunkviz.palette.column_hue`, HTML :func:`chunkviz.render.render_html` with the diagnostics'
-annotations and content gaps, summary :func:`chunkviz.compare.flag_summary`, ribbon
+:func:`chunkviz.drawing.palette.column_hue`, HTML :func:`chunkviz.drawing.render.render_html` with the diagnostics'
+annotations and content gaps, summary :func:`chunkviz.diagnostics.compare.flag_summary`, ribbon
 :func:`~chunkviz.views.docview.ribbon_cuts`. A semantic column also carries
 :func:`chunkviz.views.semantic.semantic_view_data` (plot, caption, re-cut tables).
 """
@@ -15,17 +15,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chunkviz.compare import ColumnConfig, StrategyRun, chunk_annotations, flag_summary, full_params, run_strategy
+from chunkviz.core.types import Chunk, check_chunk_numbers
 from chunkviz.diagnostics import DEFAULT_TINY_FRACTION, diagnose
+from chunkviz.diagnostics.compare import (
+    ColumnConfig,
+    StrategyRun,
+    chunk_annotations,
+    flag_summary,
+    full_params,
+    run_strategy,
+)
 from chunkviz.diagnostics.hygiene import HygieneRules
 from chunkviz.document.model import Document, as_document
-from chunkviz.models import DEFAULT_EMBEDDING_MODEL
-from chunkviz.palette import column_hue
-from chunkviz.render import RenderOptions, legend_html, marks_present, render_html
+from chunkviz.drawing.palette import column_hue
+from chunkviz.drawing.render import RenderOptions, legend_html, marks_present, render_html
 from chunkviz.semantic.explanation import SemanticExplanation
 from chunkviz.strategies.base import get_strategy
-from chunkviz.tokenizers import DEFAULT_TOKENIZER
-from chunkviz.types import Chunk, check_chunk_numbers
+from chunkviz.text.models import DEFAULT_EMBEDDING_MODEL
+from chunkviz.text.tokenizers import DEFAULT_TOKENIZER
 from chunkviz.views.docview import ColumnView, ribbon_cuts
 
 #: Most columns of one view (the app's limit).
@@ -87,7 +94,7 @@ def _semantic_data(document: Document, run: StrategyRun, config: ColumnConfig | 
     spec = get_strategy(config.strategy)
     if spec.explain is None or spec.tuning is None:
         return None
-    from chunkviz.tokenizers import get_tokenizer  # noqa: PLC0415
+    from chunkviz.text.tokenizers import get_tokenizer  # noqa: PLC0415
 
     explanation = spec.explain(document, spec.make_params(dict(config.params)), get_tokenizer(run.size_tokenizer))
     if not isinstance(explanation, SemanticExplanation):
@@ -108,7 +115,7 @@ def build_view(
     enrichment: Mapping[str, Any] | None = None,
     hygiene: HygieneRules | None = None,
 ) -> ComparisonView:
-    """Run every column on ``document`` (as the app runs it; ``enrichment``: :func:`chunkviz.enrich.enrich`'s
+    """Run every column on ``document`` (as the app runs it; ``enrichment``: :func:`chunkviz.document.enrich.enrich`'s
     keyword arguments, drawn as added text) and draw it. ``hygiene``: the hygiene flags' thresholds."""
     doc = as_document(document)
     if not columns:
@@ -164,7 +171,7 @@ def view_from_chunks(
 ) -> ComparisonView:
     """A view of chunkings you already have (label -> chunks of this document), diagnosed and drawn
     like any column. Each chunk must be a span of the document (``text == doc[start:end]``), its index,
-    parent and level whole numbers (:func:`~chunkviz.types.check_chunk_numbers`)."""
+    parent and level whole numbers (:func:`~chunkviz.core.types.check_chunk_numbers`)."""
     doc = as_document(document)
     if not chunkings:
         raise ValueError("give at least one chunking: {label: chunks}")

@@ -2,8 +2,8 @@
 (:mod:`chunkviz.ui.docview` mounts it as a Streamlit component), in a static report and in a
 notebook (:mod:`chunkviz.views.page` hosts the same script outside Streamlit).
 
-Each column's HTML (:func:`chunkviz.render.render_html`) is cut into pages at line ends by
-:func:`chunkviz.paging.cut_pages` (cached per column HTML in a bounded :class:`~chunkviz.cache.BoundedLRU`).
+Each column's HTML (:func:`chunkviz.drawing.render.render_html`) is cut into pages at line ends by
+:func:`chunkviz.drawing.paging.cut_pages` (cached per column HTML in a bounded :class:`~chunkviz.core.cache.BoundedLRU`).
 The payload carries every column's page table (each page's span and line count) but the HTML of only
 the pages near the window the browser asked for (or of every page: ``all_pages``, for a host with no
 server to page from).
@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chunkviz.cache import BoundedLRU
+from chunkviz.core.cache import BoundedLRU
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS
+from chunkviz.drawing.paging import ColumnPages, cut_pages
+from chunkviz.drawing.palette import REASON_COLOURS, strategy_colour
 from chunkviz.evaluation.playground import Hit
-from chunkviz.paging import ColumnPages, cut_pages
-from chunkviz.palette import REASON_COLOURS, strategy_colour
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS
 
 COMPONENT_NAME = "chunkviz_docview"
 STATE_KEY = "selection"
@@ -108,7 +108,7 @@ def view_payload(
     it needs plus small arrays; its shape, field by field, is ``DocViewPayload`` in
     ``chunkviz/ui/payload.d.ts`` (what docview.js is checked against).
 
-    ``legend`` is trusted HTML from :func:`chunkviz.render.legend_html` (shown above the boxes).
+    ``legend`` is trusted HTML from :func:`chunkviz.drawing.render.legend_html` (shown above the boxes).
     ``references`` are expected-answer spans ``[start, end)`` drawn in every column;
     ``answer_selection`` makes a mouse selection of text come back as an :class:`AnswerSelection`.
     ``windows`` are the document spans ``[start, end)`` the browser shows, per column (see

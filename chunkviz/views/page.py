@@ -1,7 +1,7 @@
 """The document view as self-contained HTML: a report file (``chunkviz report``), a notebook cell
-(:mod:`chunkviz.notebook`) and the app's "Download this view as HTML" (:mod:`chunkviz.ui.share`).
+(:mod:`chunkviz.views.notebook`) and the app's "Download this view as HTML" (:mod:`chunkviz.ui.share`).
 
-One renderer everywhere: the columns are :func:`chunkviz.render.render_html` output, the payload is
+One renderer everywhere: the columns are :func:`chunkviz.drawing.render.render_html` output, the payload is
 :func:`chunkviz.views.docview.view_payload` (every page: there is no server to page from), the
 stylesheet is the app's (render.py's rules, then ``docview.css``) and the behaviour is
 ``chunkviz/ui/docview.js`` itself, unchanged: :func:`view_script` turns its one ``export default``
@@ -10,7 +10,7 @@ it and wraps both in one function, started on the view's root by its unique id (
 ``document.body``: a notebook shows many views in one page, or each in an iframe).
 
 Safety: document text is escaped by render.py exactly as in the app, and every other value by its
-:func:`~chunkviz.render.escape` (lone surrogates as U+FFFD there and in the payload, so a page always
+:func:`~chunkviz.drawing.render.escape` (lone surrogates as U+FFFD there and in the payload, so a page always
 encodes as UTF-8); the payload is JSON in a ``<script type="application/json">`` whose ``</`` and
 ``<!`` are escaped (no document text can end it); a report file carries a Content-Security-Policy
 that allows no request to any host and runs only the one inline script whose hash it names, so even
@@ -29,14 +29,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from chunkviz.compare import ColumnConfig, document_stats, size_phrase, stats_row
-from chunkviz.config import CONFIG_FILE_NAME, config_from_columns, config_json
-from chunkviz.errors import ChunkvizError
-from chunkviz.export import cli_command
-from chunkviz.files import write_text_atomic
-from chunkviz.render import escape, stylesheet_rules
+from chunkviz.core.errors import ChunkvizError
+from chunkviz.core.files import write_text_atomic
+from chunkviz.diagnostics.compare import ColumnConfig, document_stats, size_phrase, stats_row
+from chunkviz.drawing.render import escape, stylesheet_rules
+from chunkviz.evaluation.config import CONFIG_FILE_NAME, config_from_columns, config_json
+from chunkviz.formats.export import cli_command
 from chunkviz.semantic.tuning import CONTROLS
-from chunkviz.tokenizers import surrogate_safe
+from chunkviz.text.tokenizers import surrogate_safe
 from chunkviz.views.build import ComparisonView
 from chunkviz.views.docview import view_payload
 

@@ -10,7 +10,7 @@ A report or notebook view has no Python behind it, so the percentile slider re-c
 - the weakest pair of a group over the budget and the more similar neighbour of a small group:
   a dense rank of the similarities (equal similarities, equal rank), so ties break as numpy's
   ``argmin`` (first) and Python's stable sort (left first) do;
-- sizes in the model's tokens, as :meth:`chunkviz.spancount.SpanCounter.count` computes them: for
+- sizes in the model's tokens, as :meth:`chunkviz.text.spancount.SpanCounter.count` computes them: for
   each sentence cut, the clean cut it uses as a span's start (the first within ``EDGE_REACH``
   characters after it) and as a span's end (the last before it), the tokens of the few characters
   between, and the tokens before that clean cut; a group's size is ``head + inner + tail``. The rare
@@ -30,13 +30,13 @@ from typing import Any
 
 import numpy as np
 
+from chunkviz.core.vocabulary import Reason
 from chunkviz.document.model import Document
 from chunkviz.semantic.assembly import group_pieces, size_setup
 from chunkviz.semantic.explanation import SemanticExplanation
 from chunkviz.semantic.thresholds import compute_threshold
 from chunkviz.semantic.tuning import CONTROLS, DIGITS, cut_order, step_table
-from chunkviz.spancount import EDGE_REACH, SpanCounter
-from chunkviz.vocabulary import Reason
+from chunkviz.text.spancount import EDGE_REACH, SpanCounter
 
 
 def semantic_view_data(document: Document, explanation: SemanticExplanation) -> dict[str, Any]:

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from chunkviz.compare import StrategyRun, chunk_annotations, run_strategy
+from chunkviz.core.types import Chunk
+from chunkviz.diagnostics.compare import StrategyRun, chunk_annotations, run_strategy
+from chunkviz.drawing.palette import column_hue
+from chunkviz.drawing.render import RenderOptions, legend_html, marks_present, render_html
 from chunkviz.evaluation.playground import Hit
-from chunkviz.palette import column_hue
-from chunkviz.render import RenderOptions, legend_html, marks_present, render_html
-from chunkviz.types import Chunk
 from chunkviz.ui.docview import ColumnView, answer_from_state, document_view, ribbon_cuts
 
 SAMPLE = Path(__file__).resolve().parents[2] / "chunkviz/sample_docs" / "field_station_handbook.md"

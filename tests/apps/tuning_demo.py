@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from chunkviz.render import RenderOptions, render_html
+from chunkviz.drawing.render import RenderOptions, render_html
 from chunkviz.semantic.explanation import semantic_chunking
 from chunkviz.semantic.tuning import tuning_data
 from chunkviz.ui.tuning import pending_amount, selected_chunk, tuning_panel

@@ -113,9 +113,9 @@ def child() -> None:  # pragma: no cover - runs in the child process
     resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))  # before anything is loaded
     import chunkviz.semantic.embeddings as embeddings
     from chunkviz import chunk
-    from chunkviz.errors import ChunkvizError
-    from chunkviz.peers import is_peer
-    from chunkviz.tokenizers import get_tokenizer
+    from chunkviz.core.errors import ChunkvizError
+    from chunkviz.strategies.peers import is_peer
+    from chunkviz.text.tokenizers import get_tokenizer
     from support.chunking import assert_valid_chunking
     from support.paths import read_realdoc
     from support.semantic import FAKE_MODEL, MINILM_LIMIT, HashedBagOfWords, embedding_strategies

@@ -16,9 +16,9 @@ from typing import Iterator
 
 import pytest
 
-from chunkviz.cache import CACHE_DIR_ENV
+from chunkviz.core.cache import CACHE_DIR_ENV
 
-#: The sub-folders of chunkviz's disk cache that hold vectors (:func:`chunkviz.cache.cache_folder`):
+#: The sub-folders of chunkviz's disk cache that hold vectors (:func:`chunkviz.core.cache.cache_folder`):
 #: deterministic for a text and a model, written atomically (a rename, SQLite), so safe to share.
 SHARED_CACHES = ("semantic", "embeddings")
 

@@ -8,9 +8,9 @@ from typing import Any, Iterable, Sequence
 
 import pytest
 
+from chunkviz.core.types import Chunk, Reason
 from chunkviz.document.model import as_document
-from chunkviz.tokenizers import Tokenizer, get_tokenizer
-from chunkviz.types import Chunk, Reason
+from chunkviz.text.tokenizers import Tokenizer, get_tokenizer
 
 REASONS = {str(r) for r in Reason}
 

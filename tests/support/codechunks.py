@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from chunkviz.types import Chunk
+from chunkviz.core.types import Chunk
 
 
 def assert_valid_levels(text: str, chunks: Sequence[Chunk]) -> None:

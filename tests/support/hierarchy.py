@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from chunkviz.types import Chunk
+from chunkviz.core.types import Chunk
 from support.chunking import REASONS
 from support.texts import Head
 

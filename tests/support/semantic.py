@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import chunkviz.semantic.embeddings as embeddings
+from chunkviz.core.vocabulary import Meta
 from chunkviz.semantic import DEFAULT_MODEL, EmbeddingModel, semantic_chunking
-from chunkviz.tokenizers import get_tokenizer
-from chunkviz.vocabulary import Meta
+from chunkviz.text.tokenizers import get_tokenizer
 from support.chunking import assert_valid_chunking
 
 SPECIALS = 2  # [CLS] and [SEP] of the MiniLM tokenizer

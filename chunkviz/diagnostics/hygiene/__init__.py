@@ -18,15 +18,15 @@ import bisect
 import dataclasses
 from collections.abc import Callable, Sequence
 
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import Flag
 from chunkviz.diagnostics.hygiene.boilerplate import boilerplate
 from chunkviz.diagnostics.hygiene.duplicates import exact_copies, near_copies
 from chunkviz.diagnostics.hygiene.findings import HygieneFinding, HygieneSummary, RepeatedText
 from chunkviz.diagnostics.hygiene.information import low_information
 from chunkviz.diagnostics.hygiene.instructions import find_instructions
 from chunkviz.diagnostics.hygiene.rules import HYGIENE_EXPLANATIONS, HYGIENE_FLAGS, HygieneRules
-from chunkviz.diagnostics.hygiene.secrets import find_secrets, masked
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import Flag
+from chunkviz.text.secrets import find_secrets, masked
 
 #: Boilerplate pieces the summary names (the most repeated first).
 SUMMARY_PIECES = 10

@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from chunkviz.diagnostics.hygiene.secrets import masked
-from chunkviz.types import Chunk
+from chunkviz.core.types import Chunk
+from chunkviz.text.secrets import masked
 
 #: A recurring piece needs this many words and letters to be boilerplate.
 MIN_WORDS = 5

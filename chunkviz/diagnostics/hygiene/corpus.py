@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chunkviz.core.types import Chunk
+from chunkviz.core.vocabulary import FLAG_LABELS, Reason
 from chunkviz.diagnostics.hygiene import hygiene
 from chunkviz.diagnostics.hygiene.boilerplate import PieceCounter
 from chunkviz.diagnostics.hygiene.duplicates import MIN_CONTENT_WORDS, normalized
 from chunkviz.diagnostics.hygiene.findings import RepeatedText
 from chunkviz.diagnostics.hygiene.information import content_words
 from chunkviz.diagnostics.hygiene.rules import HYGIENE_FLAGS, HygieneRules
-from chunkviz.diagnostics.hygiene.secrets import masked
-from chunkviz.types import Chunk
-from chunkviz.vocabulary import FLAG_LABELS, Reason
+from chunkviz.text.secrets import masked
 
 #: Distinct pieces counted across the corpus at most (then those at one place are dropped).
 MAX_PIECES = 200_000

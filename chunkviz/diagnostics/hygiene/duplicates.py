@@ -27,8 +27,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence
 
+from chunkviz.core.types import Chunk
 from chunkviz.diagnostics.hygiene.information import content_words
-from chunkviz.types import Chunk
 
 #: One shingle in this many (by hash) is sampled.
 SAMPLE_EVERY = 2

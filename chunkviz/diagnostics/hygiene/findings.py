@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from chunkviz.vocabulary import Flag
+from chunkviz.core.vocabulary import Flag
 
 
 @dataclass(frozen=True)

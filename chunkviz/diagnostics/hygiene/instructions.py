@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from chunkviz.diagnostics.hygiene.secrets import masked
+from chunkviz.text.secrets import masked
 
 _PREVIOUS = r"(?:all\s+|any\s+|the\s+|your\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|original)"
 _ORDERS = r"(?:instructions?|prompts?|messages?|rules|directions|directives|guidelines|context)"

@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from chunkviz.vocabulary import Flag
+from chunkviz.core.vocabulary import Flag
 
 #: The hygiene flags, in display order.
 HYGIENE_FLAGS: tuple[Flag, ...] = (

@@ -23,13 +23,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from chunkviz.cache import BoundedLRU, text_key
-from chunkviz.deadline import check_time, check_time_now
+from chunkviz.core.cache import BoundedLRU, text_key
+from chunkviz.core.deadline import check_time, check_time_now
+from chunkviz.core.errors import missing_extra
 from chunkviz.document.blocks import Block
 from chunkviz.document.code.languages import CODE_EXTRA, LANGUAGES, CodeLanguage
 from chunkviz.document.model import Document
 from chunkviz.document.pysource import PythonSource
-from chunkviz.errors import missing_extra
 
 #: How many levels of bodies are read (a class's members are level 1, their statements level 2).
 MAX_DEPTH = 8

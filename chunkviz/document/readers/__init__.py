@@ -2,12 +2,12 @@
 
 Text, Markdown, reStructuredText and Python need only the standard library. HTML, DOCX and
 PDF need the ``formats`` extra (``pip install 'chunkviz[formats]'``); without it their
-readers raise a :class:`~chunkviz.errors.DocumentError` that says so.
+readers raise a :class:`~chunkviz.core.errors.DocumentError` that says so.
 """
 
 from __future__ import annotations
 
-from chunkviz.errors import DocumentError, missing_extra
+from chunkviz.core.errors import DocumentError, missing_extra
 
 #: Most characters a reader may produce (HTML, DOCX and PDF expand their input; the limit is on
 #: what they expand to, as :data:`~chunkviz.document.read.MAX_BYTES` is on the input).

@@ -15,8 +15,8 @@ import io
 import zipfile
 from typing import Callable
 
-from chunkviz.document.sizes import format_size
-from chunkviz.errors import DocumentError
+from chunkviz.core.errors import DocumentError
+from chunkviz.core.sizes import format_size
 
 #: Most entries an archive may hold (a long EPUB has a few hundred; a workbook a few dozen).
 MAX_ENTRIES = 10_000

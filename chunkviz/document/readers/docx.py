@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import io
 
-from chunkviz.deadline import check_time_now
+from chunkviz.core.deadline import check_time_now
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.model import Document
 from chunkviz.document.readers import (
     MAX_TEXT_CHARS,
@@ -28,7 +29,6 @@ from chunkviz.document.readers import (
 )
 from chunkviz.document.readers.archive import check_archive
 from chunkviz.document.readers.html import convert_html
-from chunkviz.errors import DocumentError
 
 try:
     import mammoth

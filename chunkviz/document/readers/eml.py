@@ -25,9 +25,9 @@ from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from typing import Iterator
 
+from chunkviz.core.errors import DocumentError
+from chunkviz.core.sizes import format_size
 from chunkviz.document.model import Document
-from chunkviz.document.sizes import format_size
-from chunkviz.errors import DocumentError
 
 #: Most multipart containers a message may declare (a reply with attachments has two or three).
 MAX_MULTIPARTS = 50

@@ -20,12 +20,12 @@ import re
 import warnings
 from typing import Any, Iterator
 
-from chunkviz.deadline import check_time_now
+from chunkviz.core.deadline import check_time_now
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.model import Document
 from chunkviz.document.readers import MAX_TEXT_CHARS, needs_formats_extra, one_line, too_much_text
 from chunkviz.document.readers.archive import check_archive
 from chunkviz.document.readers.text import decode_bytes
-from chunkviz.errors import DocumentError
 
 try:
     import ebooklib

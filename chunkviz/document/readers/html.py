@@ -48,10 +48,10 @@ import re
 from dataclasses import replace
 from typing import Any, Iterator
 
-from chunkviz.deadline import check_time
+from chunkviz.core.deadline import check_time
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.model import Document
 from chunkviz.document.readers import MAX_TEXT_CHARS, needs_formats_extra, too_much_text
-from chunkviz.errors import DocumentError
 
 try:
     from bs4 import BeautifulSoup

@@ -16,11 +16,11 @@ import warnings
 from types import TracebackType
 from typing import Any, Callable
 
-from chunkviz.deadline import RunTimeLimitExceeded, check_time, check_time_now
+from chunkviz.core.deadline import RunTimeLimitExceeded, check_time, check_time_now
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.blocks import Block
 from chunkviz.document.model import Document, is_blank
 from chunkviz.document.readers import MAX_TEXT_CHARS, needs_formats_extra, one_line, too_much_text
-from chunkviz.errors import DocumentError
 
 try:
     import pypdf

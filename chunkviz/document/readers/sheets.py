@@ -25,11 +25,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from chunkviz.deadline import RunTimeLimitExceeded, check_time
+from chunkviz.core.deadline import RunTimeLimitExceeded, check_time
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.model import Document
 from chunkviz.document.readers import MAX_TEXT_CHARS, needs_formats_extra, one_line, too_much_text
 from chunkviz.document.readers.archive import check_archive
-from chunkviz.errors import DocumentError
 
 try:
     import openpyxl

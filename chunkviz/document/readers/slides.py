@@ -20,11 +20,11 @@ import html
 import io
 from typing import Any, Iterable
 
-from chunkviz.deadline import RunTimeLimitExceeded, check_time_now
+from chunkviz.core.deadline import RunTimeLimitExceeded, check_time_now
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.model import Document
 from chunkviz.document.readers import needs_formats_extra, one_line
 from chunkviz.document.readers.archive import check_archive
-from chunkviz.errors import DocumentError
 
 try:
     import pptx

