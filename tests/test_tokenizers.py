@@ -18,6 +18,7 @@ from support.texts import ADVERSARIAL_PIECES, adversarial_text
 
 import chunkviz
 from chunkviz.document.read import read_path
+from chunkviz.text import threads
 from chunkviz.text import tokenizers as tokmod
 from chunkviz.text.tokenizers import TokenizerUnavailable, get_tokenizer
 
@@ -358,27 +359,27 @@ def test_parallel_encoding_without_line_starts_falls_back_to_plain() -> None:
 
 
 def test_encode_workers_is_an_explicit_input(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(tokmod.WORKERS_ENV, raising=False)
-    assert tokmod.encode_workers(10, requested=3) == 3  # a tokenizer's own setting wins
-    assert tokmod.encode_workers(10**7, requested=0) == 1
-    assert tokmod.encode_workers(10) == 1  # short texts are never split
-    monkeypatch.setenv(tokmod.WORKERS_ENV, "2")
-    assert tokmod.encode_workers(10) == 2
-    assert tokmod.encode_workers(10, requested=1) == 1
-    monkeypatch.setenv(tokmod.WORKERS_ENV, "many")
-    with pytest.raises(ValueError, match=tokmod.WORKERS_ENV):
-        tokmod.encode_workers(10)
+    monkeypatch.delenv(threads.WORKERS_ENV, raising=False)
+    assert threads.encode_workers(10, requested=3) == 3  # a tokenizer's own setting wins
+    assert threads.encode_workers(10**7, requested=0) == 1
+    assert threads.encode_workers(10) == 1  # short texts are never split
+    monkeypatch.setenv(threads.WORKERS_ENV, "2")
+    assert threads.encode_workers(10) == 2
+    assert threads.encode_workers(10, requested=1) == 1
+    monkeypatch.setenv(threads.WORKERS_ENV, "many")
+    with pytest.raises(ValueError, match=threads.WORKERS_ENV):
+        threads.encode_workers(10)
 
 
 def test_automatic_workers_stay_within_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(tokmod.WORKERS_ENV, raising=False)
-    monkeypatch.setattr(tokmod, "_usable_cores", lambda: 1)
-    monkeypatch.setattr(tokmod.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert tokmod.encode_workers(10**7) == 1  # one core: no threads
-    monkeypatch.setattr(tokmod, "_usable_cores", lambda: 8)
-    assert tokmod.encode_workers(10**7) == 4  # idle machine: capped at 4
-    monkeypatch.setattr(tokmod.os, "getloadavg", lambda: (9.0, 9.0, 9.0))
-    assert tokmod.encode_workers(10**7) == 1  # busy machine
+    monkeypatch.delenv(threads.WORKERS_ENV, raising=False)
+    monkeypatch.setattr(threads, "_usable_cores", lambda: 1)
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert threads.encode_workers(10**7) == 1  # one core: no threads
+    monkeypatch.setattr(threads, "_usable_cores", lambda: 8)
+    assert threads.encode_workers(10**7) == 4  # idle machine: capped at 4
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (9.0, 9.0, 9.0))
+    assert threads.encode_workers(10**7) == 1  # busy machine
 
 
 @settings(max_examples=300, deadline=None)
