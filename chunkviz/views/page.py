@@ -4,9 +4,10 @@
 One renderer everywhere: the columns are :func:`chunkviz.render.render_html` output, the payload is
 :func:`chunkviz.views.docview.view_payload` (every page: there is no server to page from), the
 stylesheet is the app's (render.py's rules, then ``docview.css``) and the behaviour is
-``chunkviz/ui/docview*.js`` itself, unchanged (:func:`docview_js` joins its files): :func:`view_script` turns its one ``export default``
-into a constant, puts ``report.js`` (the host Streamlit would be, and the semantic slider) after
-it and wraps both in one function, started on the view's root by its unique id (never
+the app's own script, unchanged: ``chunkviz/ui/docview.js`` and the files before it, joined by
+:func:`docview_js` in :data:`DOCVIEW_FILES` order. :func:`view_script` turns its one ``export
+default`` into a constant, puts ``report.js`` (the host Streamlit would be, and the semantic slider)
+after it and wraps both in one function, started on the view's root by its unique id (never
 ``document.body``: a notebook shows many views in one page, or each in an iframe).
 
 Safety: document text is escaped by render.py exactly as in the app, and every other value by its
