@@ -72,7 +72,8 @@ def test_the_wheel_carries_the_app_its_samples_and_scripts(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("chunkviz/ui/app.py", "chunkviz/cli/launch.py", "chunkviz/ui/docview.js", "chunkviz/ui/docview.css",
                    "chunkviz/ui/tuning.js", "chunkviz/sample_docs/field_station_handbook.md",
-                   "chunkviz/sample_docs/questions/field_station_handbook.jsonl"):  # fmt: skip
+                   "chunkviz/sample_docs/questions/field_station_handbook.jsonl",
+                   *(f"chunkviz/ui/{path.name}" for path in (REPO / "chunkviz" / "ui").glob("docview*.js"))):  # fmt: skip
         assert needed in names, needed
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from chunkviz.core.types import Chunk
 from chunkviz.core.vocabulary import BOUNDARY_LABELS, FLAG_LABELS, REASON_LABELS, Reason
-from chunkviz.ui import docview
+from chunkviz.ui import component, docview
 from chunkviz.ui.docview import (
     AnswerSelection,
     ColumnView,
@@ -21,6 +21,7 @@ from chunkviz.ui.docview import (
     ribbon_cuts,
     view_payload,
 )
+from chunkviz.views.page import DOCVIEW_FILES, docview_js
 
 TEXT = "alpha beta. gamma delta. epsilon"
 
@@ -118,10 +119,31 @@ def test_html_passes_through_and_text_fields_are_not_escaped_twice() -> None:
     assert column["label"] == hostile and column["summary"] == hostile
 
 
+def test_the_view_script_is_files_under_500_lines_joined_in_one_payload() -> None:
+    """docview.js's one class is a chain of classes, a file each (the base first, the entry last): the
+    app's component, the report and the notebook all get the files joined in that one order."""
+    ui = Path(docview.__file__).parent
+    assert sorted(DOCVIEW_FILES) == sorted(path.name for path in ui.glob("docview*.js"))
+    texts = [(ui / name).read_text(encoding="utf-8") for name in DOCVIEW_FILES]
+    assert max(text.count("\n") for text in texts) <= 500
+    assert DOCVIEW_FILES[-1] == "docview.js" and "export default" in texts[-1]
+    assert not [name for name, text in zip(DOCVIEW_FILES[:-1], texts) if re.search(r"^(import|export) ", text, re.M)]
+    classes = [re.findall(r"^class (\w+)(?: extends (\w+))? \{", text, re.M) for text in texts[:-1]]
+    assert [c for (c,) in classes] == [
+        ("DocViewBase", ""),
+        ("DocViewPaging", "DocViewBase"),
+        ("DocViewScroll", "DocViewPaging"),
+        ("DocViewHits", "DocViewScroll"),
+        ("DocView", "DocViewHits"),
+    ]
+    assert docview_js() == "\n".join(texts) == component.component_js("docview")
+    assert max(path.read_text(encoding="utf-8").count("\n") for path in ui.glob("*.js")) <= 600
+
+
 def test_js_sets_inner_html_only_from_render_output() -> None:
-    js = (Path(docview.__file__).parent / "docview.js").read_text(encoding="utf-8")
+    js = docview_js()
     assignments = re.findall(r"(\S+)\.innerHTML\s*=\s*([^;]+);", js)
-    # a one-page column whole, or one page of a long column (chunkviz/drawing/paging.py: pieces of the same HTML)
+    # a one-page column whole, or one page of a long column (chunkviz/paging.py: pieces of the same HTML)
     assert sorted(target for target, _ in assignments) == ["col.box", "page.node", "this.legend"], assignments
     assert all(value.strip() in {"html", 'data.legend || ""'} for _, value in assignments), assignments
     assert "title" not in re.findall(r"setAttribute\(\"(\w+)\"", js)
@@ -219,7 +241,7 @@ def test_answer_from_state() -> None:
 def test_js_draws_badges_without_touching_the_document_text() -> None:
     """The rank badge is a CSS ::before over a data attribute (not text in the DOM, so document
     offsets and copied text stay the document's), and the expected answer is a CSS highlight."""
-    js = (Path(docview.__file__).parent / "docview.js").read_text(encoding="utf-8")
+    js = docview_js()
     css = docview.component_css()
     assert 'setAttribute("data-cvd-badge"' in js and "content: attr(data-cvd-badge)" in css
     assert "CSS.highlights" in js and "::highlight(cvd-ref)" in css

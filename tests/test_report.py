@@ -49,7 +49,8 @@ def payload_of(report: str) -> dict[str, Any]:
 
 
 def test_the_hosted_script_is_docview_js_itself() -> None:
-    docview = (ROOT / "chunkviz" / "ui" / "docview.js").read_text(encoding="utf-8")
+    files = [(ROOT / "chunkviz" / "ui" / name).read_text(encoding="utf-8") for name in page.DOCVIEW_FILES]
+    docview = "\n".join(files)
     script = page.view_script()
     assert docview.replace(page.ENTRY, "const cvdEntry = function (component) {") in script
     assert REPORT_JS.read_text(encoding="utf-8") in script

@@ -24,5 +24,15 @@ def inline_component(name: str, stem: str, html: str | None = None) -> Callable[
     """The mounting command of component ``name`` (registered once per process)."""
     import streamlit as st
 
-    js = (_HERE / f"{stem}.js").read_text(encoding="utf-8")
-    return st.components.v2.component(name, html=html, css=component_css(stem), js=js, isolate_styles=True)
+    return st.components.v2.component(
+        name, html=html, css=component_css(stem), js=component_js(stem), isolate_styles=True
+    )
+
+
+def component_js(stem: str) -> str:
+    """The component's script: ``<stem>.js``, or the document view's files joined in their order."""
+    if stem == "docview":
+        from chunkviz.views.page import docview_js
+
+        return docview_js()
+    return (_HERE / f"{stem}.js").read_text(encoding="utf-8")

@@ -4,9 +4,10 @@
 One renderer everywhere: the columns are :func:`chunkviz.drawing.render.render_html` output, the payload is
 :func:`chunkviz.views.docview.view_payload` (every page: there is no server to page from), the
 stylesheet is the app's (render.py's rules, then ``docview.css``) and the behaviour is
-``chunkviz/ui/docview.js`` itself, unchanged: :func:`view_script` turns its one ``export default``
-into a constant, puts ``report.js`` (the host Streamlit would be, and the semantic slider) after
-it and wraps both in one function, started on the view's root by its unique id (never
+the app's own script, unchanged: ``chunkviz/ui/docview.js`` and the files before it, joined by
+:func:`docview_js` in :data:`DOCVIEW_FILES` order. :func:`view_script` turns its one ``export
+default`` into a constant, puts ``report.js`` (the host Streamlit would be, and the semantic slider)
+after it and wraps both in one function, started on the view's root by its unique id (never
 ``document.body``: a notebook shows many views in one page, or each in an iframe).
 
 Safety: document text is escaped by render.py exactly as in the app, and every other value by its
@@ -44,18 +45,35 @@ _SCRIPT_OPEN = re.compile(r"<script", re.IGNORECASE)
 _UI = Path(__file__).resolve().parent.parent / "ui"
 #: The one line of docview.js that Streamlit's components v2 calls; the hosted script names it instead.
 ENTRY = "export default function (component) {"
+#: The document view's script files in the order the browser runs them: DocViewBase (types, helpers, DOM)
+#: first, then each file whose class extends the one before, then the entry (``ENTRY``, the one export).
+DOCVIEW_FILES = (
+    "docview_base.js",
+    "docview_paging.js",
+    "docview_scroll.js",
+    "docview_hits.js",
+    "docview_selection.js",
+    "docview.js",
+)
 #: Height of the linked document boxes in a report (the app's VIEW_HEIGHT_PX) and in a notebook cell.
 REPORT_HEIGHT_PX = 745
 NOTEBOOK_HEIGHT_PX = 520
 
 
 @lru_cache(maxsize=1)
+def docview_js() -> str:
+    """The document view's script as one payload (the app's component, a report, a notebook cell):
+    ``chunkviz/ui``'s ``DOCVIEW_FILES`` joined in their order."""
+    return "\n".join((_UI / name).read_text(encoding="utf-8") for name in DOCVIEW_FILES)
+
+
+@lru_cache(maxsize=1)
 def view_script() -> str:
     """docview.js and report.js as one classic script defining ``cvdMount`` and ``cvStart`` inside a
     function (call it with the root's id: :func:`start_script`)."""
-    docview = (_UI / "docview.js").read_text(encoding="utf-8")
+    docview = docview_js()
     if docview.count(ENTRY) != 1 or "\nexport " in docview.replace("\n" + ENTRY, "") or "\nimport " in docview:
-        raise RuntimeError(f"docview.js must have exactly one {ENTRY!r} and no other import or export")
+        raise RuntimeError(f"the docview*.js files must have exactly one {ENTRY!r} and no other import or export")
     hosted = docview.replace(ENTRY, "const cvdEntry = function (component) {", 1)
     report = (_UI / "report.js").read_text(encoding="utf-8")
     return f"const cvdMount = (() => {{\n{hosted}\nreturn cvdEntry;\n}})();\n{report}"
