@@ -201,7 +201,8 @@ def test_custom_list_without_character_level_keeps_indivisible_pieces_flagged() 
 
 def test_character_level_on_cjk_without_spaces() -> None:
     chunks = chunk("日本語のテキスト", "recursive", tokenizer="chars", chunk_size=3, overlap=0)
-    assert cuts(chunks) == [(0, 3, "word"), (3, 6, "word"), (6, 8, "document_end")]
+    # a cut between two CJK letters is inside a sentence, not between words (issue 37)
+    assert cuts(chunks) == [(0, 3, "inside_sentence"), (3, 6, "inside_sentence"), (6, 8, "document_end")]
 
 
 def test_single_character_over_the_limit_is_indivisible() -> None:

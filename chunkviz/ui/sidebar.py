@@ -137,7 +137,8 @@ def language_control(document: Document) -> Document:
     """The document's language in the sidebar: detected (with its confidence), or one chosen,
     which the document the views read then has. A new document starts detected again (or in the
     language its shared link gives)."""
-    if st.session_state.get(LANGUAGE_OF) != document.digest:
+    # a run that drew no document drops the widget's key (Streamlit forgets an undrawn widget)
+    if st.session_state.get(LANGUAGE_OF) != document.digest or "language" not in st.session_state:
         st.session_state[LANGUAGE_OF] = document.digest
         st.session_state["language"] = st.session_state.pop(SHARED_LANGUAGE, None) or AUTO
     guess = document.language_guess
