@@ -20,6 +20,7 @@ note and a plain-text reading. Here:
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -230,10 +231,24 @@ def full_parse_blocks(text: str, headings_only: bool) -> list[Any] | None:
 @settings(max_examples=examples(300), **SETTINGS)
 @given(text=markdown_text(60))
 def test_the_block_rules_find_the_blocks_of_the_full_parser(text: str) -> None:
+    """The same blocks and spans; a heading's title is compared with its source, not with the full
+    parser's: the full parser's inline nodes can lack a source map (``# *[**``: the unmatched ``*``
+    has none), so its title can lose a character that the block rules' title (the heading's inline
+    source) keeps."""
     for headings_only in (False, True):
         expected = full_parse_blocks(text, headings_only)
-        if expected is not None:
-            assert markdown_blocks(text, headings_only) == expected
+        if expected is None:
+            continue
+        found = markdown_blocks(text, headings_only)
+        assert [replace(b, title="") for b in found] == [replace(b, title="") for b in expected]
+        for block in found:
+            if block.kind == "heading":
+                assert " ".join(block.title.split()) in " ".join(text[block.start : block.end].split())
+
+
+def test_a_heading_title_keeps_an_unmatched_emphasis_marker() -> None:
+    [heading] = markdown_blocks("# *[**", True)
+    assert (heading.start, heading.end, heading.title) == (0, 6, "*[**")
 
 
 @pytest.mark.parametrize("name", STRATEGIES)
