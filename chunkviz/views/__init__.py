@@ -1,5 +1,5 @@
 """Portable views of a comparison, without Streamlit: the same renderer (render.py's HTML,
-docview.css, docview.js) in a static report file and in a notebook cell.
+docview.css, the docview*.js scripts joined by views/page.py) in a static report file and in a notebook cell.
 
 - :mod:`~chunkviz.views.docview`: the document view's payload (pure; the app's component sends the same);
 - :mod:`~chunkviz.views.build`: columns run and drawn as the app's Compare view draws them;

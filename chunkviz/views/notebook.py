@@ -2,7 +2,7 @@
 app's Compare view inline (Jupyter, JupyterLab, VS Code) through ``_repr_html_``.
 
 The cell's output is :func:`chunkviz.views.page.view_fragment`: the same renderer as the app and the
-report (render.py's HTML, docview.css, docview.js), started on the output's own root by a unique id,
+report (render.py's HTML, docview.css, the docview*.js scripts joined by page.docview_js), started on the output's own root by a unique id,
 so several views in one notebook (or each in its own iframe, as VS Code draws outputs) never meet.
 Hover, linked scrolling, ribbon clicks, click to select and the semantic slider work in the cell;
 :meth:`ChunkView.save` writes the same view as a report file.
