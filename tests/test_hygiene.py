@@ -519,7 +519,8 @@ def test_shingles_need_enough_words() -> None:
 # --------------------------------------------------------------------------- a corpus in batch
 
 
-def test_batch_prints_the_corpus_hygiene(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("fmt", ["jsonl", "llamaindex"])  # JSON lines, and a JSON list read back alike
+def test_batch_prints_the_corpus_hygiene(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
     text = planted_document().text
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -529,7 +530,7 @@ def test_batch_prints_the_corpus_hygiene(tmp_path: Path, capsys: pytest.CaptureF
     config = tmp_path / "chunkviz.json"
     config.write_text(json.dumps({"columns": [{"strategy": "headings", "params": {}}]}), encoding="utf-8")
     argv = ["batch", str(corpus), "--config", str(config), "--out", str(tmp_path / "out"), "--workers", "1", "--quiet"]
-    assert cli.main(argv) == 0
+    assert cli.main([*argv, "--format", fmt]) == 0
     err = capsys.readouterr().err
     lines = err.splitlines()[1:]
     assert lines[:3] == [

@@ -173,10 +173,11 @@ def _records(path: Path, fmt: str) -> Iterator[dict[str, Any]]:
         for batch in pq.ParquetFile(path).iter_batches(columns=["source", "index", "start", "text", "level"]):
             yield from batch.to_pylist()
         return
-    with path.open("r", encoding="utf-8") as handle:
+    with path.open("r", encoding="utf-8") as handle:  # JSON lines, or a JSON list one record a line
         for line in handle:
-            if line.strip():
-                yield json.loads(line)
+            record = line.strip().removesuffix(",")
+            if record not in ("", "[", "]", "[]"):
+                yield json.loads(record)
 
 
 def output_documents(path: Path, fmt: str) -> Iterator[list[dict[str, Any]]]:
