@@ -141,6 +141,59 @@ def test_two_worker_processes_give_the_same_bytes_and_load_once(
     assert summary.chunked == summary.documents and summary.failed == 0
 
 
+@pytest.fixture
+def two_small_documents(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("a.md", "b.md"):
+        (docs / name).write_text(f"# {name}\n\nOne sentence here. Another one there.\n", encoding="utf-8")
+    return docs
+
+
+def test_spawned_workers_do_not_run_the_parents_main_script(
+    two_small_documents: Path, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A main without a guard (or the page Streamlit's AppTest last ran, which it leaves as
+    ``__main__``) would run again in every spawned worker; one that fails there made the pool
+    replace its workers forever (a CI run hung here for 300 s)."""
+    import types
+
+    marker = tmp_path / "main ran in a worker"
+    script = tmp_path / "unguarded_main.py"
+    script.write_text(f"open({str(marker)!r}, 'a').write('ran\\n')\nraise SystemExit('a main that fails')\n")
+    fake_main = types.ModuleType("__main__")
+    fake_main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    summary = run_batch([str(two_small_documents)], config_path, tmp_path / "out.jsonl", workers=2, progress=None)
+    assert (summary.chunked, summary.failed) == (2, 0)
+    assert not marker.exists()
+    assert sys.modules["__main__"] is fake_main  # given back
+
+
+@pytest.mark.timeout(120)
+def test_a_worker_that_cannot_set_up_fails_its_documents_instead_of_hanging(
+    two_small_documents: Path, tmp_path: Path
+) -> None:
+    """A pool whose initializer raises replaces the worker forever; the problem is reported per document."""
+    from chunkviz.cli.batch.engines import run_local
+    from chunkviz.cli.batch.worker import Plan
+
+    plan = Plan(
+        {"version": 1, "columns": [{"strategy": "no such strategy", "params": {}}]}, None, "jsonl", str(tmp_path)
+    )
+    results: list[DocResult] = []
+    sources = [str(p) for p in sorted(two_small_documents.iterdir())]
+    run_local(sources, plan, {}, 2, results.append)
+    assert sorted(r.source for r in results) == sources
+    for result in results:
+        assert result.status == "failed"
+        assert (
+            result.error is not None
+            and "could not set up its chunker" in result.error
+            and "no such strategy" in result.error
+        )
+
+
 def test_a_rerun_chunks_nothing_again(corpus: Path, config_path: Path, reference: bytes, tmp_path: Path) -> None:
     out = tmp_path / "chunks.jsonl"
     first = run_batch([str(corpus)], config_path, out, progress=None)

@@ -12,7 +12,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import threading
+import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
@@ -34,12 +36,19 @@ class EngineUnavailable(ChunkvizError, ValueError):
 # --------------------------------------------------------------------------- local
 
 _WORKER: DocumentChunker | None = None
+_WORKER_PROBLEM: str | None = None  # why this worker's chunker could not be built
 
 
 def _start_worker(plan: Plan, done: Mapping[str, int]) -> None:
-    global _WORKER
+    """The pool's initializer. It never raises: a pool whose initializer raises starts a new
+    worker for the dead one, forever, and the run would hang; the problem is kept instead and
+    every document this worker takes reports it."""
+    global _WORKER, _WORKER_PROBLEM
     _leave_interrupts_to_the_parent()
-    _WORKER = DocumentChunker(plan, done)
+    try:
+        _WORKER = DocumentChunker(plan, done)
+    except Exception as exc:  # noqa: BLE001 - reported per document, see the docstring
+        _WORKER_PROBLEM = f"the worker process could not set up its chunker: {type(exc).__name__}: {exc}"
 
 
 def _leave_interrupts_to_the_parent() -> None:
@@ -85,8 +94,34 @@ def _workers_start_deaf_to_interrupts() -> Iterator[Callable[[], None]]:
 
 
 def _process_in_worker(source: str) -> DocResult:
-    assert _WORKER is not None, "the pool's initializer builds the chunker"
+    if _WORKER is None:
+        return DocResult(
+            source, "failed", error=_WORKER_PROBLEM or "the worker process has no chunker", worker=os.getpid()
+        )
     return _WORKER.process_path(source)
+
+
+_MAIN_SWAP = threading.Lock()
+
+
+@contextmanager
+def _children_skip_the_main_module() -> Iterator[None]:
+    """While the pool starts its processes, ``__main__`` is a bare module, so a spawned worker
+    does not run the parent's main script again (it needs nothing from it: the worker's
+    functions and the plan live in chunkviz). Whatever the caller's main is -- a script
+    without an ``if __name__ == "__main__"`` guard, or the page Streamlit last ran, which it
+    leaves installed as ``__main__`` -- it would otherwise run once per worker, slowly, and a
+    main that fails in a worker makes the pool replace that worker forever."""
+    with _MAIN_SWAP:
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            if main is None:
+                sys.modules.pop("__main__", None)
+            else:
+                sys.modules["__main__"] = main
 
 
 def run_local(sources: Sequence[str], plan: Plan, done: Mapping[str, int], workers: int, on_result: OnResult) -> None:
@@ -100,7 +135,8 @@ def run_local(sources: Sequence[str], plan: Plan, done: Mapping[str, int], worke
     context = multiprocessing.get_context("spawn")
     chunksize = max(1, min(8, len(sources) // (workers * 16)))
     with _workers_start_deaf_to_interrupts() as release:
-        pool = context.Pool(min(workers, len(sources)), initializer=_start_worker, initargs=(plan, dict(done)))
+        with _children_skip_the_main_module():  # the pool starts all its processes here
+            pool = context.Pool(min(workers, len(sources)), initializer=_start_worker, initargs=(plan, dict(done)))
         with pool:  # leaving it, Ctrl-C included, terminates the workers
             release()
             for result in pool.imap_unordered(_process_in_worker, sources, chunksize=chunksize):
