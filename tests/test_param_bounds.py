@@ -6,9 +6,8 @@ The cases come from what the strategies declare (tests/support/bounds.py: each b
 alone at its minimum and at its maximum, and the corners of the size and overlap parameters together,
 e.g. ``cluster`` at ``max_tokens=100000 min_tokens=1``, which took 3.5 GB on the 7.5 kB NDA); they run
 in a child process whose data segment is limited to 2 GB, with a timeout that only a blowup reaches
-(a run of all cases takes seconds). Our strategies that embed use the stand-in model (their
-algorithm's memory is the point); the peers' semantic chunkers load the offline model themselves and
-read the NDA's cover page (1.8 kB), the others the NDA.
+(a run of all cases takes seconds). Every strategy that embeds, the peers' semantic chunkers
+included, uses the stand-in model (their algorithm's memory is the point, not the vectors), on the NDA.
 """
 
 from __future__ import annotations
@@ -21,20 +20,15 @@ import chunkviz
 from chunkviz.strategies.peers import is_peer
 
 NDA = REALDOCS / "common_paper_mutual_nda_v1.md"
-COVER_PAGE = REALDOCS / "common_paper_mutual_nda_v1_coverpage.md"
 #: Seconds the child may take for all its cases: far above a normal run, reached only by a blowup.
 TIMEOUT_S = 600
-#: The peers that embed every sentence window with the real model (the short document keeps them quick).
-SEMANTIC_PEERS = {"langchain_semantic", "chonkie_semantic"}
 
-pytestmark = pytest.mark.skipif(
-    not (NDA.is_file() and COVER_PAGE.is_file()), reason=f"the NDA is not in the shared folder ({REALDOCS})"
-)
+pytestmark = pytest.mark.skipif(not NDA.is_file(), reason=f"the NDA is not in the shared folder ({REALDOCS})")
 
 
 def sweep(names: set[str]) -> None:
     strategies = [s for s in chunkviz.strategies() if s["name"] in names]
-    cases = [(name, params, COVER_PAGE if name in SEMANTIC_PEERS else NDA) for name, params in bound_cases(strategies)]
+    cases = [(name, params, NDA) for name, params in bound_cases(strategies)]
     outcomes = run_cases(cases, TIMEOUT_S)
     bad = [str(o) for o in outcomes if o.kind not in GOOD]
     assert not bad, "\n".join(bad)

@@ -49,18 +49,15 @@ from chunkviz.text.tokenizers import get_tokenizer
 
 SAMPLE_DOCS = Path(__file__).resolve().parent.parent / "chunkviz/sample_docs"
 SEMANTIC_PEERS = {"langchain_semantic", "chonkie_semantic"}
-#: The peers' semantic chunkers embed every sentence window themselves (Chonkie: 20-40 s for 5-16 kB on
-#: this machine under load): here on documents up to this size; bench/bench_peers.py --semantic runs
-#: them on every document.
-SEMANTIC_PEER_MAX_BYTES = 10_000
 
 
-def skip_a_long_semantic_run(name: str, path: Path) -> None:
-    if name in SEMANTIC_PEERS and path.stat().st_size > SEMANTIC_PEER_MAX_BYTES:
-        pytest.skip(
-            f"a semantic peer over a document over {SEMANTIC_PEER_MAX_BYTES:,} bytes: covered by "
-            "bench/bench_peers.py --semantic"
-        )
+def embed_cheaply_if_semantic(name: str, request: pytest.FixtureRequest) -> None:
+    """What a peer column draws does not depend on the vectors: the peers' semantic chunkers embed
+    every sentence window themselves (Chonkie: 20-40 s for 5-16 kB with the real model on this
+    machine under load), so these tests give them the stand-in embedder, on every document;
+    :func:`test_semantic_peers_with_the_real_model` runs them with the real one."""
+    if name in SEMANTIC_PEERS:
+        request.getfixturevalue("stand_in_peer_embeddings")
 
 
 FORMATS = {".md": "markdown", ".py": "python", ".rst": "rst"}
@@ -343,8 +340,8 @@ def test_a_semantic_peer_rerun_with_other_parameters_embeds_nothing_again(
 
 @pytest.mark.parametrize("name", ALL_PEERS)
 @pytest.mark.parametrize("path", sample_paths(), ids=lambda p: p.name)
-def test_peer_on_sample_docs(name: str, path: Path, semantic_cache_dir: Any) -> None:
-    skip_a_long_semantic_run(name, path)
+def test_peer_on_sample_docs(name: str, path: Path, semantic_cache_dir: Any, request: pytest.FixtureRequest) -> None:
+    embed_cheaply_if_semantic(name, request)
     document = document_of(path)
     chunks = chunkviz.chunk(document, name)
     check_drawn(document.text, chunks)
@@ -353,14 +350,29 @@ def test_peer_on_sample_docs(name: str, path: Path, semantic_cache_dir: Any) -> 
     assert run.chunks == tuple(chunks) and run.cpu_seconds >= 0 and run.audit.chunks == len(chunks)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [p for p in ALL_PEERS if p.values[0] in SEMANTIC_PEERS])
+@pytest.mark.parametrize("sample", ["topic_shifts.txt", "magazine_ar.txt"])
+def test_semantic_peers_with_the_real_model(name: str, sample: str, semantic_cache_dir: Any) -> None:
+    """The semantic peers with the offline MiniLM they use in the app: exact spans, and their
+    cuts fall between sentences (the topic document's shifts are visible to any real model)."""
+    from chunkviz.strategies.peers import RUNS
+
+    RUNS.clear()  # a stand-in's run of the same document is not this one
+    document = document_of(SAMPLE_DOCS / sample)
+    run = run_peer(document, name)
+    check_drawn(document.text, run.chunks)
+    assert len(run.chunks) > 1, "a real model finds at least one breakpoint in a document of several topics"
+
+
 REALDOC_PATHS = realdoc_paths()
 
 
 @pytest.mark.skipif(not REALDOC_PATHS, reason=f"shared realdocs not found at {REALDOCS} (set CHUNKVIZ_SHARED)")
 @pytest.mark.parametrize("name", ALL_PEERS)
 @pytest.mark.parametrize("path", REALDOC_PATHS, ids=lambda p: p.name)
-def test_peer_on_real_documents(name: str, path: Path, semantic_cache_dir: Any) -> None:
-    skip_a_long_semantic_run(name, path)
+def test_peer_on_real_documents(name: str, path: Path, semantic_cache_dir: Any, request: pytest.FixtureRequest) -> None:
+    embed_cheaply_if_semantic(name, request)
     document = document_of(path)
     run = run_peer(document, name)
     check_drawn(document.text, run.chunks)

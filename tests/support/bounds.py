@@ -114,16 +114,25 @@ def child() -> None:  # pragma: no cover - runs in the child process
     import chunkviz.semantic.embeddings as embeddings
     from chunkviz import chunk
     from chunkviz.core.errors import ChunkvizError
-    from chunkviz.strategies.peers import is_peer
+    from chunkviz.strategies.peers import adapters, is_peer, runners
     from chunkviz.text.tokenizers import get_tokenizer
     from support.chunking import assert_valid_chunking
     from support.paths import read_realdoc
-    from support.semantic import FAKE_MODEL, MINILM_LIMIT, HashedBagOfWords, embedding_strategies
+    from support.semantic import (
+        FAKE_MODEL,
+        MINILM_LIMIT,
+        HashedBagOfWords,
+        embedding_strategies,
+        hashed_chonkie_embeddings,
+    )
 
     request = json.loads(sys.stdin.read())
     fake = HashedBagOfWords(FAKE_MODEL, None, get_tokenizer("minilm"), MINILM_LIMIT)
     real = embeddings.load_model
     embeddings.load_model = lambda name=embeddings.DEFAULT_MODEL: fake if name == FAKE_MODEL else real(name)
+    # the peers' semantic chunkers too: their algorithm's memory at the bounds is the point, not the vectors
+    runners.langchain_embeddings = lambda: adapters.langchain_embeddings(FAKE_MODEL)  # type: ignore[assignment]  # a stand-in in the child only
+    runners.chonkie_embeddings = hashed_chonkie_embeddings  # type: ignore[assignment]  # a stand-in in the child only
     stand_in = embedding_strategies()
     for name, params, document in request:
         started = time.perf_counter()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -149,3 +150,45 @@ def check_semantic_chunks(text: str, result, max_tokens: int, min_tokens: int = 
     assert set(result.size_splits) <= boundaries, "a reported size split is a real cut"
     if min_tokens == 0:
         assert boundaries == set(result.threshold.breakpoints) | set(result.size_splits)
+
+
+def hashed_chonkie_embeddings() -> object:
+    """The stand-in as Chonkie's embeddings (Chonkie's own wrapper takes only a real
+    ``SentenceTransformer``); token counts are the MiniLM tokenizer's, as with the real model."""
+    from chonkie.embeddings import BaseEmbeddings
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from chunkviz.text.tokenizers import minilm_tokenizer_file
+
+    bag = HashedBagOfWords(FAKE_MODEL, None, get_tokenizer("minilm"), MINILM_LIMIT)
+
+    class HashedChonkieEmbeddings(BaseEmbeddings):
+        def embed(self, text: str) -> np.ndarray:
+            return bag.encode([text])[0]
+
+        def embed_batch(self, texts: list[str]) -> list[np.ndarray]:
+            return list(bag.encode(list(texts)))
+
+        @property
+        def dimension(self) -> int:
+            return 256
+
+        def get_tokenizer(self) -> HFTokenizer:
+            return HFTokenizer.from_file(str(minilm_tokenizer_file()))
+
+    return HashedChonkieEmbeddings()
+
+
+@pytest.fixture
+def stand_in_peer_embeddings(fake_model: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The peers' semantic chunkers (LangChain's, Chonkie's) embed with the stand-in, for tests of
+    what a peer column draws, where the vectors do not matter (the real model's runs:
+    ``test_semantic_peers_with_the_real_model``). Peer runs are cached in memory without the
+    model in their key, so the cache is emptied before and after."""
+    from chunkviz.strategies.peers import RUNS, adapters, runners
+
+    monkeypatch.setattr(runners, "langchain_embeddings", lambda: adapters.langchain_embeddings(fake_model))
+    monkeypatch.setattr(runners, "chonkie_embeddings", hashed_chonkie_embeddings)
+    RUNS.clear()
+    yield fake_model
+    RUNS.clear()
