@@ -844,7 +844,8 @@ def widget_value_of_default(info: ParamInfo) -> Any:
 
 #: Strategies that embed the document: chunkviz's (declared: support.semantic.embedding_strategies) and
 #: the peers' semantic chunkers.
-MODEL_STRATEGIES = embedding_strategies() | {"langchain_semantic", "chonkie_semantic"}
+EMBEDDING_STRATEGIES = embedding_strategies()
+MODEL_STRATEGIES = EMBEDDING_STRATEGIES | {"langchain_semantic", "chonkie_semantic"}
 #: A sample a fifth of the default one's size, for the strategies that embed (the wiring is the same on
 #: any document; the real model reads it: 16 kB took ~30 s of embedding on this machine, 3 kB a fifth).
 SHORT_SAMPLE = "topic_shifts.txt"
@@ -943,16 +944,30 @@ PARAM_CASES = [
 ]
 
 
+def embed_with_the_stand_in(strategy: str, param: str, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The column of a strategy that embeds embeds with the stand-in (tests/support/semantic.py):
+    what a parameter's widget does to the column does not depend on the vectors, and the real
+    model's runs of every sentence window cost seconds each. Returns the parameters to set (ours:
+    the model; a peer's semantic chunker embeds with the stand-in without a parameter)."""
+    if strategy in EMBEDDING_STRATEGIES and param != "model":
+        return {"model": request.getfixturevalue("fake_model")}
+    if strategy in MODEL_STRATEGIES - EMBEDDING_STRATEGIES:
+        request.getfixturevalue("stand_in_peer_embeddings")
+    return {}
+
+
 @pytest.mark.parametrize(("strategy", "param"), PARAM_CASES)
-def test_every_param_widget(strategy: str, param: str) -> None:
+def test_every_param_widget(strategy: str, param: str, request: pytest.FixtureRequest) -> None:
     """Set one parameter to a non-default value: the column shows what the engine gives."""
     text = sample_text(PARAM_DOC)
     info = next(p for p in get_strategy(strategy).params_info() if p.name == param)
     at = new_app({"doc": PARAM_DOC})
     assert widget(at, "sample").value == PARAM_DOC
+    params: dict[str, Any] = embed_with_the_stand_in(strategy, param, request)
     set_widget(at, "col0.strategy", strategy)
+    for name, value in params.items():
+        set_widget(at, f"col0.{strategy}.{name}", value)
     before = chunk_views(at)[0].spans
-    params: dict[str, Any] = {}
     # a parameter that only matters under another parameter's value: set that one first
     for other, allowed in (info.applies_when or {}).items():
         if defaults_of(strategy)[other] not in allowed:
