@@ -21,7 +21,7 @@ from chunkviz.semantic import semantic_chunking
 from chunkviz.views.build import build_view
 from chunkviz.views.page import write_report
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("semantic_cache_dir")]
+pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "chunkviz" / "sample_docs" / "field_station_handbook.md"

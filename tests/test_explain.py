@@ -18,8 +18,6 @@ from chunkviz.semantic import SemanticExplanation, compute_threshold, semantic_c
 from chunkviz.strategies import get_strategy
 from chunkviz.text.tokenizers import get_tokenizer
 
-pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
-
 
 def test_explanation_is_abstract() -> None:
     with pytest.raises(TypeError):

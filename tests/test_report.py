@@ -29,8 +29,6 @@ from chunkviz.views import page
 from chunkviz.views.build import build_view, view_from_chunks
 from chunkviz.views.semantic import semantic_view_data
 
-pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
-
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "chunkviz" / "sample_docs" / "field_station_handbook.md"
 REPORT_JS = ROOT / "chunkviz" / "ui" / "report.js"

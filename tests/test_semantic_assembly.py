@@ -31,8 +31,6 @@ from chunkviz.core.vocabulary import Meta
 from chunkviz.semantic import DEFAULT_MODEL, semantic_chunking
 from chunkviz.semantic.assembly import _merge_small
 
-pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
-
 
 def test_topic_document_is_segmented_as_written(topic) -> None:
     sentences = topic.analysis.sentences

@@ -14,8 +14,6 @@ from chunkviz.cli import commands as cli
 from chunkviz.document.sentences import get_segmenter
 from chunkviz.semantic import DEFAULT_MODEL
 
-pytestmark = pytest.mark.usefixtures("semantic_cache_dir")
-
 
 # ============================================================================ CLI
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -22,6 +22,9 @@ class Limits:
     #: A chunk whose size (in the tiny rule's unit) is below this is tiny; None: never.
     tiny_tokens: int | None
 
+#: Every flag in its declared order (iterating an Enum class is slow; this runs once per chunk).
+_FLAGS: tuple[Flag, ...] = tuple(Flag)
+
 
 def chunk_diagnostics(
     chunk: Chunk,
@@ -75,6 +78,6 @@ def chunk_diagnostics(
         overlap_prev_tokens=overlap.tokens,
         overlap_prev_sentences=overlap.sentences,
         split_block=split_block.removeprefix("split_") if split_block else None,
-        flags=tuple(flag for flag in Flag if on[flag]),
+        flags=tuple(flag for flag in _FLAGS if on[flag]),
         hygiene=tuple(hygiene),
     )
