@@ -22,6 +22,7 @@ class Limits:
     #: A chunk whose size (in the tiny rule's unit) is below this is tiny; None: never.
     tiny_tokens: int | None
 
+
 #: Every flag in its declared order (iterating an Enum class is slow; this runs once per chunk).
 _FLAGS: tuple[Flag, ...] = tuple(Flag)
 
