@@ -33,13 +33,9 @@ SMALL: dict[str, dict[str, Any]] = {
     "parent_child": {"parent_size": 200, "child_size": 50, "child_overlap": 10},
     "small_to_big": {"max_parent_tokens": 120, "max_child_tokens": 40},
 }
-#: the peers' semantic chunkers embed every sentence window themselves (~40 s each on alice29.txt, 10-40 s
-#: on a 4 kB sample under load): on two samples, prose and Markdown (their cuts are placed and labelled by
-#: the same code on every document)
-SLOW = {"langchain_semantic", "chonkie_semantic"}
-SLOW_SAMPLES = ("topic_shifts.txt", "api_guide.md")
 #: chunkviz's strategies that embed the document (a ``model`` parameter, no language model) embed with
-#: the stand-in (``fake_model``): where a cut falls in the structure does not depend on the vectors
+#: the stand-in (``fake_model``), the peers' semantic chunkers too (``stand_in_peer_embeddings``): where
+#: a cut falls in the structure does not depend on the vectors
 MODEL_STRATEGIES = embedding_strategies()
 
 
@@ -70,16 +66,9 @@ def _check(document: Document, names: list[str], model: str) -> int:
 
 
 @pytest.mark.parametrize("document", documents(include_realdocs=True), ids=lambda d: d.name)
-def test_strategies_agree_on_the_boundary_at_every_shared_cut(document: Document, fake_model: str) -> None:
-    names = [s["name"] for s in chunkviz.strategies() if s["name"] not in SLOW]
-    assert _check(document, names, fake_model) > 0, "no two strategies cut at the same offset: the test checked nothing"
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    "document",
-    [d for d in documents(include_realdocs=False) if Path(d.name).name in SLOW_SAMPLES],
-    ids=lambda d: d.name,
-)
-def test_the_peers_semantic_chunkers_agree_with_the_others(document: Document, fake_model: str) -> None:
-    _check(document, [s["name"] for s in chunkviz.strategies()], fake_model)
+def test_strategies_agree_on_the_boundary_at_every_shared_cut(
+    document: Document, stand_in_peer_embeddings: str
+) -> None:
+    names = [s["name"] for s in chunkviz.strategies()]
+    shared = _check(document, names, stand_in_peer_embeddings)
+    assert shared > 0, "no two strategies cut at the same offset: the test checked nothing"
