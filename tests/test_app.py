@@ -961,12 +961,17 @@ def test_every_param_widget(strategy: str, param: str, request: pytest.FixtureRe
     """Set one parameter to a non-default value: the column shows what the engine gives."""
     text = sample_text(PARAM_DOC)
     info = next(p for p in get_strategy(strategy).params_info() if p.name == param)
-    at = new_app({"doc": PARAM_DOC})
-    assert widget(at, "sample").value == PARAM_DOC
     params: dict[str, Any] = embed_with_the_stand_in(strategy, param, request)
-    set_widget(at, "col0.strategy", strategy)
-    for name, value in params.items():
-        set_widget(at, f"col0.{strategy}.{name}", value)
+    if params:  # the column opens with the stand-in (a share link's query): it never embeds with the real model
+        others = {f"s{i}": name for i, name in enumerate(DEFAULT_COLUMNS) if i}
+        at = new_app(
+            {"doc": PARAM_DOC, "n": str(len(DEFAULT_COLUMNS)), **others, "s0": strategy, "p0": json.dumps(params)}
+        )
+        assert widget(at, f"col0.{strategy}.model").value == params["model"]
+    else:
+        at = new_app({"doc": PARAM_DOC})
+        set_widget(at, "col0.strategy", strategy)
+    assert widget(at, "sample").value == PARAM_DOC
     before = chunk_views(at)[0].spans
     # a parameter that only matters under another parameter's value: set that one first
     for other, allowed in (info.applies_when or {}).items():
