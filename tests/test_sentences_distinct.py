@@ -166,3 +166,12 @@ def test_segmenting_distinct_blocks_gives_every_blocks_starts(blocks: list[str],
         patch.setattr(sentences, "_starts_of_distinct", lambda seg, forms: seg.starts(forms))
         plain = sentence_starts_per_block(text, paragraphs, segmenter)
     assert sentence_starts_per_block(text, paragraphs, segmenter) == plain
+
+
+def test_small_batches_give_the_same_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks are read a batch of about ``BATCH_TOKENS`` tokens at a time; where the batches
+    end changes nothing."""
+    nlp = _senter_nlp()
+    blocks = ["Hello there. It's 3.5 m long.", "x", "Mr. Smith left.\nThen he came back!", "Yes. No. Why?"] * 3
+    monkeypatch.setattr(senter_module, "BATCH_TOKENS", 5)
+    assert senter_starts(nlp, blocks) == _plain_starts(nlp, blocks)

@@ -85,19 +85,22 @@ def senter_scores(nlp: Any, docs: Sequence[Any]) -> list[Any]:
 
 
 def senter_starts(nlp: Any, blocks: list[str]) -> list[list[int]]:
-    """Sentence start offsets of each block, as ``nlp.pipe`` with the senter finds them."""
+    """Sentence start offsets of each block, as ``nlp.pipe`` with the senter finds them (a
+    batch of about :data:`BATCH_TOKENS` tokens at a time: only one batch's docs are kept)."""
     parts = _parts(nlp)
     if parts is None:
         return [[sent.start_char for sent in doc.sents] for doc in nlp.pipe(blocks, batch_size=64)]
     senter = parts[0]
-    docs = [nlp.make_doc(block) for block in blocks]
+    found: list[list[int]] = []
     batch: list[Any] = []
     size = 0
-    for k, doc in enumerate(docs):
+    for k, block in enumerate(blocks):
+        doc = nlp.make_doc(block)
         batch.append(doc)
         size += len(doc)
-        if size >= BATCH_TOKENS or k == len(docs) - 1:
-            if size:
+        if size >= BATCH_TOKENS or k == len(blocks) - 1:
+            if size:  # as the senter's predict: a batch without tokens has no scores to set
                 senter.set_annotations(batch, [scores.argmax(axis=1) for scores in senter_scores(nlp, batch)])
+            found.extend([sent.start_char for sent in doc.sents] for doc in batch)
             batch, size = [], 0
-    return [[sent.start_char for sent in doc.sents] for doc in docs]
+    return found
