@@ -13,7 +13,10 @@ tokenizer takes time growing with the square of such a run. sentencex reads a pa
 windows of about :data:`SENTENCEX_WINDOW` characters (see :func:`_windowed_starts`): its time
 grows with the square of a run of sentences without spaces between them (Chinese, Japanese).
 sentencex returns the sentences' strings; their offsets are found by walking forward through
-the text (:func:`_piece_starts`), never by searching it from the start.
+the text (:func:`_piece_starts`), never by searching it from the start. Blocks whose text repeats
+in one call are segmented once (:func:`_starts_of_distinct`), and spaCy's ``senter`` is run by
+:mod:`chunkviz.document.senter`, which embeds each distinct token once: both give exactly what
+segmenting every block with ``nlp.pipe`` gives.
 """
 
 from __future__ import annotations
