@@ -13,7 +13,10 @@ tokenizer takes time growing with the square of such a run. sentencex reads a pa
 windows of about :data:`SENTENCEX_WINDOW` characters (see :func:`_windowed_starts`): its time
 grows with the square of a run of sentences without spaces between them (Chinese, Japanese).
 sentencex returns the sentences' strings; their offsets are found by walking forward through
-the text (:func:`_piece_starts`), never by searching it from the start.
+the text (:func:`_piece_starts`), never by searching it from the start. Blocks whose text repeats
+in one call are segmented once (:func:`_starts_of_distinct`), and spaCy's ``senter`` is run by
+:mod:`chunkviz.document.senter`, which embeds each distinct token once: both give exactly what
+segmenting every block with ``nlp.pipe`` gives.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from chunkviz.core.errors import missing_extra
+from chunkviz.document.senter import senter_starts
 
 _REGEX_SENTENCE_END = re.compile(
     r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)"  # Latin, Cyrillic, Greek ... full stops: a space after them
@@ -41,6 +45,7 @@ _MAX_BLOCK = 500_000
 MAX_TOKEN_CHARS = 32
 _LONG_TOKEN = re.compile(r"\S{%d,}" % (MAX_TOKEN_CHARS + 1))
 _REPEATED_RUN = re.compile(r"(\S)\1{%d,}" % MAX_TOKEN_CHARS)
+_CRLF = re.compile("\r\n")
 
 
 #: The language of spaCy's pipelines (every other language is segmented by sentencex).
@@ -81,7 +86,7 @@ def _spacy_segmenter(model: str) -> Segmenter | None:
     if "senter" not in nlp.pipe_names:
         return None
     nlp.max_length = max(nlp.max_length, _MAX_BLOCK + 1)
-    return Segmenter(f"{model} (senter)", functools.partial(_spacy_starts, nlp))
+    return Segmenter(f"{model} (senter)", functools.partial(senter_starts, nlp))
 
 
 def _sentencizer_segmenter() -> Segmenter | None:
@@ -289,8 +294,13 @@ def _lf_form(block: str) -> tuple[str, list[int] | None]:
     character of that form (``None`` when the block has no CR)."""
     if "\r" not in block:
         return block, None
-    origin = [i for i, ch in enumerate(block) if not (ch == "\r" and block[i + 1 : i + 2] == "\n")]
-    return "".join("\n" if block[i] == "\r" else block[i] for i in origin), origin
+    origin: list[int] = []
+    done = 0
+    for match in _CRLF.finditer(block):  # each CR of a CRLF is left out, the text around it kept
+        origin.extend(range(done, match.start()))
+        done = match.end() - 1
+    origin.extend(range(done, len(block)))
+    return block.replace("\r\n", "\n").replace("\r", "\n"), origin
 
 
 class _Reshaped:
@@ -368,7 +378,9 @@ def _segmenter_form(block: str) -> tuple[str, list[_Reshaped]]:
     :data:`MAX_TOKEN_CHARS`, no run of non-space characters longer than that either; and the
     steps back to ``block`` (last step first)."""
     steps: list[_Reshaped] = []
-    if len(block) > MAX_TOKEN_CHARS:
+    # a run of one character over the limit is a long run of non-space characters too: a block
+    # without any (most) needs neither step
+    if len(block) > MAX_TOKEN_CHARS and _LONG_TOKEN.search(block) is not None:
         for reshape in (_without_long_runs, _with_bounded_tokens):
             shaped = reshape(steps[-1].text if steps else block)
             if shaped is not None:
@@ -385,6 +397,21 @@ def _block_offset(offset: int, steps: list[_Reshaped]) -> int | None:
             return None
         pos = step.origin(pos)
     return pos
+
+
+def _starts_of_distinct(segmenter: Segmenter, forms: list[str]) -> list[list[int]]:
+    """``segmenter.starts(forms)``, each distinct form segmented once: a block is segmented on
+    its own, so its starts depend on its text alone, and a repeated paragraph (a crawl's
+    boilerplate, a document that holds itself twice) costs a lookup.
+    ``tests/test_sentences_distinct.py`` checks that the result is the same as segmenting every
+    block."""
+    index: dict[str, int] = {}
+    for form in forms:
+        index.setdefault(form, len(index))
+    if len(index) == len(forms):
+        return segmenter.starts(forms)
+    found = segmenter.starts(list(index))
+    return [found[index[form]] for form in forms]
 
 
 def sentence_starts(text: str, paragraphs: Sequence[tuple[int, int]], segmenter: Segmenter | None = None) -> list[int]:
@@ -408,7 +435,7 @@ def sentence_starts_per_block(
     # sees long runs of non-space characters in bounded pieces (_segmenter_form)
     forms = [_lf_form(_without_surrogates(text[s:e])) for s, e in blocks]
     bounded = [(lf, []) if segmenter.linear else _segmenter_form(lf) for lf, _ in forms]
-    per_block = segmenter.starts([form for form, _ in bounded])
+    per_block = _starts_of_distinct(segmenter, [form for form, _ in bounded])
     result = []
     for (block_start, block_end), offsets, (_, origin), (_, steps) in zip(blocks, per_block, forms, bounded):
         found: list[int] = []
