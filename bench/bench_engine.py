@@ -4,8 +4,8 @@
     .venv/bin/python bench/bench_engine.py [--quick] [--rounds N] [--corpora once,twice,copies,generated]
                                            [--rows recursive,chonkie,...] [--json PATH]
 
-Everything runs on one core (the script pins itself to core 0 with ``sched_setaffinity``, what
-``taskset -c 0`` does). Times are this process's CPU time (what the other processes of a shared
+Everything runs on one core (the script pins itself to the lowest core it may use with
+``sched_setaffinity``: core 0, or the one ``taskset -c N`` gave it). Times are this process's CPU time (what the other processes of a shared
 machine take is not counted) and wall time; both are printed, CPU time is the one the ratios use.
 
 Corpora (each a list of texts; a row's time on a corpus is the sum over its texts, one call each):
@@ -524,9 +524,10 @@ def peer_rows(enc: Any) -> tuple[list[Row], list[str]]:  # noqa: C901 - one bloc
 
 
 def pin_to_one_core() -> None:
-    """Run on core 0 alone (what ``taskset -c 0`` does), when the machine lets us."""
+    """Run on one core alone: the lowest of the cores this process may use (so ``taskset -c 1``
+    keeps core 1; without it, core 0), when the machine lets us."""
     try:
-        os.sched_setaffinity(0, {0})
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     except (AttributeError, OSError) as exc:  # pragma: no cover - not on every platform
         print(f"  (could not pin to one core: {exc}; times include other cores' work)")
 
