@@ -1,7 +1,7 @@
 """``chunkviz tune``: search strategies × sizes × overlaps × retrievers for the best configuration.
 
     chunkviz tune CORPUS... --questions FILE [--strategies A,B] [--retrievers dense,hybrid] [--budget N]
-        [--sizes 64,128,256,512] [--k 5] [--maximise iou] [--subject-to recall>=0.8] [-o chunkviz.json]
+        [--sizes 64,128,256,512] [--separators default,chroma] [--keep-separator start,end] [--k 5] [--maximise iou] [--subject-to recall>=0.8] [-o chunkviz.json]
         [--plot frontier.html] [--json study.json]
 
 Progress (what is left, an ETA) goes to stderr; the frontier tables, the chosen configuration
@@ -49,6 +49,7 @@ from chunkviz.evaluation.tune import (
 )
 from chunkviz.evaluation.tunespace import DEFAULT_ALPHAS, DEFAULT_FUSIONS
 from chunkviz.semantic.embeddings import MODEL_HELP
+from chunkviz.splitting import PRESETS
 from chunkviz.text.printable import visible_name
 from chunkviz.text.tokenizers import DEFAULT_TOKENIZER, tokenizer_names
 
@@ -114,6 +115,18 @@ def add_tune_parser(commands: Any) -> None:
         metavar="S,S,...",
         help=f"the coarse grid's sizes, in each strategy's size unit (default {','.join(map(str, DEFAULT_SIZES))})",
     )
+    p.add_argument(
+        "--separators",
+        metavar="P,P,...",
+        help=f"also search these separator presets ({', '.join(PRESETS)}) on the strategies that declare separators "
+        "tunable (recursive, recursive_langchain; default: each strategy's own)",
+    )
+    p.add_argument(
+        "--keep-separator",
+        metavar="start,end",
+        help="also search where a split keeps its separator, on the strategies that declare it tunable "
+        "(recursive_langchain; default: its own, start)",
+    )
     p.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
     p.add_argument(
         "--tokenizer",
@@ -171,7 +184,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from chunkviz.document.read import read_path
     from chunkviz.evaluation.published import MINILM_ROWS, is_chroma
     from chunkviz.evaluation.questions import load_questions
-    from chunkviz.evaluation.tune import check_sizes, check_strategy, tune
+    from chunkviz.evaluation.tune import check_axes, check_sizes, check_strategy, tune
     from chunkviz.text.tokenizers import get_tokenizer
 
     # every setting is checked before anything is read or embedded
@@ -186,6 +199,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         check_sizes(strategies, sizes)
     except TuneError as exc:
         raise TuneError(f"--sizes {args.sizes!r}: {exc}") from None
+    axes = check_axes(strategies, _axes(args))
     get_tokenizer(args.tokenizer)
     minimise = args.minimise is not None
     objective = metric_name(args.minimise or args.maximise or "iou")
@@ -220,6 +234,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
             budget=args.budget,
             k=args.k,
             sizes=sizes,
+            axes=axes,
             tokenizer=args.tokenizer,
             constraints=constraints,
             model=args.model,
@@ -256,6 +271,15 @@ def cmd_tune(args: argparse.Namespace) -> int:
     _save(chosen, args.output, args.model)
     print(f"configuration written to {visible_name(args.output)}")
     return EXIT_OK
+
+
+def _axes(args: argparse.Namespace) -> dict[str, list[str]]:
+    """The tunable parameters' values of ``--separators`` and ``--keep-separator`` (those given)."""
+    flags = {
+        "separators": ("--separators", args.separators),
+        "keep_separator": ("--keep-separator", args.keep_separator),
+    }
+    return {name: _list(text, flag) for name, (flag, text) in flags.items() if text is not None}
 
 
 def _retrieval_grid(args: argparse.Namespace) -> RetrievalGrid:
@@ -321,6 +345,8 @@ def _report(args: argparse.Namespace, study: Study, n_questions: int, n_document
     )
     print(f"method: {METHOD}")
     print(f"retrieval searched: {'; '.join(study.retrieval)}")
+    if study.axes:
+        print(f"parameters searched: {'; '.join(study.axes)}")
     for label, why in study.skipped:
         print(f"skipped {label}: {why}")
     for retriever in study.retrievers:

@@ -246,6 +246,8 @@ class Study:
     method: str = METHOD
     #: the retrieval axes searched (:meth:`RetrievalGrid.axes`)
     retrieval: tuple[str, ...] = ()
+    #: the tunable parameters searched, ``"separators: default, chroma"`` (:func:`~chunkviz.evaluation.tunespace.check_axes`)
+    axes: tuple[str, ...] = ()
 
     def frontier(self, x: str = "iou", y: str = "recall", retriever: str | None = None) -> list[Point]:
         """The Pareto frontier of ``y`` against ``x`` (of one retriever's points, or all)."""
@@ -260,6 +262,7 @@ class Study:
             "k": self.k,
             "retrievers": list(self.retrievers),
             "retrieval": list(self.retrieval),
+            "axes": list(self.axes),
             "strategies": list(self.strategies),
             "seconds": self.seconds,
             "points": [p.to_dict() for p in self.points],

@@ -1,4 +1,5 @@
-"""Find the best configuration: a bounded search over strategies × sizes × overlaps × retrievers.
+"""Find the best configuration: a bounded search over strategies × sizes × overlaps × tunable
+parameters × retrievers.
 
 **Method: a coarse grid, then refinement around the frontier.** Embedding a chunking's whole
 corpus is what costs (every chunk of every document, whatever the number of questions), so the
@@ -8,14 +9,15 @@ in one :func:`~chunkviz.evaluation.evaluate.evaluate` call (embeddings are cache
 chunking tried again, or a size whose chunks another size shares, costs nothing twice).
 
 1. *Coarse grid*: each strategy at each of ``sizes`` (its size parameter, kept within the
-   parameter's declared range), no overlap. When the grid is larger than two thirds of the
+   parameter's declared range) with each combination of the ``axes`` values it declares tunable
+   (e.g. ``recursive_langchain``'s separators and keep_separator), no overlap. When the grid is larger than two thirds of the
    budget, the sizes are taken middle-out and the strategies in turn, so a small budget still
    spans the range.
 2. *Refinement*: the chunkings of the points on either frontier (recall against IoU, recall
    against tokens retrieved per question; any retriever) propose their neighbours: the
    geometric midpoint between their size and the next size tried on each side (or a step past
    the end of the range tried), and the same size with an overlap (an eighth of the size, or
-   one sentence). With a constraint, the frontier points closest to its boundary go first.
+   one sentence), both with the same tunable values. With a constraint, the frontier points closest to its boundary go first.
    Rounds repeat until the budget is spent or no neighbour is new.
 
 The Pareto frontier (:func:`pareto`) keeps the points no other point beats on both axes; the
@@ -69,6 +71,7 @@ from chunkviz.evaluation.tunespace import (
     MIN_REFINED_SIZE,
     Chunking,
     RetrievalGrid,
+    check_axes,
     check_sizes,
     check_strategy,
     chunking,
@@ -179,6 +182,7 @@ def tune(
     budget: int = DEFAULT_BUDGET,
     k: int = 5,
     sizes: Sequence[int] = DEFAULT_SIZES,
+    axes: Mapping[str, Sequence[Any]] | None = None,
     tokenizer: str = DEFAULT_TOKENIZER,
     constraints: Sequence[Constraint] = (),
     model: str | None = None,
@@ -187,7 +191,9 @@ def tune(
     evaluator: Callable[..., list[Result]] = evaluate,
 ) -> Study:
     """Search strategies × sizes × overlaps × retrievers on ``corpus`` and ``questions`` (see the
-    module's method), embedding at most ``budget`` chunkings. ``constraints`` steer the
+    module's method), embedding at most ``budget`` chunkings. ``axes`` maps a tunable parameter
+    (``separators``, ``keep_separator``) to the values to search (:func:`check_axes`); a strategy
+    that does not declare one keeps its default. ``constraints`` steer the
     refinement towards their boundary. ``encode`` replaces the embedding model (tests);
     ``evaluator`` replaces :func:`evaluate` (tests count its calls)."""
     if budget < 1:
@@ -199,6 +205,7 @@ def tune(
     if not strategies:
         raise TuneError("give at least one strategy to search")
     check_sizes(strategies, sizes)
+    chunking_axes = check_axes(strategies, axes or {})
     documents = {name: as_document(doc) for name, doc in corpus.items()}
     counter = get_tokenizer(tokenizer)
     clock = _Clock(budget, progress)
@@ -228,7 +235,7 @@ def tune(
         tried.append(c)
         points.extend(_point(r, documents, counter, c.round) for r in results)
 
-    space = coarse_grid(strategies, sizes, tokenizer)
+    space = coarse_grid(strategies, sizes, tokenizer, chunking_axes)
     coarse = space if len(space) <= budget else space[: max(1, math.ceil(2 * budget / 3))]
     for c in coarse:
         if len(tried) >= budget:
@@ -257,6 +264,7 @@ def tune(
         time.monotonic() - clock.began,
         tuple(skipped),
         retrieval=tuple(grid.axes()),
+        axes=tuple(f"{name}: {', '.join(map(str, values))}" for name, values in chunking_axes.items()),
     )
 
 
@@ -304,7 +312,7 @@ def tokens_per_question(result: Result, documents: Mapping[str, Document], count
 __all__ = [
     "ALIASES", "DEFAULT_BUDGET", "DEFAULT_SIZES", "DEFAULT_STRATEGIES", "FINISHED", "LOWER_IS_BETTER", "METHOD",
     "METRICS", "MIN_REFINED_SIZE", "PUBLISHED_COLOUR", "RETRIEVER_COLOURS", "TITLES", "Chunking", "Constraint",
-    "Point", "RetrievalGrid", "Study", "TuneError", "TuneProgress", "axis_title", "best", "better", "check_sizes",
+    "Point", "RetrievalGrid", "Study", "TuneError", "TuneProgress", "axis_title", "best", "better", "check_axes", "check_sizes",
     "check_strategy", "chunking", "closest", "coarse_grid", "dominates", "duration", "eval_command",
     "frontier_figure", "frontier_table", "is_fraction", "metric_name", "middle_out", "neighbours", "overlap_of",
     "overlap_step", "parse_constraint", "parse_constraints", "pareto", "round_size", "size_range",

@@ -1,10 +1,12 @@
-"""The search space of ``chunkviz tune``: chunkings (a strategy at a size, with an overlap), the
-coarse grid and the neighbours refinement proposes (:mod:`chunkviz.evaluation.tune`)."""
+"""The search space of ``chunkviz tune``: chunkings (a strategy at a size, with an overlap, and
+the values of the parameters it declares tunable), the coarse grid and the neighbours
+refinement proposes (:mod:`chunkviz.evaluation.tune`)."""
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +23,7 @@ from chunkviz.evaluation.retrievers import (
     check_rerank_candidates,
     check_retriever,
 )
-from chunkviz.strategies.base import get_strategy
+from chunkviz.strategies.base import ParamInfo, get_strategy
 from chunkviz.text.tokenizers import DEFAULT_TOKENIZER
 
 #: The coarse grid's sizes (each strategy's size parameter, in its own unit).
@@ -154,15 +156,20 @@ def check_sizes(strategies: Sequence[str], sizes: Sequence[int]) -> None:
 
 
 def chunking(
-    strategy: str, size: int, overlap: int = 0, tokenizer: str = DEFAULT_TOKENIZER, round: int = 0
+    strategy: str,
+    size: int,
+    overlap: int = 0,
+    tokenizer: str = DEFAULT_TOKENIZER,
+    round: int = 0,
+    setting: Mapping[str, Any] | None = None,
 ) -> Chunking | None:
     """The chunking of ``strategy`` at ``size`` (its size parameter) with ``overlap`` (its
-    overlap parameter, in its unit: tokens, characters or sentences; ignored without one); other
-    parameters that would not fit the size are scaled with it (:func:`fit_to_size`). None when
-    the result does not validate."""
+    overlap parameter, in its unit: tokens, characters or sentences; ignored without one) and the
+    tunable parameters' values of ``setting``; other parameters that would not fit the size are
+    scaled with it (:func:`fit_to_size`). None when the result does not validate."""
     spec = get_strategy(strategy)
     name = swept_param(strategy, "chunk_size")
-    base: dict[str, Any] = {}
+    base: dict[str, Any] = dict(setting or {})
     overlap_info = spec.overlap_param()
     if overlap_info is not None:
         base[overlap_info.name] = overlap
@@ -207,12 +214,23 @@ def middle_out(values: Sequence[int]) -> list[int]:
     return out + [v for v in ordered if v not in out]
 
 
-def coarse_grid(strategies: Sequence[str], sizes: Sequence[int], tokenizer: str = DEFAULT_TOKENIZER) -> list[Chunking]:
-    """Each strategy at each size within its range, no overlap: sizes middle-out, strategies in turn."""
+def coarse_grid(
+    strategies: Sequence[str],
+    sizes: Sequence[int],
+    tokenizer: str = DEFAULT_TOKENIZER,
+    axes: Mapping[str, Sequence[Any]] | None = None,
+) -> list[Chunking]:
+    """Each strategy at each size within its range, with each setting of the ``axes`` it declares
+    tunable (:func:`settings`), no overlap: sizes middle-out, the settings of a size together,
+    strategies in turn."""
     per_strategy: list[list[Chunking]] = []
     for strategy in strategies:
         low, high = size_range(strategy)
-        made = (chunking(strategy, s, 0, tokenizer) for s in middle_out([s for s in sizes if low <= s <= high]))
+        made = (
+            chunking(strategy, s, 0, tokenizer, setting=setting)
+            for s in middle_out([s for s in sizes if low <= s <= high])
+            for setting in settings(strategy, axes or {})
+        )
         per_strategy.append([c for c in made if c is not None])
     grid: list[Chunking] = []
     for position in range(max((len(p) for p in per_strategy), default=0)):
@@ -222,7 +240,8 @@ def coarse_grid(strategies: Sequence[str], sizes: Sequence[int], tokenizer: str 
 
 def neighbours(c: Chunking, tried: Sequence[Chunking], round: int) -> list[Chunking]:
     """The chunkings refinement proposes next to ``c``: midpoint sizes towards the nearest sizes
-    tried for the strategy (a step of √2 past the ends), and ``c`` with an overlap."""
+    tried for the strategy (a step of √2 past the ends), and ``c`` with an overlap; each keeps
+    ``c``'s tunable parameters."""
     low, high = size_range(c.strategy)
     sizes = sorted({t.size for t in tried if t.strategy == c.strategy})
     smaller = [s for s in sizes if s < c.size]
@@ -231,13 +250,14 @@ def neighbours(c: Chunking, tried: Sequence[Chunking], round: int) -> list[Chunk
     above = math.sqrt(c.size * larger[0]) if larger else c.size * math.sqrt(2)
     out: list[Chunking] = []
     overlap = overlap_of(c)
+    setting = setting_of(c)
     for size in (round_size(below), round_size(above)):
         if max(low, MIN_REFINED_SIZE) <= size <= high and size != c.size:
-            made = chunking(c.strategy, size, min(overlap, max(0, size - 1)), c.tokenizer, round)
+            made = chunking(c.strategy, size, min(overlap, max(0, size - 1)), c.tokenizer, round, setting)
             if made is not None:
                 out.append(made)
     if overlap == 0 and (step := overlap_step(c.strategy, c.size)):
-        made = chunking(c.strategy, c.size, step, c.tokenizer, round)
+        made = chunking(c.strategy, c.size, step, c.tokenizer, round, setting)
         if made is not None:
             out.append(made)
     return out
@@ -247,3 +267,57 @@ def round_size(value: float) -> int:
     """A size rounded to a readable number: to 8 from 64 up, to 4 from 16, else to 1."""
     step = 8 if value >= 64 else 4 if value >= 16 else 1
     return max(1, int(round(value / step)) * step)
+
+
+# ----------------------------------------------------------------------------- tunable parameters
+
+
+def tunable_params(strategy: str) -> dict[str, ParamInfo]:
+    """The parameters ``strategy`` declares tunable (``param(..., tunable=True)``), by name."""
+    return {p.name: p for p in get_strategy(strategy).params_info() if p.tunable}
+
+
+def check_axes(strategies: Sequence[str], axes: Mapping[str, Sequence[Any]]) -> dict[str, tuple[Any, ...]]:
+    """``axes`` (a tunable parameter's name -> the values to search) checked against the
+    strategies searched: each name declared tunable by at least one of them, each value a name
+    (a choice or a preset, so the saved configuration names it) that every one of them accepts.
+    Duplicates are dropped; a TuneError says what to change."""
+    checked: dict[str, tuple[Any, ...]] = {}
+    for name, values in axes.items():
+        declaring = [s for s in strategies if name in tunable_params(s)]
+        if not declaring:
+            offered = sorted({p for s in strategies for p in tunable_params(s)})
+            hint = f"they declare {', '.join(offered)}" if offered else "they declare no tunable parameter"
+            raise TuneError(f"no strategy searched ({', '.join(strategies)}) tunes {name!r}: {hint}")
+        unique = tuple(dict.fromkeys(values))
+        if not unique:
+            raise TuneError(f"{name}: give at least one value to search")
+        for value in unique:
+            _check_axis_value(declaring, name, value)
+        checked[name] = unique
+    return checked
+
+
+def _check_axis_value(strategies: Sequence[str], name: str, value: Any) -> None:
+    for strategy in strategies:
+        info = tunable_params(strategy)[name]
+        names = list(info.choices or ()) + list(info.presets or {})
+        if not isinstance(value, str) or (names and value not in names):
+            raise TuneError(f"{name} {value!r} is not one of {strategy}'s: {', '.join(names)}")
+        try:
+            get_strategy(strategy).make_params({name: value})
+        except ChunkvizError as exc:
+            raise TuneError(f"{name} {value!r}: {exc}") from None
+
+
+def settings(strategy: str, axes: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """Every combination of the ``axes`` values ``strategy`` declares tunable, in the order given
+    (``[{}]`` when it declares none of them: the strategy's defaults)."""
+    own = {name: values for name, values in axes.items() if name in tunable_params(strategy)}
+    return [dict(zip(own, combination)) for combination in itertools.product(*own.values())]
+
+
+def setting_of(c: Chunking) -> dict[str, Any]:
+    """The tunable parameters' values of ``c`` (what its neighbours keep)."""
+    tunable = tunable_params(c.strategy)
+    return {name: value for name, value in c.params if name in tunable}

@@ -38,6 +38,8 @@ PRESETS: dict[str, list[str]] = {
     "markdown": ["\n# ", "\n## ", "\n### ", "\n#### ", "\n\n", "\n", " ", ""],
     "python": ["\nclass ", "\ndef ", "\n\n", "\n", " ", ""],
     "guide": ["\n## ", "\n### ", "\n\n", "\n", ". ", " ", ""],
+    #: Chroma's chunking study (its RecursiveTokenChunker and ClusterSemanticChunker pieces).
+    "chroma": ["\n\n", "\n", ".", "?", "!", " ", ""],
 }
 
 #: Edge effects of tokenizing a span alone versus inside the document stay within this many tokens.

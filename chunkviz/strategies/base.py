@@ -72,6 +72,7 @@ def param(
     presets: Mapping[str, list[str]] | None = None,
     unit: str | None = None,
     size_target: bool = False,
+    tunable: bool = False,
 ) -> Any:
     """A dataclass field that carries its description and allowed range.
 
@@ -83,6 +84,8 @@ def param(
     ``unit`` is what a size is counted in: ``tokens`` (the tokenizer the strategy is given, so a
     user interface may offer characters instead) or ``chars``. ``size_target=True`` marks the
     size the strategy is asked for (at most one per strategy): "tiny" is relative to it.
+    ``tunable=True`` lets ``chunkviz tune`` search the parameter's values (its choices or preset
+    names) as an axis next to the size.
     """
     meta = {
         "help": help,
@@ -94,6 +97,7 @@ def param(
         "presets": presets,
         "unit": unit,
         "size_target": size_target,
+        "tunable": tunable,
     }
     if isinstance(default, list):
         return dataclasses.field(default_factory=lambda: list(default), metadata=meta)
@@ -120,6 +124,8 @@ class ParamInfo:
     unit: str | None = None
     #: Whether this is the size the strategy is asked for (the reference of "tiny").
     size_target: bool = False
+    #: Whether ``chunkviz tune`` may search this parameter's values as an axis.
+    tunable: bool = False
 
     @property
     def token_sized(self) -> bool:
@@ -218,6 +224,7 @@ class Strategy(Generic[P]):
                     "presets": dict(p.presets) if p.presets else None,
                     "unit": p.unit,
                     "size_target": p.size_target,
+                    "tunable": p.tunable,
                 }
                 for p in self.params_info()
             ],
@@ -271,6 +278,7 @@ def _declared_params(params_type: type) -> tuple[ParamInfo, ...]:
                 presets=f.metadata.get("presets"),
                 unit=f.metadata.get("unit"),
                 size_target=bool(f.metadata.get("size_target", False)),
+                tunable=bool(f.metadata.get("tunable", False)),
             )
         )
     return tuple(infos)

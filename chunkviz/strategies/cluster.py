@@ -70,7 +70,7 @@ from chunkviz.semantic.embeddings import (
     canonical_model,
     require_model_extra,
 )
-from chunkviz.splitting import Piece, to_chunks
+from chunkviz.splitting import PRESETS, Piece, to_chunks
 from chunkviz.splitting.langchain import LangChainSplitter
 from chunkviz.strategies.base import param, register
 from chunkviz.text.spancount import shared_counter
@@ -78,7 +78,7 @@ from chunkviz.text.tokenizers import Tokenizer
 
 NAME = "cluster"
 #: Chroma's piece separators (RecursiveTokenChunker inside ClusterSemanticChunker).
-SEPARATORS = ["\n\n", "\n", ".", "?", "!", " ", ""]
+SEPARATORS = PRESETS["chroma"]
 #: Most pieces the heat map draws: a longer document shows its first pieces (a window, not a
 #: downsampling: the blocks on the diagonal stay the chunks' exact piece ranges).
 MAX_DRAWN_PIECES = 160

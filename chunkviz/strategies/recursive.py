@@ -28,8 +28,9 @@ class RecursiveParams:
     )
     separators: str | list[str] = param(
         "default",
-        "separator hierarchy: a preset (default, markdown, python, guide) or a list of strings",
+        "separator hierarchy: a preset (default, markdown, python, guide, chroma) or a list of strings",
         presets=PRESETS,
+        tunable=True,
     )
 
     def __post_init__(self) -> None:

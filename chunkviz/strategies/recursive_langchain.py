@@ -52,13 +52,15 @@ class RecursiveLangChainParams:
     )
     separators: str | list[str] = param(
         "default",
-        "literal separators, tried in order: a preset (default, markdown, python, guide) or a list of strings",
+        "literal separators, tried in order: a preset (default, markdown, python, guide, chroma) or a list of strings",
         presets=PRESETS,
+        tunable=True,
     )
     keep_separator: str = param(
         "start",
         "where a split keeps its separator: at its start (LangChain's True) or its end",
         choices=KEEP_SEPARATOR,
+        tunable=True,
     )
     count_special_tokens: bool = param(
         False,
